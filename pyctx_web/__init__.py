@@ -1,0 +1,48 @@
+"""pyctx_web: context propagation and human-in-the-loop graphs for Python in the browser.
+
+The context store (:class:`AsyncLocalStorage`, :class:`Variable`,
+:class:`Snapshot`) and the :class:`ExecutionContext` work on CPython >= 3.11 and
+inside Pyodide. :mod:`pyctx_web.jsbridge` carries the context across the
+JavaScript boundary and :mod:`pyctx_web.graph` runs interruptible graphs.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from pyctx_web._env import IN_BROWSER, IN_PYODIDE
+from pyctx_web.context import AsyncLocalStorage, ContextCoroutine, Snapshot, Variable
+from pyctx_web.errors import ContextMissingError, PyctxError
+from pyctx_web.execution import (
+    ExecutionContext,
+    current_execution_context,
+    get_current_correlation_id,
+    get_current_tenant_id,
+    get_current_user_id,
+    require_execution_context,
+    with_execution_context,
+)
+
+try:
+    __version__ = version("pyctx-web")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "IN_BROWSER",
+    "IN_PYODIDE",
+    "AsyncLocalStorage",
+    "ContextCoroutine",
+    "ContextMissingError",
+    "ExecutionContext",
+    "PyctxError",
+    "Snapshot",
+    "Variable",
+    "__version__",
+    "current_execution_context",
+    "get_current_correlation_id",
+    "get_current_tenant_id",
+    "get_current_user_id",
+    "require_execution_context",
+    "with_execution_context",
+]

@@ -1,0 +1,32 @@
+"""The exceptions pyctx_web raises.
+
+::
+
+    PyctxError(Exception)                 base of every error the package raises
+     +-- ContextMissingError(LookupError) a value was required outside the scope that provides it
+
+Control-flow signals that must not be swallowed by ``except Exception`` (such as
+the graph's ``GraphInterrupt``) derive from ``BaseException`` on purpose and
+are defined beside the code that raises them.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ContextMissingError", "PyctxError"]
+
+
+class PyctxError(Exception):
+    """Base class of every error pyctx_web raises."""
+
+
+class ContextMissingError(PyctxError, LookupError):
+    """A value was required but no enclosing scope provides it.
+
+    ``operation`` names what needed the value and ``source`` where it was
+    looked up (a storage name, "graph run", ...).
+    """
+
+    def __init__(self, message: str, *, operation: str = "", source: str = "") -> None:
+        super().__init__(message)
+        self.operation = operation
+        self.source = source
