@@ -19,6 +19,10 @@ CACHE="$BUILD/cache"
 DIST="$BUILD/dist"
 PY="$VENV/bin/python"
 
+pip_quiet() {  # pip, without the warnings this machine's pip configuration prints for every lookup
+    "$PY" -m pip "$@" 2> >(grep -v "^WARNING: Location '" >&2)
+}
+
 die() { echo "build.sh: $*" >&2; exit 2; }
 log() { echo "build.sh: $*" >&2; }
 
@@ -88,9 +92,9 @@ ensure_venv() {
         "$tool_python" -m venv "$VENV"
     fi
     log "installing the tooling into .venv (pyproject.toml [dependency-groups] dev)"
-    "$PY" -m pip install -q --disable-pip-version-check --upgrade "pip>=25.1"
-    "$PY" -m pip install -q --disable-pip-version-check --group dev
-    "$PY" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+    pip_quiet install -q --disable-pip-version-check --upgrade "pip>=25.1"
+    pip_quiet install -q --disable-pip-version-check --group dev
+    pip_quiet install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
     echo "$want" >"$stamp"
 }
 
@@ -113,7 +117,7 @@ ensure_wheels() {
     log "downloading the wheels used inside Pyodide from PyPI"
     rm -rf "$dir" && mkdir -p "$dir"
     # shellcheck disable=SC2046
-    "$PY" -m pip download -q --disable-pip-version-check --no-deps --python-version 3.14 \
+    pip_quiet download -q --disable-pip-version-check --no-deps --python-version 3.14 \
         --only-binary=:all: -d "$dir" $(dist_setting wheels)
     echo "$want" >"$dir/.stamp"
 }

@@ -14,7 +14,7 @@ import http.server
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 DEMO_DIR = Path(__file__).resolve().parent
 
@@ -47,7 +47,10 @@ def make_handler(dist_dir: Path) -> type[http.server.SimpleHTTPRequestHandler]:
     """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``demo/``."""
 
     class Handler(http.server.SimpleHTTPRequestHandler):
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **EXTRA_TYPES}
+        extensions_map: ClassVar[dict[str, str]] = {
+            **http.server.SimpleHTTPRequestHandler.extensions_map,
+            **EXTRA_TYPES,
+        }
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(DEMO_DIR), **kwargs)
@@ -89,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dist", type=Path, default=DEMO_DIR.parent / "build" / "dist")
     args = parser.parse_args(argv)
     if not (args.dist / "pyodide.mjs").is_file():
-        print(f"serve.py: no Pyodide distribution in {args.dist}: run ./build.sh dist", file=sys.stderr)
+        print(
+            f"serve.py: no Pyodide distribution in {args.dist}: run ./build.sh dist",
+            file=sys.stderr,
+        )
         return 2
     try:
         server = make_server(args.host, args.port, args.dist)

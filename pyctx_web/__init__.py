@@ -6,9 +6,8 @@ inside Pyodide. :mod:`pyctx_web.jsbridge` carries the context across the
 JavaScript boundary and :mod:`pyctx_web.graph` runs interruptible graphs.
 """
 
-from __future__ import annotations
-
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+from importlib.metadata import version as _version
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
 from pyctx_web.context import AsyncLocalStorage, ContextCoroutine, Snapshot, Variable
@@ -24,8 +23,8 @@ from pyctx_web.execution import (
 )
 
 try:
-    __version__ = version("pyctx-web")
-except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = _version("pyctx-web")
+except _PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["IN_PYODIDE", "IN_BROWSER"]
+__all__ = ["IN_BROWSER", "IN_PYODIDE"]
 
 IN_PYODIDE: bool = sys.platform == "emscripten"
 """True when running inside Pyodide."""

@@ -1,4 +1,4 @@
-"""Async-local storage on :mod:`contextvars`: Node's ``AsyncLocalStorage`` and TC39 ``AsyncContext``.
+"""Async-local storage on :mod:`contextvars`: Node's ``AsyncLocalStorage``, TC39 ``AsyncContext``.
 
 Every :class:`AsyncLocalStorage` and every :class:`Variable` owns exactly one
 :class:`contextvars.ContextVar`. There is no registry: a storage that nobody
@@ -80,7 +80,7 @@ class ContextCoroutine(Coroutine[Any, Any, R]):
         """Resume the wrapped coroutine with ``value`` inside the bound context."""
         return self._context.run(self._coro.send, value)
 
-    def throw(  # type: ignore[override]
+    def throw(
         self,
         typ: type[BaseException] | BaseException,
         val: object = None,
@@ -90,7 +90,7 @@ class ContextCoroutine(Coroutine[Any, Any, R]):
         """Raise an exception inside the wrapped coroutine, in the bound context."""
         if val is None and tb is None:
             return self._context.run(self._coro.throw, typ)
-        return self._context.run(self._coro.throw, typ, val, tb)  # type: ignore[arg-type]
+        return self._context.run(self._coro.throw, typ, val, tb)
 
     def close(self) -> None:
         """Close the wrapped coroutine; its ``finally`` blocks run in the bound context."""
@@ -158,7 +158,8 @@ class Variable(Generic[T]):
         try:
             result = fn(*args, **kwargs)
             if type(result) is CoroutineType or isinstance(result, Coroutine):
-                return cast(R, ContextCoroutine(result, copy_context()))
+                coro = cast(Coroutine[Any, Any, Any], result)
+                return cast(R, ContextCoroutine(coro, copy_context()))
             return result
         finally:
             var.reset(token)
@@ -343,4 +344,3 @@ class Snapshot:
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
         """Return ``fn`` bound to the current context; same as :meth:`AsyncLocalStorage.bind`."""
         return AsyncLocalStorage.bind(fn)
-

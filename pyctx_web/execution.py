@@ -109,7 +109,9 @@ class ExecutionContext(Mapping[str, Any]):
     def plus_all(self, mapping: Mapping[str, Any]) -> ExecutionContext:
         """Return a new context with every item of ``mapping`` set; this one is unchanged."""
         if not isinstance(mapping, Mapping):
-            raise TypeError(f"plus_all() argument must be a mapping, not {type(mapping).__name__!r}")
+            raise TypeError(
+                f"plus_all() argument must be a mapping, not {type(mapping).__name__!r}"
+            )
         return ExecutionContext({**self._values, **mapping})
 
     def to_dict(self) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-import threading
+import os
+import socket
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,24 +27,33 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
 ]
 
-sys.path.insert(0, str(ROOT / "demo"))
-import serve  # noqa: E402  (demo/serve.py, the server that ./build.sh demo runs)
-
 
 @pytest.fixture(scope="session")
 def demo_url() -> Iterator[str]:
-    """The demo served by demo/serve.py on a free port of 127.0.0.1."""
+    """The demo as ``./build.sh demo --port N`` serves it, on a free port of 127.0.0.1."""
     if not (DIST / "pyodide.mjs").is_file():
         pytest.fail("build/dist is missing: run ./build.sh setup first")
-    server = serve.make_server("127.0.0.1", 0, DIST)
-    server.RequestHandlerClass.log_message = lambda *args: None  # type: ignore[method-assign]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [str(ROOT / "build.sh"), "demo", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYCTX_DEMO_QUIET": "1"},
+    )
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        url = f"http://127.0.0.1:{port}/"
+        if not line.endswith(url):
+            pytest.fail(f"./build.sh demo printed {line!r}, not the URL {url}")
+        yield url
     finally:
-        server.shutdown()
-        server.server_close()
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,9 @@ from .conftest import DIST, ROOT, PageWatch
 READY_TIMEOUT_MS = 60_000
 
 
-def test_page_reaches_ready_with_versions(watched_page: PageWatch, demo_url: str, artifacts: Path) -> None:
+def test_page_reaches_ready_with_versions(
+    watched_page: PageWatch, demo_url: str, artifacts: Path
+) -> None:
     """The page shows progress, then the ready state with the Pyodide and pyctx_web versions."""
     page = watched_page.page
     page.goto(demo_url)
@@ -31,7 +33,9 @@ def test_page_reaches_ready_with_versions(watched_page: PageWatch, demo_url: str
 @pytest.mark.parametrize("folder", [ROOT / "demo", DIST], ids=["demo", "dist"])
 def test_served_files_name_no_remote_url(folder: Path) -> None:
     """No page, script or stylesheet the demo serves refers to a CDN or any non-local URL."""
-    remote = re.compile(r"""["'(]\s*(?:https?:)?//(?!127\.0\.0\.1|localhost)[a-z0-9.-]+\.[a-z]{2,}""", re.I)
+    remote = re.compile(
+        r"""["'(]\s*(?:https?:)?//(?!127\.0\.0\.1|localhost)[a-z0-9.-]+\.[a-z]{2,}""", re.I
+    )
     offenders = []
     for path in folder.rglob("*"):
         if path.suffix not in {".html", ".js", ".mjs", ".css"} or path.name.endswith(".map"):

@@ -48,11 +48,9 @@ def playwright_browsers(request: pytest.FixtureRequest) -> Iterator[dict[str, An
 
 @pytest.fixture
 def pyctx(selenium_standalone: Any) -> Any:
-    """A fresh Pyodide with the pyctx_web wheel installed by micropip from the local distribution."""
+    """A fresh Pyodide with pyctx_web installed by micropip from the local distribution."""
     selenium_standalone.load_package("micropip")
-    selenium_standalone.run_async(
-        "import micropip\nawait micropip.install('pyctx-web')\n"
-    )
+    selenium_standalone.run_async("import micropip\nawait micropip.install('pyctx-web')\n")
     return selenium_standalone
 
 
