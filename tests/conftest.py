@@ -14,3 +14,11 @@ def clean_context() -> Iterator[None]:
     """Run every test with no execution context and restore the previous one afterwards."""
     with execution_context_storage.scope(None):
         yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with its tier (unit, pyodide or e2e), taken from its folder."""
+    for item in items:
+        tier = item.path.parent.relative_to(item.config.rootpath / "tests").parts[0]
+        if tier in {"unit", "pyodide", "e2e"}:
+            item.add_marker(tier)
