@@ -1,0 +1,262 @@
+"""Building a graph: :class:`StateGraph` collects nodes and edges, ``compile()`` checks them."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pyctx_web.graph.errors import InvalidGraphError
+from pyctx_web.graph.state import StateSchema
+from pyctx_web.graph.types import END, START, RetryPolicy
+
+if TYPE_CHECKING:
+    from pyctx_web.graph.checkpoint.base import Checkpointer
+    from pyctx_web.graph.compiled import CompiledGraph
+
+__all__ = ["Branch", "GraphSpec", "NodeSpec", "StateGraph"]
+
+_RESERVED_CHARS = ("|", ":", "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    """A node as the runtime sees it."""
+
+    name: str
+    """Unique name of the node."""
+    fn: Callable[..., Any]
+    """``fn(state)`` or ``fn(state, ctx)``, sync or async."""
+    takes_ctx: bool
+    """Whether ``fn`` receives the run context as its second parameter."""
+    retry: RetryPolicy | None
+    """How a failing call is tried again; ``None`` for a single attempt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """A conditional edge: after ``source`` runs, ``router(state)`` picks the next nodes."""
+
+    source: str
+    """The node (or START) the router follows."""
+    router: Callable[[Any], Any]
+    """Returns a node name, a :class:`Send`, END, or a list of them (sync or async)."""
+    path_map: Mapping[Hashable, str] | None
+    """Maps router results to node names; ``None`` when results are node names."""
+
+
+@dataclass(frozen=True, slots=True)
+class GraphSpec:
+    """The checked, immutable structure a :class:`CompiledGraph` runs."""
+
+    schema: StateSchema
+    """State keys and reducers."""
+    nodes: Mapping[str, NodeSpec]
+    """Nodes by name, in the order they were added."""
+    edges: Mapping[str, tuple[str, ...]]
+    """Static edges: source -> destinations (END included)."""
+    branches: Mapping[str, tuple[Branch, ...]]
+    """Conditional edges by source."""
+
+
+def _accepts_ctx(name: str, fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` takes ``(state, ctx)``; raise if it takes neither form."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        # Callables without a signature (some builtins): pass the state only.
+        return False
+    positional = []
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            return True
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positional.append(p)
+        elif p.kind is p.KEYWORD_ONLY and p.default is p.empty:
+            raise InvalidGraphError(
+                f"node {name!r}: function {fn!r} has a required keyword-only parameter "
+                f"{p.name!r}; a node is called as fn(state) or fn(state, ctx)"
+            )
+    required = [p for p in positional if p.default is p.empty]
+    if not positional or len(required) > 2:
+        raise InvalidGraphError(
+            f"node {name!r}: function {fn!r} must take (state) or (state, ctx), "
+            f"its signature is {sig}"
+        )
+    return len(positional) >= 2
+
+
+class StateGraph:
+    """A graph of nodes that read and update a shared state.
+
+    ``state_type`` is a ``TypedDict`` or a dataclass; keys annotated with
+    ``Annotated[T, reducer]`` combine writes with the reducer. Add nodes and
+    edges, then :meth:`compile` to get a runnable :class:`CompiledGraph`.
+    """
+
+    def __init__(self, state_type: type) -> None:
+        self.schema = StateSchema(state_type)
+        self._nodes: dict[str, NodeSpec] = {}
+        self._edges: list[tuple[str, str]] = []
+        self._branches: list[Branch] = []
+
+    def add_node(
+        self,
+        name: str | Callable[..., Any],
+        fn: Callable[..., Any] | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> StateGraph:
+        """Add node ``name`` running ``fn(state)`` or ``fn(state, ctx)``; return the graph.
+
+        ``add_node(fn)`` names the node after the function. ``fn`` may be sync
+        or async and returns a dict of updates, a :class:`Command` or ``None``.
+        """
+        if fn is None:
+            if not callable(name):
+                raise TypeError(f"add_node() needs a function for node {name!r}")
+            fn = name
+            name = getattr(fn, "__name__", "")
+        if not isinstance(name, str) or not name:
+            raise InvalidGraphError(f"node name must be a non-empty str, not {name!r}")
+        if name in (START, END):
+            raise InvalidGraphError(f"node name {name!r} is reserved for the graph's {name} node")
+        for ch in _RESERVED_CHARS:
+            if ch in name:
+                raise InvalidGraphError(f"node name {name!r} must not contain {ch!r}")
+        if name in self._nodes:
+            raise InvalidGraphError(f"node {name!r} is already present in the graph")
+        if not callable(fn):
+            raise TypeError(f"add_node() function of {name!r} must be callable, not {fn!r}")
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise TypeError(f"add_node() retry must be a RetryPolicy or None, not {retry!r}")
+        self._nodes[name] = NodeSpec(name, fn, _accepts_ctx(name, fn), retry)
+        return self
+
+    def add_edge(self, src: str, dst: str) -> StateGraph:
+        """Run ``dst`` in the step after ``src``; return the graph."""
+        if not isinstance(src, str) or not isinstance(dst, str):
+            raise TypeError(f"add_edge() takes two node names, not {src!r} and {dst!r}")
+        if src == END:
+            raise InvalidGraphError("add_edge(): END cannot be the source of an edge")
+        if dst == START:
+            raise InvalidGraphError("add_edge(): START cannot be the destination of an edge")
+        self._edges.append((src, dst))
+        return self
+
+    def add_conditional_edges(
+        self,
+        src: str,
+        router: Callable[[Any], Any],
+        path_map: Mapping[Hashable, str] | Sequence[str] | None = None,
+    ) -> StateGraph:
+        """After ``src`` runs, call ``router(state)`` to choose the next nodes; return the graph.
+
+        The router returns a node name, END, a :class:`Send`, or a list of them.
+        ``path_map`` maps its results to node names (a list means "these names").
+        """
+        if not isinstance(src, str):
+            raise TypeError(f"add_conditional_edges() source must be a node name, not {src!r}")
+        if src == END:
+            raise InvalidGraphError("add_conditional_edges(): END cannot be a source")
+        if not callable(router):
+            raise TypeError(f"add_conditional_edges() router must be callable, not {router!r}")
+        mapping: dict[Hashable, str] | None
+        if path_map is None:
+            mapping = None
+        elif isinstance(path_map, Mapping):
+            mapping = dict(path_map)
+        elif isinstance(path_map, Sequence) and not isinstance(path_map, str):
+            mapping = {name: name for name in path_map}
+        else:
+            raise TypeError(
+                f"path_map must be a dict, a list of node names or None, not {path_map!r}"
+            )
+        self._branches.append(Branch(src, router, mapping))
+        return self
+
+    def set_entry_point(self, name: str) -> StateGraph:
+        """Same as ``add_edge(START, name)``."""
+        return self.add_edge(START, name)
+
+    def set_finish_point(self, name: str) -> StateGraph:
+        """Same as ``add_edge(name, END)``."""
+        return self.add_edge(name, END)
+
+    def _check_name(self, name: str, where: str, *, allow: tuple[str, ...]) -> None:
+        if name in self._nodes or name in allow:
+            return
+        known = ", ".join(repr(n) for n in self._nodes) or "none"
+        raise InvalidGraphError(f"{where}: unknown node {name!r} (known nodes: {known})")
+
+    def validate(self) -> GraphSpec:
+        """Check the graph and return its immutable structure; raise on the first problem."""
+        if not self._nodes:
+            raise InvalidGraphError("graph has no nodes: add one with add_node()")
+        edges: dict[str, list[str]] = {}
+        for src, dst in self._edges:
+            where = f"add_edge({src!r}, {dst!r})"
+            self._check_name(src, where, allow=(START,))
+            self._check_name(dst, where, allow=(END,))
+            targets = edges.setdefault(src, [])
+            if dst not in targets:
+                targets.append(dst)
+        branches: dict[str, list[Branch]] = {}
+        for branch in self._branches:
+            where = f"add_conditional_edges({branch.source!r}, ...)"
+            self._check_name(branch.source, where, allow=(START,))
+            for dst in (branch.path_map or {}).values():
+                self._check_name(dst, f"{where} path_map", allow=(END,))
+            branches.setdefault(branch.source, []).append(branch)
+        if START not in edges and START not in branches:
+            raise InvalidGraphError(
+                "graph has no entry point: add an edge from START, "
+                "e.g. add_edge(START, 'first_node')"
+            )
+        return GraphSpec(
+            schema=self.schema,
+            nodes=dict(self._nodes),
+            edges={src: tuple(dsts) for src, dsts in edges.items()},
+            branches={src: tuple(bs) for src, bs in branches.items()},
+        )
+
+    def compile(
+        self,
+        checkpointer: Checkpointer | None = None,
+        *,
+        interrupt_before: Sequence[str] | str = (),
+        interrupt_after: Sequence[str] | str = (),
+        name: str | None = None,
+    ) -> CompiledGraph:
+        """Check the graph and return a :class:`CompiledGraph` that runs it.
+
+        ``interrupt_before``/``interrupt_after`` name nodes to pause before or
+        after (``"*"`` for all); they need a ``checkpointer``.
+        """
+        from pyctx_web.graph.compiled import CompiledGraph
+
+        spec = self.validate()
+        before = self._breakpoints(interrupt_before, "interrupt_before")
+        after = self._breakpoints(interrupt_after, "interrupt_after")
+        if (before or after) and checkpointer is None:
+            raise InvalidGraphError(
+                "interrupt_before/interrupt_after need a checkpointer to pause and resume: "
+                "compile(checkpointer=InMemoryCheckpointer(), ...)"
+            )
+        return CompiledGraph(
+            spec,
+            checkpointer=checkpointer,
+            interrupt_before=before,
+            interrupt_after=after,
+            name=name or "graph",
+        )
+
+    def _breakpoints(self, names: Sequence[str] | str, what: str) -> frozenset[str]:
+        if names == "*":
+            return frozenset(self._nodes)
+        if isinstance(names, str):
+            names = (names,)
+        for n in names:
+            self._check_name(n, f"compile({what}=...)", allow=())
+        return frozenset(names)

@@ -1,0 +1,111 @@
+"""The storage contract of checkpointers.
+
+A checkpointer stores, per thread, an ordered list of checkpoints and, per
+checkpoint, the pending writes of its tasks. It stores text: the graph encodes
+and decodes the documents (see :mod:`pyctx_web.graph.serde`), so any storage
+that keeps strings (SQLite, IndexedDB, a dict) can implement it.
+
+The contract is async so that storages with async APIs (IndexedDB in a
+browser) fit it; a sync storage such as SQLite just does its work inside the
+``async`` methods.
+
+Rules every implementation follows:
+
+* ``aput`` stores a checkpoint whole or not at all; a failed write leaves the
+  previous checkpoints readable.
+* ``aput_writes`` stores all the given writes or none; a write replaces an
+  earlier one with the same ``(task_id, kind)`` of the same checkpoint.
+* Reading the latest checkpoint, one checkpoint by id, and storing one, cost
+  the same however long the thread's history is.
+* ``alist`` yields the newest checkpoint first.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+__all__ = ["CheckpointRecord", "Checkpointer", "StoredCheckpoint", "StoredWrite"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    """One checkpoint as a checkpointer stores it."""
+
+    thread_id: str
+    """The thread the checkpoint belongs to."""
+    checkpoint_id: str
+    """Unique id of the checkpoint within its thread."""
+    parent_id: str | None
+    """Id of the checkpoint this one follows, or ``None``."""
+    created_at: str
+    """ISO 8601 UTC time of creation."""
+    data: str
+    """The encoded checkpoint document (JSON text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredWrite:
+    """A pending write of one task of a checkpoint: its result, question, answers or error."""
+
+    task_id: str
+    """The task that produced the write (``""`` for the checkpoint itself)."""
+    kind: str
+    """What the write holds: ``"result"``, ``"interrupt"``, ``"resume"``, ``"error"``..."""
+    data: str
+    """The encoded write (JSON text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointRecord:
+    """A stored checkpoint with its pending writes."""
+
+    checkpoint: StoredCheckpoint
+    """The checkpoint."""
+    writes: tuple[StoredWrite, ...]
+    """Its pending writes, in the order they were first stored."""
+
+
+class Checkpointer(ABC):
+    """Base class of checkpointers: async storage of checkpoints and pending writes."""
+
+    @abstractmethod
+    async def aget(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> CheckpointRecord | None:
+        """Return the checkpoint ``checkpoint_id`` of the thread (the latest when ``None``).
+
+        ``None`` when the thread has no checkpoints or no checkpoint with that id.
+        """
+
+    @abstractmethod
+    async def aput(self, checkpoint: StoredCheckpoint) -> None:
+        """Store a new checkpoint as the latest of its thread, in one transaction."""
+
+    @abstractmethod
+    async def aput_writes(
+        self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
+    ) -> None:
+        """Store pending writes of a checkpoint, all or none, replacing same ``(task_id, kind)``."""
+
+    @abstractmethod
+    def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> AsyncIterator[CheckpointRecord]:
+        """Yield the thread's checkpoints newest first.
+
+        ``before`` starts below the checkpoint with that id (a
+        :class:`~pyctx_web.graph.errors.CheckpointError` if the thread has
+        none); ``limit`` caps how many are yielded.
+        """
+
+    @abstractmethod
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint and write of the thread."""
+
+
+def check_limit(limit: int | None) -> None:
+    """Raise if ``limit`` is not ``None`` or an int >= 0."""
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise ValueError(f"limit must be None or an int >= 0, not {limit!r}")

@@ -1,0 +1,120 @@
+"""A checkpointer that keeps checkpoints in process memory, for tests and single sessions."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+from pyctx_web.graph.checkpoint.base import (
+    Checkpointer,
+    CheckpointRecord,
+    StoredCheckpoint,
+    StoredWrite,
+    check_limit,
+)
+from pyctx_web.graph.errors import CheckpointError
+
+__all__ = ["InMemoryCheckpointer"]
+
+
+@dataclass(slots=True)
+class _Thread:
+    """The checkpoints and writes of one thread."""
+
+    order: list[str] = field(default_factory=list)
+    """Checkpoint ids, oldest first."""
+    position: dict[str, int] = field(default_factory=dict)
+    """Index of each checkpoint id in ``order``."""
+    checkpoints: dict[str, StoredCheckpoint] = field(default_factory=dict)
+    """Checkpoints by id."""
+    writes: dict[str, dict[tuple[str, str], StoredWrite]] = field(default_factory=dict)
+    """Pending writes by checkpoint id, then by ``(task_id, kind)``."""
+
+
+class InMemoryCheckpointer(Checkpointer):
+    """Stores checkpoints in a dict; they live as long as this object.
+
+    Documents are kept as encoded text, exactly as a persistent checkpointer
+    stores them, so a run behaves the same with either.
+    """
+
+    def __init__(self) -> None:
+        self._threads: dict[str, _Thread] = {}
+
+    def _record(self, thread: _Thread, checkpoint_id: str) -> CheckpointRecord:
+        writes = thread.writes.get(checkpoint_id, {})
+        return CheckpointRecord(thread.checkpoints[checkpoint_id], tuple(writes.values()))
+
+    async def aget(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> CheckpointRecord | None:
+        """Return the latest checkpoint of the thread, or the one with ``checkpoint_id``."""
+        thread = self._threads.get(thread_id)
+        if thread is None or not thread.order:
+            return None
+        if checkpoint_id is None:
+            checkpoint_id = thread.order[-1]
+        elif checkpoint_id not in thread.checkpoints:
+            return None
+        return self._record(thread, checkpoint_id)
+
+    async def aput(self, checkpoint: StoredCheckpoint) -> None:
+        """Store ``checkpoint`` as the latest of its thread."""
+        thread = self._threads.setdefault(checkpoint.thread_id, _Thread())
+        if checkpoint.checkpoint_id in thread.checkpoints:
+            raise CheckpointError(
+                f"checkpoint {checkpoint.checkpoint_id!r} already exists in thread "
+                f"{checkpoint.thread_id!r}",
+                thread_id=checkpoint.thread_id,
+                checkpoint_id=checkpoint.checkpoint_id,
+            )
+        thread.position[checkpoint.checkpoint_id] = len(thread.order)
+        thread.order.append(checkpoint.checkpoint_id)
+        thread.checkpoints[checkpoint.checkpoint_id] = checkpoint
+
+    async def aput_writes(
+        self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
+    ) -> None:
+        """Store pending writes of checkpoint ``checkpoint_id``."""
+        thread = self._threads.get(thread_id)
+        if thread is None or checkpoint_id not in thread.checkpoints:
+            raise CheckpointError(
+                f"cannot store writes: thread {thread_id!r} has no checkpoint {checkpoint_id!r}",
+                thread_id=thread_id,
+                checkpoint_id=checkpoint_id,
+            )
+        stored = thread.writes.setdefault(checkpoint_id, {})
+        for write in writes:
+            stored[(write.task_id, write.kind)] = write
+
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> AsyncIterator[CheckpointRecord]:
+        """Yield the thread's checkpoints newest first."""
+        check_limit(limit)
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            if before is not None:
+                raise CheckpointError(
+                    f"thread {thread_id!r} has no checkpoint {before!r}",
+                    thread_id=thread_id,
+                    checkpoint_id=before,
+                )
+            return
+        if before is None:
+            start = len(thread.order) - 1
+        elif before in thread.position:
+            start = thread.position[before] - 1
+        else:
+            raise CheckpointError(
+                f"thread {thread_id!r} has no checkpoint {before!r}",
+                thread_id=thread_id,
+                checkpoint_id=before,
+            )
+        stop = -1 if limit is None else max(start - limit, -1)
+        for index in range(start, stop, -1):
+            yield self._record(thread, thread.order[index])
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Forget every checkpoint of the thread."""
+        self._threads.pop(thread_id, None)

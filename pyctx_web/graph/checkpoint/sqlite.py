@@ -1,0 +1,273 @@
+"""A checkpointer on the standard library's :mod:`sqlite3` (also shipped by Pyodide).
+
+Each checkpoint is one row holding the whole document, written in its own
+transaction; pending writes are rows keyed by checkpoint, task and kind.
+Reads go through indexes on ``(thread_id, seq)`` and ``(thread_id,
+checkpoint_id)``, so a step costs the same however long the history is.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from pyctx_web.graph.checkpoint.base import (
+    Checkpointer,
+    CheckpointRecord,
+    StoredCheckpoint,
+    StoredWrite,
+    check_limit,
+)
+from pyctx_web.graph.errors import CheckpointError
+
+__all__ = ["SQLiteCheckpointer"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pyctx_checkpoints (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    parent_id TEXT,
+    created_at TEXT NOT NULL,
+    data TEXT NOT NULL,
+    UNIQUE (thread_id, checkpoint_id)
+);
+CREATE INDEX IF NOT EXISTS pyctx_checkpoints_by_thread ON pyctx_checkpoints (thread_id, seq);
+CREATE TABLE IF NOT EXISTS pyctx_writes (
+    thread_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (thread_id, checkpoint_id, task_id, kind)
+);
+"""
+
+
+class SQLiteCheckpointer(Checkpointer):
+    """Stores checkpoints in an SQLite database file (``":memory:"`` for a private one).
+
+    Several checkpointers, in one process or several, may share a file. The
+    connection opens on first use; :meth:`close` (or ``with``) closes it.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
+        self.path = os.fspath(path)
+        self._timeout = timeout
+        self._conn: sqlite3.Connection | None = None
+        # One connection serves every thread that uses this object (sync
+        # invoke from several OS threads); the lock keeps transactions apart.
+        self._lock = threading.RLock()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            try:
+                conn = sqlite3.connect(
+                    self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+                )
+                conn.executescript(_SCHEMA)
+            except sqlite3.Error as exc:
+                raise CheckpointError(
+                    f"cannot open checkpoint database {self.path!r}: {exc}"
+                ) from exc
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection; the next call opens it again."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> SQLiteCheckpointer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return self._connection().execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise CheckpointError(
+                    f"cannot read checkpoint database {self.path!r}: {exc}"
+                ) from exc
+
+    def _record(self, thread_id: str, row: tuple[Any, ...]) -> CheckpointRecord:
+        checkpoint_id, parent_id, created_at, data = row
+        if not isinstance(data, str) or not isinstance(created_at, str):
+            raise CheckpointError(
+                f"checkpoint {checkpoint_id!r} of thread {thread_id!r} is corrupt: "
+                f"its data is {type(data).__name__!r}, not text",
+                thread_id=thread_id,
+                checkpoint_id=str(checkpoint_id),
+            )
+        rows = self._query(
+            "SELECT task_id, kind, data FROM pyctx_writes "
+            "WHERE thread_id = ? AND checkpoint_id = ? ORDER BY seq",
+            (thread_id, checkpoint_id),
+        )
+        writes = []
+        for task_id, kind, wdata in rows:
+            if not isinstance(wdata, str):
+                raise CheckpointError(
+                    f"a pending write of checkpoint {checkpoint_id!r} of thread {thread_id!r} "
+                    f"is corrupt: its data is {type(wdata).__name__!r}, not text",
+                    thread_id=thread_id,
+                    checkpoint_id=str(checkpoint_id),
+                )
+            writes.append(StoredWrite(task_id, kind, wdata))
+        stored = StoredCheckpoint(thread_id, checkpoint_id, parent_id, created_at, data)
+        return CheckpointRecord(stored, tuple(writes))
+
+    async def aget(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> CheckpointRecord | None:
+        """Return the latest checkpoint of the thread, or the one with ``checkpoint_id``."""
+        if checkpoint_id is None:
+            rows = self._query(
+                "SELECT checkpoint_id, parent_id, created_at, data FROM pyctx_checkpoints "
+                "WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+                (thread_id,),
+            )
+        else:
+            rows = self._query(
+                "SELECT checkpoint_id, parent_id, created_at, data FROM pyctx_checkpoints "
+                "WHERE thread_id = ? AND checkpoint_id = ?",
+                (thread_id, checkpoint_id),
+            )
+        return self._record(thread_id, rows[0]) if rows else None
+
+    async def aput(self, checkpoint: StoredCheckpoint) -> None:
+        """Store ``checkpoint`` as the latest of its thread, in one transaction."""
+        try:
+            with self._transaction() as conn:
+                conn.execute(
+                    "INSERT INTO pyctx_checkpoints "
+                    "(thread_id, checkpoint_id, parent_id, created_at, data) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (
+                        checkpoint.thread_id,
+                        checkpoint.checkpoint_id,
+                        checkpoint.parent_id,
+                        checkpoint.created_at,
+                        checkpoint.data,
+                    ),
+                )
+        except sqlite3.Error as exc:
+            raise CheckpointError(
+                f"cannot write checkpoint {checkpoint.checkpoint_id!r} of thread "
+                f"{checkpoint.thread_id!r}: {exc}",
+                thread_id=checkpoint.thread_id,
+                checkpoint_id=checkpoint.checkpoint_id,
+            ) from exc
+
+    async def aput_writes(
+        self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
+    ) -> None:
+        """Store pending writes of checkpoint ``checkpoint_id`` in one transaction."""
+        try:
+            with self._transaction() as conn:
+                (count,) = conn.execute(
+                    "SELECT count(*) FROM pyctx_checkpoints "
+                    "WHERE thread_id = ? AND checkpoint_id = ?",
+                    (thread_id, checkpoint_id),
+                ).fetchone()
+                if not count:
+                    raise CheckpointError(
+                        f"cannot store writes: thread {thread_id!r} has no checkpoint "
+                        f"{checkpoint_id!r}",
+                        thread_id=thread_id,
+                        checkpoint_id=checkpoint_id,
+                    )
+                (seq,) = conn.execute(
+                    "SELECT coalesce(max(seq), 0) FROM pyctx_writes "
+                    "WHERE thread_id = ? AND checkpoint_id = ?",
+                    (thread_id, checkpoint_id),
+                ).fetchone()
+                # An upsert keeps the first position of a (task, kind) pair.
+                conn.executemany(
+                    "INSERT INTO pyctx_writes (thread_id, checkpoint_id, task_id, kind, seq, data) "
+                    "VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (thread_id, checkpoint_id, task_id, kind) "
+                    "DO UPDATE SET data = excluded.data",
+                    [
+                        (thread_id, checkpoint_id, w.task_id, w.kind, seq + i + 1, w.data)
+                        for i, w in enumerate(writes)
+                    ],
+                )
+        except sqlite3.Error as exc:
+            raise CheckpointError(
+                f"cannot store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}: "
+                f"{exc}",
+                thread_id=thread_id,
+                checkpoint_id=checkpoint_id,
+            ) from exc
+
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> AsyncIterator[CheckpointRecord]:
+        """Yield the thread's checkpoints newest first, one query per page."""
+        check_limit(limit)
+        if before is None:
+            upper = None
+        else:
+            rows = self._query(
+                "SELECT seq FROM pyctx_checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
+                (thread_id, before),
+            )
+            if not rows:
+                raise CheckpointError(
+                    f"thread {thread_id!r} has no checkpoint {before!r}",
+                    thread_id=thread_id,
+                    checkpoint_id=before,
+                )
+            upper = rows[0][0]
+        remaining = limit
+        page = 100
+        while remaining is None or remaining > 0:
+            size = page if remaining is None else min(page, remaining)
+            rows = self._query(
+                "SELECT seq, checkpoint_id, parent_id, created_at, data FROM pyctx_checkpoints "
+                "WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+                (thread_id, upper if upper is not None else 2**62, size),
+            )
+            if not rows:
+                return
+            for row in rows:
+                upper = row[0]
+                yield self._record(thread_id, row[1:])
+            if remaining is not None:
+                remaining -= len(rows)
+            if len(rows) < size:
+                return
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint and write of the thread, in one transaction."""
+        try:
+            with self._transaction() as conn:
+                conn.execute("DELETE FROM pyctx_writes WHERE thread_id = ?", (thread_id,))
+                conn.execute("DELETE FROM pyctx_checkpoints WHERE thread_id = ?", (thread_id,))
+        except sqlite3.Error as exc:
+            raise CheckpointError(
+                f"cannot delete thread {thread_id!r}: {exc}", thread_id=thread_id
+            ) from exc

@@ -1,0 +1,150 @@
+"""The exceptions of :mod:`pyctx_web.graph`.
+
+::
+
+    BaseException
+     +-- GraphInterrupt           a node paused with interrupt(); `except Exception` misses it
+    PyctxError
+     +-- GraphError               base of the graph errors
+          +-- InvalidGraphError(ValueError)        the graph being built is wrong
+          +-- InvalidUpdateError(ValueError)       a state update, input or route is wrong
+          +-- GraphRecursionError(RecursionError)  more steps than the recursion limit
+          +-- GraphConfigError(ValueError)         a checkpointer or thread_id is missing
+          +-- SyncUnavailableError(RuntimeError)   a sync form called where it cannot run
+          +-- ResumeError(ValueError)              a resume was refused; lists pending ids
+          +-- CheckpointError                      a checkpoint cannot be read or written
+               +-- SerializationError(TypeError)   a value outside the checkpointable types
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyctx_web.errors import PyctxError
+from pyctx_web.graph.types import Interrupt
+
+__all__ = [
+    "CheckpointError",
+    "GraphConfigError",
+    "GraphError",
+    "GraphInterrupt",
+    "GraphRecursionError",
+    "InvalidGraphError",
+    "InvalidUpdateError",
+    "ResumeError",
+    "SerializationError",
+    "SyncUnavailableError",
+]
+
+
+class GraphInterrupt(BaseException):
+    """Raised by :func:`~pyctx_web.graph.interrupt` to pause the node that called it.
+
+    It derives from ``BaseException`` so that a node's ``except Exception``
+    cannot swallow it: let it propagate. The run catches it, saves the
+    question in the checkpoint and returns it under ``"__interrupt__"``.
+    """
+
+    interrupts: tuple[Interrupt, ...]
+
+    def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
+        self.interrupts = tuple(interrupts)
+        super().__init__(self.interrupts)
+
+
+class GraphError(PyctxError):
+    """Base class of the errors :mod:`pyctx_web.graph` raises."""
+
+
+class InvalidGraphError(GraphError, ValueError):
+    """The graph being built or compiled is wrong; the message names the problem."""
+
+
+class InvalidUpdateError(GraphError, ValueError):
+    """A state update, an input or a router result is wrong.
+
+    ``node`` is the node that wrote it (or ``"__start__"`` for the input) and
+    ``key`` the state key concerned, when there is one.
+    """
+
+    def __init__(self, message: str, *, node: str | None = None, key: str | None = None) -> None:
+        super().__init__(message)
+        self.node = node
+        self.key = key
+
+
+class GraphRecursionError(GraphError, RecursionError):
+    """The run reached ``recursion_limit`` steps without finishing."""
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class GraphConfigError(GraphError, ValueError):
+    """A call lacks something it needs: a checkpointer, a thread_id, a known checkpoint."""
+
+
+class SyncUnavailableError(GraphError, RuntimeError):
+    """A sync form (``invoke``, ``stream``...) was called in Pyodide or inside a running loop."""
+
+
+class ResumeError(GraphError, ValueError):
+    """A resume was refused; the checkpoint is untouched and can still be answered.
+
+    ``pending_ids`` lists the interrupts that wait for an answer and
+    ``rejected_ids`` the ids of the resume map that caused the refusal.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        thread_id: str,
+        checkpoint_id: str | None,
+        pending_ids: Sequence[str] = (),
+        rejected_ids: Sequence[str] = (),
+    ) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        self.checkpoint_id = checkpoint_id
+        self.pending_ids = tuple(pending_ids)
+        self.rejected_ids = tuple(rejected_ids)
+
+
+class CheckpointError(GraphError):
+    """A checkpoint cannot be read (corrupt, unknown) or written.
+
+    ``thread_id`` and ``checkpoint_id`` name the checkpoint concerned.
+    """
+
+    def __init__(
+        self, message: str, *, thread_id: str | None = None, checkpoint_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        self.checkpoint_id = checkpoint_id
+
+
+class SerializationError(CheckpointError, TypeError):
+    """A value cannot be stored in a checkpoint.
+
+    ``key`` is the state key (or what else held the value), ``path`` where in
+    that value the offending part is (``"items[2].name"``) and ``type_name``
+    its type.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        key: str,
+        path: str,
+        type_name: str,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+    ) -> None:
+        super().__init__(message, thread_id=thread_id, checkpoint_id=checkpoint_id)
+        self.key = key
+        self.path = path
+        self.type_name = type_name

@@ -1,0 +1,323 @@
+"""The checkpoint document and the pending writes of its tasks, decoded, and their encoding.
+
+A :class:`Checkpoint` holds the state values and the tasks of the next step.
+While that step runs, each task leaves pending writes on the checkpoint: its
+result, the question it asked, the answers it was given, its last error. A
+paused or failed step is continued from these: finished tasks are not run again
+and a questioned task is run again with its answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
+from pyctx_web.graph.errors import CheckpointError
+from pyctx_web.graph.serde import JsonSerde
+from pyctx_web.graph.types import Interrupt, Send
+
+__all__ = [
+    "NO_ARG",
+    "Checkpoint",
+    "Pending",
+    "TaskRecord",
+    "TaskResult",
+    "TaskSpec",
+    "decode_record",
+    "encode_checkpoint",
+    "encode_write",
+    "new_checkpoint_id",
+    "stable_id",
+]
+
+FORMAT_VERSION: Final = 1
+NO_ARG: Final[Any] = type("NoArg", (), {"__repr__": lambda self: "NO_ARG"})()
+"""A pull task's ``arg``: the node receives the state."""
+
+_BREAKPOINT_TASK: Final = ""
+"""Task id of checkpoint-level writes (the static breakpoint marker)."""
+
+_sequence = itertools.count()
+
+
+def new_checkpoint_id() -> str:
+    """A new unique checkpoint id, roughly ordered by creation time."""
+    # A time prefix keeps ids roughly ordered across processes too.
+    stamp = time.time_ns() // 1000
+    return f"{stamp:014x}-{next(_sequence) % 0x10000:04x}-{uuid.uuid4().hex[:14]}"
+
+
+def stable_id(*parts: object) -> str:
+    """A deterministic 32-hex-digit id of ``parts``."""
+    text = "\x1f".join(str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def now_iso() -> str:
+    """The current UTC time in ISO 8601."""
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSpec:
+    """A task of a step: run node ``name`` on the state, or on ``arg`` for a :class:`Send`."""
+
+    id: str
+    """Deterministic id, derived from the checkpoint that scheduled the task."""
+    name: str
+    """The node to run."""
+    arg: Any = NO_ARG
+    """The :class:`Send` argument, or :data:`NO_ARG` to pass the state."""
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    """A decoded checkpoint: the state and the next step's tasks."""
+
+    id: str
+    """Checkpoint id."""
+    thread_id: str
+    """The thread it belongs to."""
+    parent_id: str | None
+    """The checkpoint it follows."""
+    created_at: str
+    """ISO 8601 UTC creation time."""
+    step: int
+    """Step number: -1 for the first input, then one more per step."""
+    source: str
+    """``"input"``, ``"loop"``, ``"update"`` or ``"fork"``."""
+    values: dict[str, Any]
+    """The state values."""
+    tasks: tuple[TaskSpec, ...]
+    """The tasks of the next step; empty when the run is over."""
+    last_nodes: tuple[str, ...] = ()
+    """Nodes whose writes produced these values (``aupdate_state``'s default ``as_node``)."""
+    writes: dict[str, Any] | None = None
+    """What each node of the previous step wrote, for the metadata."""
+    skip_breakpoint: bool = False
+    """The next step already stopped at its ``interrupt_before`` breakpoint."""
+    answered: tuple[str, ...] = ()
+    """Interrupt ids answered in the step that produced this checkpoint."""
+
+    def metadata(self) -> dict[str, Any]:
+        """The LangGraph-style metadata of the checkpoint."""
+        return {
+            "source": self.source,
+            "step": self.step,
+            "writes": self.writes,
+            "parents": {},
+        }
+
+
+@dataclass(slots=True)
+class TaskResult:
+    """What a finished task wrote."""
+
+    updates: list[tuple[str, Any]]
+    """``(key, value)`` state writes, in the order given."""
+    goto: list[str | Send] = field(default_factory=list)
+    """Nodes or :class:`Send` objects from a returned ``Command(goto=...)``."""
+
+
+@dataclass(slots=True)
+class TaskRecord:
+    """The pending writes of one task of the step."""
+
+    result: TaskResult | None = None
+    """Set when the task finished."""
+    interrupt: Interrupt | None = None
+    """The last question the task asked."""
+    interrupt_index: int = -1
+    """Position of that question among the task's ``interrupt()`` calls."""
+    answers: list[Any] = field(default_factory=list)
+    """Answers to the task's questions, by position."""
+    error: str | None = None
+    """``"ExcType: message"`` of the last failed attempt."""
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the task waits for an answer."""
+        return (
+            self.result is None
+            and self.interrupt is not None
+            and self.interrupt_index >= len(self.answers)
+        )
+
+
+@dataclass(slots=True)
+class Pending:
+    """The pending writes of a checkpoint."""
+
+    tasks: dict[str, TaskRecord] = field(default_factory=dict)
+    """Records by task id."""
+    breakpoint_hit: bool = False
+    """The step stopped at an ``interrupt_before`` breakpoint."""
+
+    def record(self, task_id: str) -> TaskRecord:
+        """The record of ``task_id``, created empty if needed."""
+        rec = self.tasks.get(task_id)
+        if rec is None:
+            rec = self.tasks[task_id] = TaskRecord()
+        return rec
+
+    def waiting(self, tasks: Sequence[TaskSpec]) -> list[Interrupt]:
+        """Unanswered questions, in task order."""
+        out = []
+        for task in tasks:
+            rec = self.tasks.get(task.id)
+            if rec is not None and rec.waiting and rec.interrupt is not None:
+                out.append(rec.interrupt)
+        return out
+
+    def paused(self, tasks: Sequence[TaskSpec]) -> bool:
+        """Whether the step is under way: a task waits for an answer or failed."""
+        for task in tasks:
+            rec = self.tasks.get(task.id)
+            if rec is not None and rec.result is None and (rec.waiting or rec.error is not None):
+                return True
+        return False
+
+
+def _encode_values(serde: JsonSerde, values: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: serde.encode(value, key=key) for key, value in values.items()}
+
+
+def _encode_goto(serde: JsonSerde, goto: Sequence[str | Send]) -> list[Any]:
+    out: list[Any] = []
+    for g in goto:
+        if isinstance(g, Send):
+            arg = serde.encode(g.arg, key="arg", label=f"the arg of Send({g.node!r})")
+            out.append({"node": g.node, "arg": arg})
+        else:
+            out.append(g)
+    return out
+
+
+def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
+    """Encode ``cp`` for a checkpointer; raise ``SerializationError`` naming the state key."""
+    tasks = []
+    for t in cp.tasks:
+        doc: dict[str, Any] = {"id": t.id, "name": t.name}
+        if t.arg is not NO_ARG:
+            doc["arg"] = serde.encode(t.arg, key="arg", label=f"the arg of Send({t.name!r})")
+        tasks.append(doc)
+    writes = None
+    if cp.writes is not None:
+        writes = {
+            node: serde.encode(upd, key=node, label=f"the update of node {node!r}")
+            for node, upd in cp.writes.items()
+        }
+    doc = {
+        "v": FORMAT_VERSION,
+        "step": cp.step,
+        "source": cp.source,
+        "values": _encode_values(serde, cp.values),
+        "tasks": tasks,
+        "last_nodes": list(cp.last_nodes),
+        "writes": writes,
+        "skip_breakpoint": cp.skip_breakpoint,
+        "answered": list(cp.answered),
+    }
+    return StoredCheckpoint(cp.thread_id, cp.id, cp.parent_id, cp.created_at, serde.dumps(doc))
+
+
+def encode_write(
+    serde: JsonSerde, task: TaskSpec | None, kind: str, rec: TaskRecord
+) -> StoredWrite:
+    """Encode the ``kind`` part of ``rec`` as a pending write of ``task``."""
+    if task is None:
+        return StoredWrite(_BREAKPOINT_TASK, "breakpoint", "{}")
+    doc: dict[str, Any]
+    if kind == "result":
+        assert rec.result is not None
+        doc = {
+            "name": task.name,
+            "updates": [[k, serde.encode(v, key=k)] for k, v in rec.result.updates],
+            "goto": _encode_goto(serde, rec.result.goto),
+        }
+    elif kind == "interrupt":
+        assert rec.interrupt is not None
+        value = serde.encode(
+            rec.interrupt.value, key="value", label=f"the interrupt value of node {task.name!r}"
+        )
+        doc = {"index": rec.interrupt_index, "id": rec.interrupt.id, "value": value}
+    elif kind == "resume":
+        doc = {
+            "answers": [
+                serde.encode(a, key="resume", label=f"the resume value for node {task.name!r}")
+                for a in rec.answers
+            ]
+        }
+    elif kind == "error":
+        doc = {"error": rec.error}
+    else:
+        raise ValueError(f"unknown pending write kind {kind!r}")
+    return StoredWrite(task.id, kind, serde.dumps(doc))
+
+
+def _decode_goto(serde: JsonSerde, items: list[Any]) -> list[str | Send]:
+    out: list[str | Send] = []
+    for g in items:
+        out.append(g if isinstance(g, str) else Send(g["node"], serde.decode(g["arg"])))
+    return out
+
+
+def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoint, Pending]:
+    """Decode a stored checkpoint and its writes; ``CheckpointError`` if they are corrupt."""
+    stored = record.checkpoint
+    try:
+        doc = serde.loads(stored.data)
+        if not isinstance(doc, dict) or doc.get("v") != FORMAT_VERSION:
+            raise ValueError("not a checkpoint document of a known version")
+        tasks = tuple(
+            TaskSpec(t["id"], t["name"], serde.decode(t["arg"]) if "arg" in t else NO_ARG)
+            for t in doc["tasks"]
+        )
+        writes = doc["writes"]
+        cp = Checkpoint(
+            id=stored.checkpoint_id,
+            thread_id=stored.thread_id,
+            parent_id=stored.parent_id,
+            created_at=stored.created_at,
+            step=int(doc["step"]),
+            source=str(doc["source"]),
+            values={k: serde.decode(v) for k, v in doc["values"].items()},
+            tasks=tasks,
+            last_nodes=tuple(doc["last_nodes"]),
+            writes=None if writes is None else {n: serde.decode(u) for n, u in writes.items()},
+            skip_breakpoint=bool(doc["skip_breakpoint"]),
+            answered=tuple(doc["answered"]),
+        )
+        pending = Pending()
+        for w in record.writes:
+            if w.kind == "breakpoint":
+                pending.breakpoint_hit = True
+                continue
+            wdoc = serde.loads(w.data)
+            rec = pending.record(w.task_id)
+            if w.kind == "result":
+                updates = [(str(k), serde.decode(v)) for k, v in wdoc["updates"]]
+                rec.result = TaskResult(updates, _decode_goto(serde, wdoc["goto"]))
+            elif w.kind == "interrupt":
+                rec.interrupt = Interrupt(serde.decode(wdoc["value"]), str(wdoc["id"]))
+                rec.interrupt_index = int(wdoc["index"])
+            elif w.kind == "resume":
+                rec.answers = [serde.decode(a) for a in wdoc["answers"]]
+            elif w.kind == "error":
+                rec.error = str(wdoc["error"])
+            else:
+                raise ValueError(f"unknown pending write kind {w.kind!r}")
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise CheckpointError(
+            f"checkpoint {stored.checkpoint_id!r} of thread {stored.thread_id!r} is corrupt: {exc}",
+            thread_id=stored.thread_id,
+            checkpoint_id=stored.checkpoint_id,
+        ) from exc
+    return cp, pending

@@ -1,0 +1,390 @@
+"""The superstep loop: run a step's tasks concurrently, save their writes, plan the next step.
+
+Each step runs the tasks a checkpoint lists, all at once, each in its own copy
+of the run's context. A task that finishes, asks a question or fails leaves a
+pending write on the checkpoint (saved as it happens when the step has several
+tasks). When every task has finished, their writes are applied in task order,
+the next step's tasks are planned from the edges, routers and ``Command(goto)``,
+and a new checkpoint is written. A step with a question waiting or a failed
+task stops there; continuing it runs only the tasks that have not finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyctx_web.graph.builder import Branch, GraphSpec
+from pyctx_web.graph.errors import (
+    GraphError,
+    GraphInterrupt,
+    GraphRecursionError,
+    InvalidUpdateError,
+)
+from pyctx_web.graph.interrupt import interrupt_id
+from pyctx_web.graph.records import (
+    NO_ARG,
+    Checkpoint,
+    Pending,
+    TaskRecord,
+    TaskResult,
+    TaskSpec,
+    encode_checkpoint,
+    encode_write,
+    new_checkpoint_id,
+    now_iso,
+    stable_id,
+)
+from pyctx_web.graph.run import NodeContext, Run, TaskFrame, current_task
+from pyctx_web.graph.serde import JsonSerde
+from pyctx_web.graph.state import StateSchema
+from pyctx_web.graph.types import END, START, UNSET, Command, Interrupt, Send
+
+if TYPE_CHECKING:
+    from pyctx_web.graph.checkpoint.base import Checkpointer
+
+__all__ = ["Engine", "Outcome", "current_values", "step_writes"]
+
+
+def step_writes(cp: Checkpoint, pending: Pending) -> list[tuple[str, str, Any]]:
+    """``(node, key, value)`` writes of the finished tasks of ``cp``, in task order."""
+    out: list[tuple[str, str, Any]] = []
+    for task in cp.tasks:
+        rec = pending.tasks.get(task.id)
+        if rec is not None and rec.result is not None:
+            out.extend((task.name, k, v) for k, v in rec.result.updates)
+    return out
+
+
+def current_values(schema: StateSchema, cp: Checkpoint, pending: Pending) -> dict[str, Any]:
+    """State values of ``cp``, with finished tasks' writes while its step is paused."""
+    if not pending.paused(cp.tasks):
+        return cp.values
+    return schema.apply(cp.values, step_writes(cp, pending))
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How an invocation ended."""
+
+    checkpoint: Checkpoint
+    """The checkpoint the run stopped at."""
+    values: dict[str, Any]
+    """The state values (with the writes of finished tasks while paused)."""
+    interrupts: list[Interrupt] = field(default_factory=list)
+    """Questions waiting for an answer."""
+
+
+@dataclass(slots=True)
+class _TaskOutcome:
+    """What one attempt sequence of a task produced."""
+
+    result: TaskResult | None = None
+    raw: Any = None
+    interrupt: Interrupt | None = None
+    index: int = -1
+    error: Exception | None = None
+
+
+class Engine:
+    """Runs the steps of one invocation of a compiled graph."""
+
+    def __init__(
+        self,
+        spec: GraphSpec,
+        serde: JsonSerde,
+        run: Run,
+        *,
+        interrupt_before: frozenset[str] = frozenset(),
+        interrupt_after: frozenset[str] = frozenset(),
+        recursion_limit: int = 25,
+    ) -> None:
+        self.spec = spec
+        self.schema = spec.schema
+        self.serde = serde
+        self.run = run
+        self.checkpointer: Checkpointer | None = run.checkpointer
+        self.interrupt_before = interrupt_before
+        self.interrupt_after = interrupt_after
+        self.recursion_limit = recursion_limit
+
+    # -- persistence ---------------------------------------------------------------
+
+    async def save_checkpoint(self, cp: Checkpoint) -> None:
+        """Write ``cp`` if the graph has a checkpointer (encoding checks the values even if not)."""
+        stored = encode_checkpoint(self.serde, cp)
+        if self.checkpointer is not None:
+            await self.checkpointer.aput(stored)
+
+    async def save_writes(
+        self, cp: Checkpoint, items: Sequence[tuple[TaskSpec | None, str, TaskRecord]]
+    ) -> None:
+        """Write pending writes of ``cp`` in one transaction."""
+        if self.checkpointer is None or not items:
+            return
+        writes = [encode_write(self.serde, task, kind, rec) for task, kind, rec in items]
+        await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
+
+    # -- planning ------------------------------------------------------------------
+
+    def _check_target(self, source: str, target: Any, what: str) -> None:
+        if isinstance(target, str) and (target in self.spec.nodes or target == END):
+            return
+        known = ", ".join(repr(n) for n in self.spec.nodes)
+        raise InvalidUpdateError(
+            f"{what} of {source!r} chose {target!r}, which is not a node (known nodes: {known})",
+            node=source,
+        )
+
+    def goto_list(self, node: str, goto: Any) -> list[str | Send]:
+        """Normalise ``Command(goto=...)`` of ``node`` to a checked list."""
+        if goto is None:
+            return []
+        items = [goto] if isinstance(goto, str | Send) else list(goto)
+        for item in items:
+            target = item.node if isinstance(item, Send) else item
+            self._check_target(node, target, "Command(goto=...)")
+        return items
+
+    async def _route(self, branch: Branch, values: dict[str, Any]) -> list[str | Send]:
+        chosen = branch.router(self.schema.to_state(values, branch.source))
+        if inspect.isawaitable(chosen):
+            chosen = await chosen
+        items = list(chosen) if isinstance(chosen, list | tuple) else [chosen]
+        out: list[str | Send] = []
+        for item in items:
+            if isinstance(item, Send):
+                self._check_target(branch.source, item.node, "the router")
+                out.append(item)
+                continue
+            if branch.path_map is not None:
+                if item not in branch.path_map:
+                    keys = ", ".join(repr(k) for k in branch.path_map)
+                    raise InvalidUpdateError(
+                        f"the router of {branch.source!r} returned {item!r}, which its path_map "
+                        f"does not map (keys: {keys})",
+                        node=branch.source,
+                    )
+                item = branch.path_map[item]
+            self._check_target(branch.source, item, "the router")
+            out.append(item)
+        return out
+
+    async def plan(
+        self, checkpoint_id: str, finished: Sequence[tuple[str, TaskResult]], values: dict[str, Any]
+    ) -> tuple[TaskSpec, ...]:
+        """The tasks that follow ``finished`` (node name, result) once ``values`` hold."""
+        targets: list[str | Send] = []
+        for name, result in finished:
+            targets.extend(self.spec.edges.get(name, ()))
+            for branch in self.spec.branches.get(name, ()):
+                targets.extend(await self._route(branch, values))
+            targets.extend(result.goto)
+        tasks: list[TaskSpec] = []
+        pulled: set[str] = set()
+        for target in targets:
+            if isinstance(target, Send):
+                task_id = stable_id(checkpoint_id, "push", len(tasks), target.node)
+                tasks.append(TaskSpec(task_id, target.node, target.arg))
+            elif target != END and target not in pulled:
+                pulled.add(target)
+                tasks.append(TaskSpec(stable_id(checkpoint_id, "pull", target), target))
+        return tuple(tasks)
+
+    # -- values --------------------------------------------------------------------
+
+    def paused(self, cp: Checkpoint, pending: Pending) -> Outcome:
+        """The outcome of a run that stops at ``cp`` with questions waiting."""
+        waiting = pending.waiting(cp.tasks)
+        self.run.emit("updates", {"__interrupt__": tuple(waiting)})
+        return Outcome(cp, current_values(self.schema, cp, pending), waiting)
+
+    # -- starting ------------------------------------------------------------------
+
+    async def start(self, input: Any, base: Checkpoint | None) -> Checkpoint:
+        """Write and return the ``input`` checkpoint of a new run on top of ``base``."""
+        values = self.schema.with_defaults(base.values if base is not None else {})
+        updates = self.schema.check_update(START, input)
+        values = self.schema.apply(values, [(START, k, v) for k, v in updates])
+        cid = new_checkpoint_id()
+        self.run.step = base.step + 1 if base is not None else -1
+        tasks = await self.plan(cid, [(START, TaskResult(updates))], values)
+        cp = Checkpoint(
+            id=cid,
+            thread_id=self.run.thread_id or "",
+            parent_id=base.id if base is not None else None,
+            created_at=now_iso(),
+            step=self.run.step,
+            source="input",
+            values=values,
+            tasks=tasks,
+            last_nodes=(START,),
+            writes={START: dict(updates)},
+        )
+        await self.save_checkpoint(cp)
+        self.run.emit("values", self.schema.output(values))
+        return cp
+
+    # -- the loop ------------------------------------------------------------------
+
+    async def loop(self, cp: Checkpoint, pending: Pending, *, skip_breakpoint: bool) -> Outcome:
+        """Run steps from ``cp`` until the graph ends, pauses, or a task fails."""
+        steps = 0
+        while True:
+            self.run.step = cp.step + 1
+            if not cp.tasks:
+                return Outcome(cp, cp.values)
+            runnable = [
+                t
+                for t in cp.tasks
+                if (rec := pending.tasks.get(t.id)) is None
+                or (rec.result is None and not rec.waiting)
+            ]
+            if not runnable:
+                if pending.waiting(cp.tasks):
+                    return self.paused(cp, pending)
+            elif (
+                self.interrupt_before
+                and not (skip_breakpoint or cp.skip_breakpoint or pending.breakpoint_hit)
+                and any(t.name in self.interrupt_before for t in runnable)
+            ):
+                pending.breakpoint_hit = True
+                await self.save_writes(cp, [(None, "breakpoint", TaskRecord())])
+                return Outcome(cp, current_values(self.schema, cp, pending))
+            errors = await self._run_step(cp, pending, runnable)
+            if errors:
+                raise errors[0]
+            if pending.waiting(cp.tasks):
+                return self.paused(cp, pending)
+            steps += 1
+            new = await self._advance(cp, pending)
+            if any(t.name in self.interrupt_after for t in cp.tasks):
+                return Outcome(new, new.values)
+            if new.tasks and steps >= self.recursion_limit:
+                raise GraphRecursionError(
+                    f"recursion limit of {self.recursion_limit} steps reached without the graph "
+                    f"ending; raise it with config={{'recursion_limit': n}}",
+                    limit=self.recursion_limit,
+                )
+            cp, pending, skip_breakpoint = new, Pending(), False
+
+    async def _advance(self, cp: Checkpoint, pending: Pending) -> Checkpoint:
+        """Apply the finished step of ``cp`` and write the next checkpoint."""
+        values = self.schema.apply(cp.values, step_writes(cp, pending))
+        cid = new_checkpoint_id()
+        finished: list[tuple[str, TaskResult]] = []
+        meta: dict[str, Any] = {}
+        answered: list[str] = []
+        for task in cp.tasks:
+            rec = pending.tasks[task.id]
+            assert rec.result is not None
+            finished.append((task.name, rec.result))
+            update = dict(rec.result.updates)
+            if task.name in meta:
+                previous = meta[task.name]
+                meta[task.name] = (
+                    [*previous, update]
+                    if isinstance(previous, list)
+                    else [
+                        previous,
+                        update,
+                    ]
+                )
+            else:
+                meta[task.name] = update
+            answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
+        tasks = await self.plan(cid, finished, values)
+        new = Checkpoint(
+            id=cid,
+            thread_id=cp.thread_id,
+            parent_id=cp.id,
+            created_at=now_iso(),
+            step=cp.step + 1,
+            source="loop",
+            values=values,
+            tasks=tasks,
+            last_nodes=tuple(dict.fromkeys(t.name for t in cp.tasks)),
+            writes=meta,
+            answered=tuple(answered),
+        )
+        await self.save_checkpoint(new)
+        self.run.emit("values", self.schema.output(values))
+        return new
+
+    async def _run_step(
+        self, cp: Checkpoint, pending: Pending, runnable: list[TaskSpec]
+    ) -> list[Exception]:
+        """Run ``runnable`` concurrently and record their outcomes; return their errors."""
+        save_each = len(cp.tasks) > 1
+
+        async def one(task: TaskSpec) -> Exception | None:
+            rec = pending.record(task.id)
+            frame = TaskFrame(self.run, task, list(rec.answers))
+            # gather() gives this coroutine a task, hence a context, of its own.
+            current_task.enter_with(frame)
+            out = await self._attempts(task, frame, cp)
+            kind = "result" if out.result is not None else "interrupt" if out.interrupt else "error"
+            if out.result is not None:
+                rec.result = out.result
+            elif out.interrupt is not None:
+                rec.interrupt, rec.interrupt_index = out.interrupt, out.index
+            else:
+                rec.error = f"{type(out.error).__name__}: {out.error}"
+            if save_each or kind != "result":
+                try:
+                    await self.save_writes(cp, [(task, kind, rec)])
+                except Exception as exc:
+                    # An unsaveable result must not count as finished.
+                    rec.result = None
+                    rec.error = f"{type(exc).__name__}: {exc}"
+                    return exc
+            if out.result is not None:
+                self.run.emit("updates", {task.name: out.raw})
+            return out.error
+
+        results = await asyncio.gather(*(one(t) for t in runnable))
+        return [e for e in results if e is not None]
+
+    def _to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
+        if isinstance(ret, Command):
+            if ret.resume is not UNSET:
+                raise InvalidUpdateError(
+                    f"node {node!r} returned Command(resume=...); resume answers a paused run "
+                    f"and is passed to ainvoke(), not returned by a node",
+                    node=node,
+                )
+            updates = self.schema.check_update(node, ret.update)
+            return TaskResult(updates, self.goto_list(node, ret.goto)), dict(updates) or None
+        updates = self.schema.check_update(node, ret)
+        return TaskResult(updates), None if ret is None else dict(updates)
+
+    async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> _TaskOutcome:
+        node = self.spec.nodes[task.name]
+        policy = node.retry
+        attempt = 0
+        while True:
+            attempt += 1
+            frame.reset()
+            try:
+                arg = self.schema.to_state(cp.values, task.name) if task.arg is NO_ARG else task.arg
+                ret = node.fn(arg, NodeContext(frame)) if node.takes_ctx else node.fn(arg)
+                if inspect.isawaitable(ret):
+                    ret = await ret
+                result, raw = self._to_result(task.name, ret)
+                return _TaskOutcome(result=result, raw=raw)
+            except GraphInterrupt as gi:
+                # Never retried: the question waits for an answer.
+                if frame.raised_index is None or not gi.interrupts:
+                    err = GraphError(
+                        f"node {task.name!r} raised GraphInterrupt itself; "
+                        f"call interrupt(value) to pause a node"
+                    )
+                    return _TaskOutcome(error=err)
+                return _TaskOutcome(interrupt=gi.interrupts[0], index=frame.raised_index)
+            except Exception as exc:
+                if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
+                    return _TaskOutcome(error=exc)
+                await asyncio.sleep(policy.delay(attempt))
