@@ -1,0 +1,1 @@
+"""Behaviour scenarios shared by the CPython and Pyodide tiers (plain modules, no pytest)."""
