@@ -4,6 +4,8 @@
 
     PyctxError(Exception)                 base of every error the package raises
      +-- ContextMissingError(LookupError) a value was required outside the scope that provides it
+     +-- JsUnavailableError(RuntimeError) a JavaScript-only call outside Pyodide or a browser
+     +-- CallbackConsumedError(RuntimeError) JavaScript called a used-up callback
 
 Control-flow signals that must not be swallowed by ``except Exception`` (such as
 the graph's ``GraphInterrupt``) derive from ``BaseException`` on purpose and
@@ -12,7 +14,12 @@ are defined beside the code that raises them.
 
 from __future__ import annotations
 
-__all__ = ["ContextMissingError", "PyctxError"]
+__all__ = [
+    "CallbackConsumedError",
+    "ContextMissingError",
+    "JsUnavailableError",
+    "PyctxError",
+]
 
 
 class PyctxError(Exception):
@@ -30,3 +37,11 @@ class ContextMissingError(PyctxError, LookupError):
         super().__init__(message)
         self.operation = operation
         self.source = source
+
+
+class JsUnavailableError(PyctxError, RuntimeError):
+    """A call needs the JavaScript runtime: Pyodide, or a browser for browser-only APIs."""
+
+
+class CallbackConsumedError(PyctxError, RuntimeError):
+    """JavaScript called a callback that is used up: a ``once=True`` callback or a destroyed one."""

@@ -1,0 +1,210 @@
+"""The dispatcher: one permanent proxy, a table of callbacks, and the call in a context copy."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Coroutine
+from contextvars import Context, copy_context
+from types import CoroutineType
+from typing import Any, Final, final
+
+from pyctx_web._env import IN_PYODIDE
+from pyctx_web.errors import CallbackConsumedError, JsUnavailableError
+
+if IN_PYODIDE:
+    import js
+    from pyodide.code import run_js
+    from pyodide.ffi import create_proxy, to_js
+
+_JS_HELPERS: Final = """
+(dispatch) => {
+  const isDeferred = Symbol("pyctx_web.deferred");
+  const call = (key, args) => {
+    const result = dispatch(key, ...args);
+    return result !== null && typeof result === "object" && result[isDeferred]
+      ? result.promise
+      : result;
+  };
+  return {
+    make: (key) => function (...args) { return call(key, args); },
+    setTimeout: (key, ms) => setTimeout(() => dispatch(key), ms),
+    setInterval: (key, ms) => setInterval(() => dispatch(key), ms),
+    clearTimeout: (handle) => clearTimeout(handle),
+    clearInterval: (handle) => clearInterval(handle),
+    queueMicrotask: (key) => queueMicrotask(() => dispatch(key)),
+    requestAnimationFrame: (key) => requestAnimationFrame((time) => dispatch(key, time)),
+    cancelAnimationFrame: (handle) => cancelAnimationFrame(handle),
+    listen: (target, type, key, once) => {
+      const listener = (event) => dispatch(key, event);
+      target.addEventListener(type, listener, { once });
+      return listener;
+    },
+    unlisten: (target, type, listener) => target.removeEventListener(type, listener),
+    deferred: () => {
+      const out = { [isDeferred]: true };
+      out.promise = new Promise((resolve, reject) => {
+        out.resolve = resolve;
+        out.reject = reject;
+      });
+      out.promise.catch(() => {});
+      return out;
+    },
+    error: (name, message) => {
+      const error = new Error(message);
+      error.name = name;
+      return error;
+    },
+  };
+}
+"""
+
+SWALLOW: Final = 0
+"""An exception is reported and JavaScript receives ``undefined`` (timers, listeners, bind_js)."""
+RAISE: Final = 1
+"""An exception is reported and re-raised to the caller (promise reactions)."""
+
+
+@final
+class Entry:
+    """The Python side of one callback: what to call, with what, in which context.
+
+    ``context`` is ``None`` for a listener that runs in the dispatch context.
+    """
+
+    __slots__ = ("args", "context", "errors", "fn", "once", "what")
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        context: Context | None,
+        *,
+        once: bool,
+        errors: int = SWALLOW,
+    ) -> None:
+        self.fn = fn
+        self.args = args
+        self.context = context
+        self.once = once
+        self.errors = errors
+        self.what = getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+entries: dict[int, Entry] = {}
+_next_key = 1
+_helpers: Any = None
+
+
+def live_callbacks() -> int:
+    """The number of callbacks handed to JavaScript and not yet used up, cancelled or destroyed."""
+    return len(entries)
+
+
+def require_pyodide(feature: str) -> None:
+    """Raise :class:`JsUnavailableError` outside Pyodide."""
+    if not IN_PYODIDE:
+        raise JsUnavailableError(
+            f"{feature} needs Pyodide (Python running on a JavaScript runtime); "
+            f"this is {sys.implementation.name} on {sys.platform!r}"
+        )
+
+
+def check_callable(fn: object, api: str) -> None:
+    if not callable(fn):
+        raise TypeError(f"{api}() argument must be callable, not {type(fn).__name__!r}")
+
+
+def helpers() -> Any:
+    """The JavaScript helpers, created on first use around the one permanent dispatcher proxy."""
+    global _helpers
+    if _helpers is None:
+        _helpers = run_js(_JS_HELPERS)(create_proxy(dispatch))
+    return _helpers
+
+
+def register(entry: Entry) -> int:
+    """Store ``entry`` and return its key."""
+    global _next_key
+    key = _next_key
+    _next_key += 1
+    entries[key] = entry
+    return key
+
+
+def loop() -> asyncio.AbstractEventLoop:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.get_event_loop()
+
+
+def report(exc: BaseException, what: str) -> None:
+    """Pass ``exc`` to the event loop's exception handler, in the current context."""
+    loop().call_exception_handler(
+        {"message": f"Exception in {what} called from JavaScript", "exception": exc}
+    )
+
+
+def dispatch(key: int, *js_args: Any) -> Any:
+    """The one entry point JavaScript calls: run callback ``key`` in a fresh context copy."""
+    entry = entries.get(key)
+    if entry is None:
+        error = CallbackConsumedError(
+            f"JavaScript called callback #{key} after it was used up: it was registered "
+            "with once=True and already called, or it was cancelled, removed or destroyed"
+        )
+        Context().run(report, error, "a used-up callback")
+        return None
+    if entry.once:
+        del entries[key]
+    captured = entry.context
+    if captured is not None:
+        context = captured.copy()
+    elif sys._getframe().f_back is None:
+        context = Context()  # called by the JavaScript event loop: the empty base context
+    else:
+        context = copy_context()  # dispatched synchronously by Python code below us
+    return context.run(invoke, entry, js_args)
+
+
+def invoke(entry: Entry, js_args: tuple[Any, ...]) -> Any:
+    """Call the entry's function in the current context; report what it raises."""
+    try:
+        result = entry.fn(*entry.args, *js_args)
+    except Exception as exc:
+        report(exc, entry.what)
+        if entry.errors == RAISE:
+            raise
+        return None
+    if type(result) is CoroutineType or isinstance(result, Coroutine):
+        task = loop().create_task(_guarded(result, entry.what))
+        return task if entry.errors == RAISE else _promise_of(task, entry.what)
+    return result
+
+
+async def _guarded(coro: Coroutine[Any, Any, Any], what: str) -> Any:
+    try:
+        return await coro
+    except Exception as exc:
+        report(exc, what)
+        raise
+
+
+def _promise_of(task: asyncio.Task[Any], what: str) -> Any:
+    """A deferred JavaScript promise settled by ``task`` (the ``make`` closure unwraps it)."""
+    js_helpers = helpers()
+    deferred = js_helpers.deferred()
+
+    def settle(task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            deferred.reject(js_helpers.error("CancelledError", f"{what} was cancelled"))
+            return
+        exc = task.exception()
+        if exc is not None:
+            deferred.reject(js_helpers.error(type(exc).__name__, str(exc)))
+        else:
+            deferred.resolve(to_js(task.result(), dict_converter=js.Object.fromEntries))
+
+    task.add_done_callback(settle)
+    return deferred
