@@ -43,8 +43,10 @@ EXTRA_TYPES = {
 }
 
 
-def make_handler(dist_dir: Path) -> type[http.server.SimpleHTTPRequestHandler]:
-    """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``demo/``."""
+def make_handler(
+    dist_dir: Path, site_dir: Path = DEMO_DIR
+) -> type[http.server.SimpleHTTPRequestHandler]:
+    """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``site_dir``."""
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map: ClassVar[dict[str, str]] = {
@@ -53,7 +55,7 @@ def make_handler(dist_dir: Path) -> type[http.server.SimpleHTTPRequestHandler]:
         }
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(DEMO_DIR), **kwargs)
+            super().__init__(*args, directory=str(site_dir), **kwargs)
 
         def translate_path(self, path: str) -> str:
             clean = path.split("?", 1)[0].split("#", 1)[0]
@@ -80,9 +82,12 @@ def make_handler(dist_dir: Path) -> type[http.server.SimpleHTTPRequestHandler]:
     return Handler
 
 
-def make_server(host: str, port: int, dist_dir: Path) -> http.server.ThreadingHTTPServer:
-    """Bind the demo server; raises ``OSError`` when the port is taken."""
-    return http.server.ThreadingHTTPServer((host, port), make_handler(dist_dir.resolve()))
+def make_server(
+    host: str, port: int, dist_dir: Path, site_dir: Path = DEMO_DIR
+) -> http.server.ThreadingHTTPServer:
+    """Bind a server for ``site_dir`` and the distribution; raises ``OSError`` when the port is taken."""
+    handler = make_handler(dist_dir.resolve(), site_dir.resolve())
+    return http.server.ThreadingHTTPServer((host, port), handler)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,120 @@
+"""Context store figures: get_store, run and an awaited step, each against raw contextvars."""
+
+from __future__ import annotations
+
+import asyncio
+from contextvars import ContextVar, copy_context
+from typing import Any
+
+from stats import clock, compare_async, compare_sync, figure
+
+from pyctx_web import AsyncLocalStorage
+
+
+def _noop() -> None:
+    return None
+
+
+async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
+    """Measure the context store figures in the current runtime."""
+    rounds = 7 if quick else 21
+    number = 20_000 if quick else 100_000
+    storage: AsyncLocalStorage[int] = AsyncLocalStorage(name="bench")
+    raw: ContextVar[int | None] = ContextVar("raw", default=None)
+
+    def set_and_call() -> None:
+        raw.set(1)
+        return _noop()
+
+    namespace = {
+        "storage": storage,
+        "raw": raw,
+        "noop": _noop,
+        "copy_context": copy_context,
+        "set_and_call": set_and_call,
+    }
+    results = []
+
+    # Both variables are set for the read, and neither is set afterwards, so that the
+    # run() comparison below starts from the same context on both sides.
+    raw_token = raw.set(1)
+    try:
+        with storage.scope(1):
+            get = compare_sync(
+                "storage.get_store()", "raw.get()", namespace, rounds=rounds, number=number
+            )
+    finally:
+        raw.reset(raw_token)
+    results.append(
+        figure(
+            "get_store()",
+            runtime,
+            get["value"],
+            "ns",
+            spread=get["spread"],
+            baseline="raw ContextVar.get()",
+            baseline_value=get["baseline_value"],
+            ratio=get["ratio"],
+            ratio_spread=get["ratio_spread"],
+            goal="<= 1.3x",
+            met=get["ratio"] <= 1.3,
+        )
+    )
+
+    run_sync = compare_sync(
+        "storage.run(1, noop)",
+        "copy_context().run(set_and_call)",
+        namespace,
+        rounds=rounds,
+        number=number,
+    )
+    results.append(
+        figure(
+            "run(store, fn), sync",
+            runtime,
+            run_sync["value"],
+            "ns",
+            spread=run_sync["spread"],
+            baseline="copy_context().run plus a set",
+            baseline_value=run_sync["baseline_value"],
+            ratio=run_sync["ratio"],
+            ratio_spread=run_sync["ratio_spread"],
+            goal="<= 2x",
+            met=run_sync["ratio"] <= 2.0,
+        )
+    )
+
+    steps = 200 if quick else 1_000
+
+    async def stepper() -> None:
+        for _ in range(steps):
+            await asyncio.sleep(0)
+            storage.get_store()
+
+    async def under_run() -> float:
+        start = clock()
+        await asyncio.create_task(storage.run(1, stepper))
+        return (clock() - start) / steps * 1e6
+
+    async def plain_task() -> float:
+        start = clock()
+        await asyncio.create_task(stepper())
+        return (clock() - start) / steps * 1e6
+
+    step = await compare_async(under_run, plain_task, rounds=rounds)
+    results.append(
+        figure(
+            "one awaited step under run()",
+            runtime,
+            step["value"],
+            "us",
+            spread=step["spread"],
+            baseline="the same coroutine in a plain task",
+            baseline_value=step["baseline_value"],
+            ratio=step["ratio"],
+            ratio_spread=step["ratio_spread"],
+            goal="<= 1.2x",
+            met=step["ratio"] <= 1.2,
+        )
+    )
+    return results

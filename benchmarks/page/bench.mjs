@@ -1,0 +1,39 @@
+// Benchmark page: Pyodide on the main thread, driven by benchmarks/run.py through Playwright.
+import { loadPyodide } from "/pyodide/pyodide.mjs";
+
+const base = new URL("/pyodide/", location.href).href;
+const params = new URLSearchParams(location.search);
+
+// Cold start: ?mode=bare loads Pyodide only; ?mode=pyctx also installs and imports pyctx_web
+// the way the demo does (micropip from the local distribution).
+async function coldStart(mode) {
+  const start = performance.now();
+  const pyodide = await loadPyodide({ indexURL: base, packageBaseUrl: base });
+  if (mode === "pyctx") {
+    await pyodide.loadPackage("micropip", { messageCallback: () => {} });
+    await pyodide.runPythonAsync("import micropip\nawait micropip.install('pyctx-web')\nimport pyctx_web");
+  } else {
+    pyodide.runPython("import sys");
+  }
+  return { pyodide, ms: performance.now() - start };
+}
+
+window.coldStart = coldStart(params.get("mode") ?? "pyctx").then(({ pyodide, ms }) => {
+  window.pyodide = pyodide;
+  document.getElementById("state").textContent = "ready";
+  return ms;
+});
+
+// Runs benchmark modules given as {name: source} and returns their figures as JSON text.
+window.runBench = async (sources, modules, quick) => {
+  const pyodide = window.pyodide;
+  await pyodide.loadPackage("pyctx-web", { messageCallback: () => {} });
+  pyodide.FS.mkdirTree("/bench");
+  for (const [name, text] of Object.entries(sources)) pyodide.FS.writeFile(`/bench/${name}`, text);
+  pyodide.runPython("import sys; sys.path.insert(0, '/bench')");
+  pyodide.globals.set("bench_modules", pyodide.toPy(modules));
+  pyodide.globals.set("bench_quick", quick);
+  return await pyodide.runPythonAsync(
+    "import driver\nawait driver.main('pyodide-chromium', bench_quick, list(bench_modules))",
+  );
+};

@@ -1,0 +1,285 @@
+"""The benchmark suite: CPython, Pyodide under Node and Pyodide in headless Chromium, in one run.
+
+``./build.sh bench [--quick]`` runs it. It writes ``build/bench/results.json`` and
+``build/bench/chart.svg`` and prints a Markdown table. A timing never fails the
+run: a missed goal is reported as missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "demo"))
+
+import chart  # noqa: E402
+import stats  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+SUPPORT_FILES = ["stats.py", "driver.py"]
+
+
+def bench_modules(runtime: str) -> list[str]:
+    """The benchmark modules for a runtime: every ``bench_*.py`` whose RUNTIMES admit it."""
+    names = []
+    for path in sorted(HERE.glob("bench_*.py")):
+        text = path.read_text()
+        if "RUNTIMES =" in text:
+            allowed = text.split("RUNTIMES =", 1)[1].split("\n", 1)[0]
+            if runtime not in allowed:
+                continue
+        names.append(path.stem)
+    return names
+
+
+def run_cpython(quick: bool) -> list[dict[str, Any]]:
+    import driver
+
+    runtime = f"cpython {platform.python_version()}"
+    modules = bench_modules("cpython")
+    return list(json.loads(asyncio.run(driver.main(runtime, quick, modules))))
+
+
+def run_node_pyodide(dist: Path, quick: bool) -> list[dict[str, Any]]:
+    files = [str(HERE / name) for name in SUPPORT_FILES]
+    files += [str(HERE / f"{name}.py") for name in bench_modules("pyodide-node")]
+    out = subprocess.run(
+        ["node", str(HERE / "pyodide_node.mjs"), str(dist), "1" if quick else "0", *files],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1800,
+    )
+    return list(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def run_node_reference(quick: bool) -> list[dict[str, Any]]:
+    out = subprocess.run(
+        ["node", str(HERE / "node_als.mjs"), "1" if quick else "0"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return list(json.loads(out.stdout))
+
+
+@contextmanager
+def served(dist: Path) -> Iterator[str]:
+    import serve
+
+    server = serve.make_server("127.0.0.1", 0, dist, HERE / "page")
+    server.RequestHandlerClass.log_message = lambda *args: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def run_chromium(dist: Path, quick: bool) -> list[dict[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    results: list[dict[str, Any]] = []
+    with served(dist) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        runtime = f"pyodide-chromium {browser.version}"
+        try:
+            results.append(cold_start(browser, url, runtime, rounds=3 if quick else 7))
+            page = browser.new_page()
+            page.goto(f"{url}?mode=bare")
+            page.evaluate("window.coldStart")
+            sources = {name: (HERE / name).read_text() for name in SUPPORT_FILES}
+            modules = bench_modules("pyodide-chromium")
+            for name in modules:
+                sources[f"{name}.py"] = (HERE / f"{name}.py").read_text()
+            text = page.evaluate(
+                "([s, m, q]) => window.runBench(s, m, q)", [sources, modules, quick]
+            )
+            results.extend(json.loads(text))
+            results.extend(polyfill_reference(page, runtime, quick))
+        finally:
+            browser.close()
+    for row in results:
+        if row["runtime"] == "pyodide-chromium":
+            row["runtime"] = runtime
+    return results
+
+
+def cold_start(browser: Any, url: str, runtime: str, *, rounds: int) -> dict[str, Any]:
+    """Page load to ready with pyctx_web (the demo's way) against bare Pyodide, fresh cache each."""
+
+    def load(mode: str) -> float:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.goto(f"{url}?mode={mode}")
+            return float(page.evaluate("window.coldStart"))
+        finally:
+            context.close()
+
+    with_pyctx: list[float] = []
+    bare: list[float] = []
+    for round_index in range(rounds):
+        if round_index % 2:
+            bare.append(load("bare"))
+            with_pyctx.append(load("pyctx"))
+        else:
+            with_pyctx.append(load("pyctx"))
+            bare.append(load("bare"))
+    deltas = [a - b for a, b in zip(with_pyctx, bare, strict=True)]
+    d1, d2, d3 = stats.quantiles(deltas)
+    return stats.figure(
+        "page cold start to ready, with pyctx_web",
+        runtime,
+        stats.quantiles(with_pyctx)[1],
+        "ms",
+        spread=(stats.quantiles(with_pyctx)[0], stats.quantiles(with_pyctx)[2]),
+        baseline="bare Pyodide load to ready",
+        baseline_value=stats.quantiles(bare)[1],
+        goal="<= +300 ms",
+        met=d2 <= 300,
+        note=f"difference {d2:+.0f} ms (quartiles {d1:+.0f} to {d3:+.0f})",
+    )
+
+
+# The function the page evaluates, without the file's leading comment lines.
+POLYFILL = "\n".join(
+    line
+    for line in (HERE / "page" / "polyfill_reference.js").read_text().splitlines()
+    if not line.startswith("//")
+)
+
+
+def polyfill_reference(page: Any, runtime: str, quick: bool) -> list[dict[str, Any]]:
+    """The single-slot ``.finally()`` polyfill: its speed and the share of reads it gets wrong."""
+    count = 200 if quick else 1_000
+    out = page.evaluate(POLYFILL, [count, quick])
+    share = out["wrong"] / out["count"]
+    return [
+        stats.figure(
+            "single-slot polyfill run(store, fn) + getStore()",
+            runtime,
+            out["ns"],
+            "ns",
+            spread=tuple(out["spread"]),
+            note=(
+                f"reference; wrong reads under FIFO interleaving: {out['wrong']} of "
+                f"{out['count']} ({share:.0%}); pyctx_web: 0 (tests/pyodide)"
+            ),
+        )
+    ]
+
+
+def wheel_size() -> dict[str, Any]:
+    wheels = sorted((ROOT / "build" / "wheel").glob("pyctx_web-*.whl"))
+    if not wheels:
+        raise SystemExit("bench: no wheel in build/wheel: run ./build.sh wheel")
+    size = wheels[-1].stat().st_size / 1024
+    return stats.figure(
+        "wheel size", "-", size, "KB", goal="<= 60 KB", met=size <= 60, note=wheels[-1].name
+    )
+
+
+def fmt(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return ""
+    digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
+    return f"{value:.{digits}f} {unit}".strip()
+
+
+def table(figures: list[dict[str, Any]]) -> str:
+    lines = [
+        "| figure | runtime | value (quartiles) | compared with | ratio (quartiles) | goal | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in figures:
+        spread = row["spread"]
+        value = fmt(row["value"], row["unit"])
+        if spread:
+            value += f" ({fmt(spread[0])} to {fmt(spread[1])})"
+        baseline = row["baseline"] or ""
+        if row["baseline_value"] is not None:
+            baseline += f": {fmt(row['baseline_value'], row['unit'])}"
+        ratio = ""
+        if row["ratio"] is not None:
+            ratio = f"{row['ratio']:.2f}x"
+            if row["ratio_spread"]:
+                ratio += f" ({row['ratio_spread'][0]:.2f} to {row['ratio_spread'][1]:.2f})"
+        met = "" if row["met"] is None else ("yes" if row["met"] else "**missed**")
+        goal = row["goal"] or ""
+        note = f" {row['note']}" if row["note"] else ""
+        name = row["name"] + (f" <br><sub>{note.strip()}</sub>" if note else "")
+        lines.append(
+            f"| {name} | {row['runtime']} | {value} | {baseline} | {ratio} | {goal} | {met} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dist", type=Path, default=ROOT / "build" / "dist")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds: under 2 minutes")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "bench")
+    args = parser.parse_args(argv)
+
+    started = datetime.datetime.now(datetime.UTC)
+    figures: list[dict[str, Any]] = []
+    steps = [
+        ("CPython", lambda: run_cpython(args.quick)),
+        ("Pyodide in Node", lambda: run_node_pyodide(args.dist, args.quick)),
+        ("Node's AsyncLocalStorage", lambda: run_node_reference(args.quick)),
+        ("Pyodide in Chromium", lambda: run_chromium(args.dist, args.quick)),
+        ("wheel", lambda: [wheel_size()]),
+    ]
+    for label, step in steps:
+        print(f"bench: {label}…", file=sys.stderr, flush=True)
+        figures.extend(step())
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+    )
+    result = {
+        "date": started.isoformat(timespec="seconds"),
+        "machine": machine,
+        "quick": args.quick,
+        "figures": figures,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(result, indent=2))
+    (args.out / "chart.svg").write_text(chart.render(figures))
+    print(f"Measured {started:%Y-%m-%d} on {machine}{' (--quick)' if args.quick else ''}.\n")
+    print(table(figures))
+    print(
+        f"\nresults: {args.out / 'results.json'}; chart: {args.out / 'chart.svg'}", file=sys.stderr
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
