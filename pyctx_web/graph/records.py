@@ -202,6 +202,7 @@ def _encode_goto(serde: JsonSerde, goto: Sequence[str | Send]) -> list[Any]:
 
 def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
     """Encode ``cp`` for a checkpointer; raise ``SerializationError`` naming the state key."""
+    values = _encode_values(serde, cp.values)
     tasks = []
     for t in cp.tasks:
         doc: dict[str, Any] = {"id": t.id, "name": t.name}
@@ -218,7 +219,7 @@ def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
         "v": FORMAT_VERSION,
         "step": cp.step,
         "source": cp.source,
-        "values": _encode_values(serde, cp.values),
+        "values": values,
         "tasks": tasks,
         "last_nodes": list(cp.last_nodes),
         "writes": writes,

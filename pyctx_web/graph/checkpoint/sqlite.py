@@ -161,6 +161,16 @@ class SQLiteCheckpointer(Checkpointer):
         """Store ``checkpoint`` as the latest of its thread, in one transaction."""
         try:
             with self._transaction() as conn:
+                if conn.execute(
+                    "SELECT 1 FROM pyctx_checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
+                    (checkpoint.thread_id, checkpoint.checkpoint_id),
+                ).fetchone():
+                    raise CheckpointError(
+                        f"checkpoint {checkpoint.checkpoint_id!r} already exists in thread "
+                        f"{checkpoint.thread_id!r}",
+                        thread_id=checkpoint.thread_id,
+                        checkpoint_id=checkpoint.checkpoint_id,
+                    )
                 conn.execute(
                     "INSERT INTO pyctx_checkpoints "
                     "(thread_id, checkpoint_id, parent_id, created_at, data) "
