@@ -18,7 +18,7 @@ from pyctx_web.graph.checkpoint.base import Checkpointer
 try:
     from .helpers import State, node
 except ImportError:  # run as a script in a fresh process
-    from helpers import State, node  # type: ignore[no-redef]
+    from helpers import State, node  # type: ignore[no-redef,import-not-found]
 
 
 def build(checkpointer: Checkpointer, counts: Path, mode: str) -> CompiledGraph:
@@ -62,7 +62,11 @@ async def main(db: str, counts: str, mode: str, action: str) -> dict[str, Any]:
             out = await graph.ainvoke(Command(resume="Ada"), thread_id="durable")
         else:
             state = await graph.aget_state("durable")
-            out = {"values": state.values, "next": list(state.next), "__interrupt__": state.interrupts}
+            out = {
+                "values": state.values,
+                "next": list(state.next),
+                "__interrupt__": state.interrupts,
+            }
     pending = [{"id": i.id, "value": i.value} for i in out.pop("__interrupt__", [])]
     return {"values": out, "interrupts": pending}
 

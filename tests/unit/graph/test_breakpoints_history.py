@@ -1,7 +1,8 @@
-"""Acceptance items 9-11: static breakpoints, aupdate_state, history and forks, errors and retries."""
+"""Acceptance items 9-11: breakpoints, aupdate_state, history and forks, errors, retries."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from typing import Any
 
@@ -22,19 +23,26 @@ from pyctx_web.graph import (
 from .helpers import State, checkpoint_id, counting, history, node
 
 
+def _appender(name: str) -> Any:
+    """A node body appending ``name`` to the log."""
+    return lambda state: {"log": [name]}
+
+
 def _chain(
     checkpointer: Checkpointer, mode: str, counts: Counter[str], **compile_kw: Any
 ) -> CompiledGraph:
     """a -> b -> c, each appending its name to the log."""
     builder = StateGraph(State)
     for name in "abc":
-        builder.add_node(name, node(counting(counts, name, lambda s, n=name: {"log": [n]}), mode))
+        builder.add_node(name, node(counting(counts, name, _appender(name)), mode))
     builder.add_edge(START, "a").add_edge("a", "b").add_edge("b", "c").add_edge("c", END)
     return builder.compile(checkpointer=checkpointer, **compile_kw)
 
 
 @pytest.mark.asyncio
-async def test_interrupt_before_pauses_and_none_continues(checkpointer: Checkpointer, mode: str) -> None:
+async def test_interrupt_before_pauses_and_none_continues(
+    checkpointer: Checkpointer, mode: str
+) -> None:
     """interrupt_before stops before the node runs; ainvoke(None) runs it and goes on."""
     counts: Counter[str] = Counter()
     graph = _chain(checkpointer, mode, counts, interrupt_before=["b"])
@@ -48,7 +56,9 @@ async def test_interrupt_before_pauses_and_none_continues(checkpointer: Checkpoi
 
 
 @pytest.mark.asyncio
-async def test_interrupt_after_pauses_and_none_continues(checkpointer: Checkpointer, mode: str) -> None:
+async def test_interrupt_after_pauses_and_none_continues(
+    checkpointer: Checkpointer, mode: str
+) -> None:
     """interrupt_after stops once the node ran; ainvoke(None) continues with the next node."""
     counts: Counter[str] = Counter()
     graph = _chain(checkpointer, mode, counts, interrupt_after=["a"], interrupt_before=["c"])
@@ -64,7 +74,7 @@ async def test_interrupt_after_pauses_and_none_continues(checkpointer: Checkpoin
 async def test_update_state_applies_reducers_as_last_node_then_run_continues(
     checkpointer: Checkpointer, mode: str
 ) -> None:
-    """aupdate_state at a breakpoint goes through the reducers as the last node; the run then goes on."""
+    """aupdate_state at a breakpoint applies reducers as the last node; the run then goes on."""
     counts: Counter[str] = Counter()
     graph = _chain(checkpointer, mode, counts, interrupt_before=["b"])
     await graph.ainvoke({"log": []}, thread_id="t")
@@ -73,7 +83,8 @@ async def test_update_state_applies_reducers_as_last_node_then_run_continues(
     assert state.config == config
     assert state.values == {"log": ["a", "human"]}
     assert state.next == ("b",)
-    assert state.metadata is not None and state.metadata["source"] == "update"
+    assert state.metadata is not None
+    assert state.metadata["source"] == "update"
     assert state.metadata["writes"] == {"a": {"log": ["human"]}}
     final = await graph.ainvoke(None, thread_id="t")
     assert final == {"log": ["a", "human", "b", "c"]}
@@ -117,7 +128,7 @@ async def test_update_state_as_end_clears_pending_interrupt(
 async def test_update_state_keeps_a_question_waiting_on_the_same_node(
     checkpointer: Checkpointer, mode: str
 ) -> None:
-    """An update while a node waits keeps its question; the answer resumes it on the updated state."""
+    """An update while a node waits keeps its question; answering it sees the updated state."""
     graph = (
         StateGraph(State)
         .add_node("a", node(lambda s: {"topic": "cats"}, mode))
@@ -176,13 +187,15 @@ async def test_history_newest_first_with_sources_limit_and_before(
     assert snaps[0].values == {"log": ["a", "note", "c:yes"], "answer": "yes"}
     assert snaps[0].next == ()
     assert snaps[-1].parent_config is None
-    for newer, older in zip(snaps, snaps[1:], strict=False):
+    for newer, older in itertools.pairwise(snaps):
         assert newer.parent_config == older.config
     limited = [s async for s in graph.aget_state_history("t", limit=2)]
     assert limited == snaps[:2]
     below = [s async for s in graph.aget_state_history("t", before=snaps[2].config)]
     assert below == snaps[3:]
-    below_id = [s async for s in graph.aget_state_history("t", before=checkpoint_id(snaps[2]), limit=1)]
+    below_id = [
+        s async for s in graph.aget_state_history("t", before=checkpoint_id(snaps[2]), limit=1)
+    ]
     assert below_id == snaps[3:4]
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from pyctx_web.graph import (
     START,
-    CheckpointError,
     Checkpointer,
+    CheckpointError,
     InMemoryCheckpointer,
     SerializationError,
     SQLiteCheckpointer,
@@ -92,7 +92,7 @@ async def test_dataclass_state_round_trips_through_checkpoints(
 async def test_unsupported_value_fails_at_checkpoint_naming_key_and_type(
     checkpointer: Checkpointer, value: Any, type_name: str, path: str
 ) -> None:
-    """A value outside the JSON types fails when checkpointed; the error names the key and the type."""
+    """A value outside the JSON types fails at checkpoint time, naming the key and the type."""
     graph = (
         StateGraph(State)
         .add_node("a", lambda s: {"topic": value})
@@ -145,7 +145,7 @@ def _corruptible_graph(checkpointer: Checkpointer) -> Any:
 
 @pytest.mark.asyncio
 async def test_corrupt_sqlite_checkpoint_names_thread_and_id(tmp_path: Path) -> None:
-    """A corrupt row gives CheckpointError naming thread and checkpoint; older ones stay readable."""
+    """A corrupt row gives CheckpointError naming thread and id; older ones stay readable."""
     db = tmp_path / "c.db"
     saver = SQLiteCheckpointer(db)
     graph = _corruptible_graph(saver)
@@ -154,14 +154,14 @@ async def test_corrupt_sqlite_checkpoint_names_thread_and_id(tmp_path: Path) -> 
     latest = checkpoint_id(snaps[0])
     with sqlite3.connect(db) as conn:
         conn.execute(
-            "UPDATE pyctx_checkpoints SET data = '{\"v\": 1, \"values\": [' "
-            "WHERE checkpoint_id = ?",
+            'UPDATE pyctx_checkpoints SET data = \'{"v": 1, "values": [\' WHERE checkpoint_id = ?',
             (latest,),
         )
     with pytest.raises(CheckpointError) as info:
         await graph.aget_state("t")
     assert (info.value.thread_id, info.value.checkpoint_id) == ("t", latest)
-    assert "'t'" in str(info.value) and latest in str(info.value)
+    assert "'t'" in str(info.value)
+    assert latest in str(info.value)
     older = await graph.aget_state(snaps[1].config)
     assert older.values == {"log": []}
     assert older.next == ("a",)
@@ -200,7 +200,8 @@ async def test_failed_sqlite_write_leaves_previous_checkpoint(tmp_path: Path) ->
         await graph.ainvoke({"log": []}, thread_id="t")
     assert info.value.thread_id == "t"
     state = await graph.aget_state("t")
-    assert state.metadata is not None and state.metadata["source"] == "input"
+    assert state.metadata is not None
+    assert state.metadata["source"] == "input"
     assert state.next == ("a",)
     saver.close()
 
@@ -218,18 +219,27 @@ async def test_corrupt_memory_checkpoint_names_thread_and_id() -> None:
     with pytest.raises(CheckpointError) as info:
         await graph.aget_state("t")
     assert (info.value.thread_id, info.value.checkpoint_id) == ("t", "broken")
-    assert (await graph.aget_state(record.checkpoint and {"configurable": {
-        "thread_id": "t", "checkpoint_id": record.checkpoint.checkpoint_id}})).next == ("ask",)
+    assert (
+        await graph.aget_state(
+            record.checkpoint
+            and {
+                "configurable": {"thread_id": "t", "checkpoint_id": record.checkpoint.checkpoint_id}
+            }
+        )
+    ).next == ("ask",)
 
 
 @pytest.mark.asyncio
 async def test_checkpointer_contract(checkpointer: Checkpointer) -> None:
-    """Both checkpointers order, page, upsert writes, refuse unknown ids and delete threads alike."""
+    """Both checkpointers order, page, upsert, refuse unknown ids and delete threads alike."""
     for i in range(5):
-        await checkpointer.aput(StoredCheckpoint("t", f"c{i}", f"c{i - 1}" if i else None, "now", f"d{i}"))
+        await checkpointer.aput(
+            StoredCheckpoint("t", f"c{i}", f"c{i - 1}" if i else None, "now", f"d{i}")
+        )
     await checkpointer.aput(StoredCheckpoint("other", "x", None, "now", "dx"))
     latest = await checkpointer.aget("t")
-    assert latest is not None and latest.checkpoint.checkpoint_id == "c4"
+    assert latest is not None
+    assert latest.checkpoint.checkpoint_id == "c4"
     assert await checkpointer.aget("t", "nope") is None
     assert await checkpointer.aget("missing") is None
     ids = [r.checkpoint.checkpoint_id async for r in checkpointer.alist("t")]
@@ -268,7 +278,9 @@ async def test_step_reads_do_not_scan_history(checkpointer: Checkpointer) -> Non
     checkpointer.alist = spy  # type: ignore[method-assign]
     graph = (
         StateGraph(State)
-        .add_node("loop", lambda s: {"log": ["x"]} if len(s["log"]) < 30 else {"answer": interrupt("q")})
+        .add_node(
+            "loop", lambda s: {"log": ["x"]} if len(s["log"]) < 30 else {"answer": interrupt("q")}
+        )
         .add_edge(START, "loop")
         .add_conditional_edges("loop", lambda s: "loop")
         .compile(checkpointer=checkpointer)

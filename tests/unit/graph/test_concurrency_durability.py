@@ -1,4 +1,4 @@
-"""Acceptance items 12 and 13: many concurrent threads on one graph, and runs that survive a new process."""
+"""Acceptance items 12 and 13: concurrent threads on one graph, runs surviving a new process."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 async def test_fifty_concurrent_threads_keep_their_interrupts_and_resumes(
     checkpointer: Checkpointer, mode: str
 ) -> None:
-    """50 runs started together, awaiting sleeps and call_later, each see only their own questions and answers."""
+    """50 runs started together, with sleeps and call_later, see only their own questions."""
     rng = random.Random(12)
     delays = {f"t{i}": (rng.uniform(0, 0.02), rng.uniform(0, 0.02)) for i in range(50)}
     mismatches: list[str] = []
@@ -86,7 +86,7 @@ async def test_fifty_concurrent_threads_keep_their_interrupts_and_resumes(
         assert ("custom", {"tid": tid}) in chunks
         custom = [c for m, c in chunks if m == "custom"]
         assert custom == [{"tid": tid}]
-        [(mode_, last)] = [c for c in chunks if c[0] == "updates" and "__interrupt__" in c[1]]
+        [(_, last)] = [c for c in chunks if c[0] == "updates" and "__interrupt__" in c[1]]
         assert [i.value for i in last["__interrupt__"]] == [{"tid": tid, "round": 1}]
 
     async def answer(tid: str, text: str) -> dict[str, Any]:
@@ -129,7 +129,10 @@ def test_sync_invoke_from_os_threads_share_one_graph(tmp_path: Path) -> None:
 
 
 def _run_app(db: Path, counts: Path, mode: str, action: str) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(Path(__file__).parent)])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(Path(__file__).parent)]),
+    }
     proc = subprocess.run(
         [sys.executable, durable_app.__file__, str(db), str(counts), mode, action],
         capture_output=True,
@@ -150,7 +153,7 @@ def _counts(path: Path) -> Counter[str]:
 def test_new_process_sees_pending_interrupt_and_resumes_to_same_result(
     tmp_path: Path, mode: str
 ) -> None:
-    """A new process over the same SQLite file shows the question without running nodes, then resumes."""
+    """A new process on the same SQLite file shows the question without running nodes."""
     db, counts = tmp_path / "durable.db", tmp_path / "counts.txt"
     started = _run_app(db, counts, mode, "start")
     [pending] = started["interrupts"]

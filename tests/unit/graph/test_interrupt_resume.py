@@ -23,7 +23,7 @@ from pyctx_web.graph import (
 )
 from pyctx_web.graph.interrupt import interrupt_id
 
-from .helpers import State, checkpoint_id, counting, history, node
+from .helpers import State, counting, history, node
 
 
 def _parallel_graph(checkpointer: Checkpointer, mode: str, counts: Counter[str]) -> Any:
@@ -147,8 +147,12 @@ def _two_questions_graph(checkpointer: Checkpointer, mode: str, counts: Counter[
     """x and y ask, z finishes, all in the same step."""
     return (
         StateGraph(State)
-        .add_node("x", node(counting(counts, "x", lambda s: {"log": [f"x:{interrupt('qx')}"]}), mode))
-        .add_node("y", node(counting(counts, "y", lambda s: {"log": [f"y:{interrupt('qy')}"]}), mode))
+        .add_node(
+            "x", node(counting(counts, "x", lambda s: {"log": [f"x:{interrupt('qx')}"]}), mode)
+        )
+        .add_node(
+            "y", node(counting(counts, "y", lambda s: {"log": [f"y:{interrupt('qy')}"]}), mode)
+        )
         .add_node("z", node(counting(counts, "z", lambda s: {"log": ["z"]}), mode))
         .add_edge(START, "x")
         .add_edge(START, "y")
@@ -159,7 +163,7 @@ def _two_questions_graph(checkpointer: Checkpointer, mode: str, counts: Counter[
 
 @pytest.mark.asyncio
 async def test_several_pending_answered_all_at_once(checkpointer: Checkpointer, mode: str) -> None:
-    """A map {id: value} answers every pending question at once; the finished sibling never re-runs."""
+    """A map {id: value} answers every pending question; the finished sibling never reruns."""
     counts: Counter[str] = Counter()
     graph = _two_questions_graph(checkpointer, mode, counts)
     out = await graph.ainvoke({"log": []}, thread_id="t")
@@ -172,7 +176,9 @@ async def test_several_pending_answered_all_at_once(checkpointer: Checkpointer, 
 
 
 @pytest.mark.asyncio
-async def test_several_pending_answered_some_at_a_time(checkpointer: Checkpointer, mode: str) -> None:
+async def test_several_pending_answered_some_at_a_time(
+    checkpointer: Checkpointer, mode: str
+) -> None:
     """Answering one of two questions runs that branch only; the other stays pending."""
     counts: Counter[str] = Counter()
     graph = _two_questions_graph(checkpointer, mode, counts)
@@ -187,7 +193,9 @@ async def test_several_pending_answered_some_at_a_time(checkpointer: Checkpointe
 
 
 @pytest.mark.asyncio
-async def test_single_value_refused_while_several_pending(checkpointer: Checkpointer, mode: str) -> None:
+async def test_single_value_refused_while_several_pending(
+    checkpointer: Checkpointer, mode: str
+) -> None:
     """A bare resume value while two questions wait is refused with both ids, nothing changed."""
     counts: Counter[str] = Counter()
     graph = _two_questions_graph(checkpointer, mode, counts)
@@ -196,13 +204,16 @@ async def test_single_value_refused_while_several_pending(checkpointer: Checkpoi
     with pytest.raises(ResumeError) as info:
         await graph.ainvoke(Command(resume="both?"), thread_id="t")
     assert info.value.pending_ids == (qx.id, qy.id)
-    assert qx.id in str(info.value) and qy.id in str(info.value)
+    assert qx.id in str(info.value)
+    assert qy.id in str(info.value)
     assert await graph.aget_state("t") == before
     assert counts == Counter({"x": 1, "y": 1, "z": 1})
 
 
 @pytest.mark.asyncio
-async def test_send_fan_out_answers_keep_prompt_order(checkpointer: Checkpointer, mode: str) -> None:
+async def test_send_fan_out_answers_keep_prompt_order(
+    checkpointer: Checkpointer, mode: str
+) -> None:
     """Five Send children each ask; one map answers all; results follow the prompts' order."""
     delays = [0.02, 0.0, 0.015, 0.005, 0.01]
 
@@ -258,7 +269,9 @@ async def test_invoke_none_with_pending_interrupt_changes_nothing(
     assert final["answers"] == ["A", "B"]
 
 
-async def _paused_two_question_graph(checkpointer: Checkpointer, mode: str) -> tuple[Any, Interrupt]:
+async def _paused_two_question_graph(
+    checkpointer: Checkpointer, mode: str
+) -> tuple[Any, Interrupt]:
     def ask(state: State) -> dict[str, Any]:
         return {"answers": [interrupt("first?"), interrupt("second?")]}
 
@@ -283,7 +296,7 @@ async def _paused_two_question_graph(checkpointer: Checkpointer, mode: str) -> t
 async def test_refused_resume_lists_pending_and_leaves_checkpoint(
     checkpointer: Checkpointer, mode: str, resume: Any, message: str
 ) -> None:
-    """An unknown id or resume=None is refused with the pending ids; the question stays answerable."""
+    """An unknown id or resume=None is refused listing the pending ids; the question stays open."""
     graph, q1 = await _paused_two_question_graph(checkpointer, mode)
     before_state, before_history = await graph.aget_state("t"), await history(graph, "t")
     with pytest.raises(ResumeError, match=message) as info:
@@ -315,9 +328,11 @@ async def test_answer_resent_for_answered_question_is_refused(
 
 
 @pytest.mark.asyncio
-async def test_resume_when_nothing_pending_is_refused(checkpointer: Checkpointer, mode: str) -> None:
+async def test_resume_when_nothing_pending_is_refused(
+    checkpointer: Checkpointer, mode: str
+) -> None:
     """Resuming a finished thread, or one never started, is refused and writes nothing."""
-    graph, q1 = await _paused_two_question_graph(checkpointer, mode)
+    graph, _ = await _paused_two_question_graph(checkpointer, mode)
     await graph.ainvoke(Command(resume="A"), thread_id="t")
     await graph.ainvoke(Command(resume="B"), thread_id="t")
     before = await history(graph, "t")
@@ -356,8 +371,10 @@ async def test_interrupt_in_a_router_raises_context_missing(checkpointer: Checkp
 
 @pytest.mark.asyncio
 async def test_resume_without_checkpointer_says_so(mode: str) -> None:
-    """Command(resume=...) on a graph without a checkpointer raises an error naming the checkpointer."""
-    graph = StateGraph(State).add_node("a", node(lambda s: None, mode)).add_edge(START, "a").compile()
+    """Command(resume=...) on a graph without a checkpointer raises an error saying so."""
+    graph = (
+        StateGraph(State).add_node("a", node(lambda s: None, mode)).add_edge(START, "a").compile()
+    )
     with pytest.raises(GraphConfigError, match="needs a checkpointer"):
         await graph.ainvoke(Command(resume="x"))
     with pytest.raises(GraphConfigError, match="needs a checkpointer"):
@@ -383,7 +400,7 @@ async def test_checkpointer_without_thread_id_says_so(checkpointer: Checkpointer
 
 @pytest.mark.asyncio
 async def test_interrupt_without_checkpointer_says_so(mode: str) -> None:
-    """A node calling interrupt() in a graph without a checkpointer fails naming the checkpointer."""
+    """A node calling interrupt() in a graph without a checkpointer fails saying so."""
     graph = (
         StateGraph(State)
         .add_node("a", node(lambda s: {"answer": interrupt("q")}, mode))
@@ -395,7 +412,9 @@ async def test_interrupt_without_checkpointer_says_so(mode: str) -> None:
 
 
 @pytest.mark.asyncio
-async def test_except_exception_in_node_cannot_swallow_interrupt(checkpointer: Checkpointer) -> None:
+async def test_except_exception_in_node_cannot_swallow_interrupt(
+    checkpointer: Checkpointer,
+) -> None:
     """A node's `except Exception` does not catch the interrupt: the run still pauses."""
 
     def careless(state: State) -> dict[str, Any]:

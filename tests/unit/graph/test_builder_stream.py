@@ -1,0 +1,337 @@
+"""Graph building errors, routing, streaming and the sync forms."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import operator
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+import pyctx_web.graph.compiled as compiled_module
+from pyctx_web.errors import ContextMissingError
+from pyctx_web.graph import (
+    END,
+    START,
+    Checkpointer,
+    Command,
+    GraphRecursionError,
+    InMemoryCheckpointer,
+    InvalidGraphError,
+    InvalidUpdateError,
+    NodeContext,
+    Send,
+    StateGraph,
+    SyncUnavailableError,
+    get_stream_writer,
+    interrupt,
+)
+
+from .helpers import State, node
+
+
+def _noop(state: State) -> None:
+    return None
+
+
+def test_add_node_rejects_reserved_duplicate_and_bad_names() -> None:
+    """add_node refuses START/END, duplicates, empty names and bad signatures, naming each."""
+    builder = StateGraph(State).add_node("a", _noop)
+    with pytest.raises(InvalidGraphError, match="'__start__' is reserved"):
+        builder.add_node(START, _noop)
+    with pytest.raises(InvalidGraphError, match="'__end__' is reserved"):
+        builder.add_node(END, _noop)
+    with pytest.raises(InvalidGraphError, match="node 'a' is already present"):
+        builder.add_node("a", _noop)
+    with pytest.raises(InvalidGraphError, match="non-empty str"):
+        builder.add_node("", _noop)
+    with pytest.raises(InvalidGraphError, match="must take \\(state\\) or \\(state, ctx\\)"):
+        builder.add_node("three", lambda a, b, c: None)
+    with pytest.raises(InvalidGraphError, match="must take \\(state\\) or \\(state, ctx\\)"):
+        builder.add_node("none", lambda: None)
+    with pytest.raises(TypeError, match="must be callable"):
+        builder.add_node("x", 42)  # type: ignore[arg-type]
+
+
+def test_add_node_names_node_after_function() -> None:
+    """add_node(fn) uses the function's name."""
+
+    def greet(state: State) -> None:
+        return None
+
+    graph = StateGraph(State).add_node(greet).add_edge(START, "greet").compile()
+    assert graph.nodes == ("greet",)
+
+
+def test_compile_rejects_unknown_nodes_and_missing_entry() -> None:
+    """compile names the edge with an unknown node, and a graph without an entry point."""
+    with pytest.raises(InvalidGraphError, match=r"add_edge\('a', 'ghost'\): unknown node 'ghost'"):
+        StateGraph(State).add_node("a", _noop).add_edge(START, "a").add_edge("a", "ghost").compile()
+    with pytest.raises(InvalidGraphError, match="unknown node 'ghost'"):
+        StateGraph(State).add_node("a", _noop).add_edge("ghost", "a").compile()
+    with pytest.raises(InvalidGraphError, match="no entry point"):
+        StateGraph(State).add_node("a", _noop).compile()
+    with pytest.raises(InvalidGraphError, match="no nodes"):
+        StateGraph(State).compile()
+    with pytest.raises(InvalidGraphError, match="END cannot be the source"):
+        StateGraph(State).add_edge(END, "a")
+    with pytest.raises(InvalidGraphError, match="START cannot be the destination"):
+        StateGraph(State).add_edge("a", START)
+    with pytest.raises(InvalidGraphError, match="path_map: unknown node 'ghost'"):
+        (
+            StateGraph(State)
+            .add_node("a", _noop)
+            .add_edge(START, "a")
+            .add_conditional_edges("a", lambda s: "x", {"x": "ghost"})
+            .compile()
+        )
+    with pytest.raises(InvalidGraphError, match=r"interrupt_before=\.\.\.\): unknown node 'zz'"):
+        StateGraph(State).add_node("a", _noop).add_edge(START, "a").compile(
+            checkpointer=InMemoryCheckpointer(), interrupt_before=["zz"]
+        )
+    with pytest.raises(InvalidGraphError, match="need a checkpointer"):
+        StateGraph(State).add_node("a", _noop).add_edge(START, "a").compile(interrupt_before=["a"])
+
+
+def test_state_type_must_be_typeddict_or_dataclass() -> None:
+    """StateGraph refuses a state type that is neither a TypedDict nor a dataclass."""
+    with pytest.raises(TypeError, match="TypedDict or a dataclass"):
+        StateGraph(dict)
+
+    class Bad(TypedDict):
+        xs: Annotated[list[str], len]
+
+    with pytest.raises(InvalidGraphError, match="reducer of state key 'xs' must take two"):
+        StateGraph(Bad)
+
+
+@pytest.mark.asyncio
+async def test_update_with_unknown_key_names_node_and_key(mode: str) -> None:
+    """A node writing a key outside the schema fails with an error naming both."""
+    graph = (
+        StateGraph(State)
+        .add_node("writer", node(lambda s: {"oops": 1}, mode))
+        .add_edge(START, "writer")
+        .compile()
+    )
+    with pytest.raises(InvalidUpdateError, match="node 'writer' wrote state key 'oops'") as info:
+        await graph.ainvoke({"log": []})
+    assert (info.value.node, info.value.key) == ("writer", "oops")
+    with pytest.raises(InvalidUpdateError, match="the input wrote state key 'nope'"):
+        await graph.ainvoke({"nope": 1})
+    bad_return = StateGraph(State).add_node("w", node(lambda s: 42, mode)).add_edge(START, "w")
+    with pytest.raises(InvalidUpdateError, match="not 'int'"):
+        await bad_return.compile().ainvoke({})
+
+
+@pytest.mark.asyncio
+async def test_two_writes_to_plain_key_in_one_step_are_refused(mode: str) -> None:
+    """Two parallel nodes writing a key without reducer raise an error telling to add one."""
+    graph = (
+        StateGraph(State)
+        .add_node("a", node(lambda s: {"topic": "a"}, mode))
+        .add_node("b", node(lambda s: {"topic": "b"}, mode))
+        .add_edge(START, "a")
+        .add_edge(START, "b")
+        .compile()
+    )
+    with pytest.raises(InvalidUpdateError, match=r"'topic' received several values.*reducer"):
+        await graph.ainvoke({})
+
+
+@pytest.mark.asyncio
+async def test_routers_path_maps_command_goto_and_node_context(mode: str) -> None:
+    """Routers (sync or async), path maps, Command(goto) and the ctx parameter steer the run."""
+    seen: list[tuple[str, int]] = []
+
+    def start(state: State, ctx: NodeContext) -> Command:
+        seen.append((ctx.node, ctx.step))
+        return Command(update={"log": ["start"]}, goto=[Send("fan", "s1"), "middle"])
+
+    async def route(state: State) -> str:
+        return "yes" if "middle" in state["log"] else "no"
+
+    graph = (
+        StateGraph(State)
+        .add_node("start", node(start, mode))
+        .add_node("fan", node(lambda arg: {"log": [f"fan:{arg}"]}, mode))
+        .add_node("middle", node(lambda s: {"log": ["middle"]}, mode))
+        .add_node("done", node(lambda s: {"log": ["done"]}, mode))
+        .add_edge(START, "start")
+        .add_conditional_edges("middle", route, {"yes": "done", "no": END})
+        .compile()
+    )
+    out = await graph.ainvoke({"log": []})
+    assert out["log"] == ["start", "fan:s1", "middle", "done"]
+    assert seen == [("start", 0)]
+
+
+@pytest.mark.asyncio
+async def test_router_returning_unknown_node_is_named() -> None:
+    """A router choosing a node that does not exist fails naming it."""
+    graph = (
+        StateGraph(State)
+        .add_node("a", _noop)
+        .add_edge(START, "a")
+        .add_conditional_edges("a", lambda s: "ghost")
+        .compile()
+    )
+    with pytest.raises(InvalidUpdateError, match="chose 'ghost', which is not a node"):
+        await graph.ainvoke({})
+
+
+@pytest.mark.asyncio
+async def test_recursion_limit_stops_endless_loops() -> None:
+    """A loop that never ends raises GraphRecursionError at the limit."""
+    graph = (
+        StateGraph(State)
+        .add_node("spin", lambda s: {"log": ["x"]})
+        .add_edge(START, "spin")
+        .add_edge("spin", "spin")
+        .compile()
+    )
+    with pytest.raises(GraphRecursionError, match="recursion limit of 5") as info:
+        await graph.ainvoke({"log": []}, config={"recursion_limit": 5})
+    assert info.value.limit == 5
+
+
+@dataclasses.dataclass
+class Counter2:
+    """A dataclass state with defaults."""
+
+    n: int = 0
+    seen: Annotated[list[int], operator.add] = dataclasses.field(default_factory=list)
+
+
+@pytest.mark.asyncio
+async def test_dataclass_state_nodes_get_instances(mode: str) -> None:
+    """With a dataclass schema, nodes receive instances and defaults fill missing fields."""
+    graph = (
+        StateGraph(Counter2)
+        .add_node("inc", node(lambda s: {"n": s.n + 1, "seen": [s.n]}, mode))
+        .add_edge(START, "inc")
+        .compile()
+    )
+    assert await graph.ainvoke({}) == {"n": 1, "seen": [0]}
+    assert await graph.ainvoke(Counter2(n=5)) == {"n": 6, "seen": [5]}
+
+
+def _streaming_graph(checkpointer: Checkpointer, mode: str) -> Any:
+    def a(state: State) -> dict[str, Any]:
+        get_stream_writer()("from-a")
+        return {"log": ["a"]}
+
+    def b(state: State, ctx: NodeContext) -> dict[str, Any]:
+        ctx.write("from-b")
+        return {"answer": interrupt("q")}
+
+    return (
+        StateGraph(State)
+        .add_node("a", node(a, mode))
+        .add_node("b", node(b, mode))
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=checkpointer)
+    )
+
+
+@pytest.mark.asyncio
+async def test_astream_modes(checkpointer: Checkpointer, mode: str) -> None:
+    """astream yields updates, values, custom chunks, or (mode, chunk) pairs for a list of modes."""
+    graph = _streaming_graph(checkpointer, mode)
+    updates = [c async for c in graph.astream({"log": []}, thread_id="u")]
+    assert updates[0] == {"a": {"log": ["a"]}}
+    assert [i.value for i in updates[1]["__interrupt__"]] == ["q"]
+    assert len(updates) == 2
+    values = [c async for c in graph.astream({"log": []}, thread_id="v", stream_mode="values")]
+    assert values == [{"log": []}, {"log": ["a"]}]
+    custom = [c async for c in graph.astream({"log": []}, thread_id="c", stream_mode="custom")]
+    assert custom == ["from-a", "from-b"]
+    both = [
+        c async for c in graph.astream({"log": []}, thread_id="m", stream_mode=["custom", "values"])
+    ]
+    assert both == [
+        ("values", {"log": []}),
+        ("custom", "from-a"),
+        ("values", {"log": ["a"]}),
+        ("custom", "from-b"),
+    ]
+    resumed = [c async for c in graph.astream(Command(resume="x"), thread_id="u")]
+    assert resumed == [{"b": {"answer": "x"}}]
+    with pytest.raises(ValueError, match="unknown stream_mode 'debug'"):
+        [c async for c in graph.astream({}, thread_id="z", stream_mode="debug")]
+
+
+@pytest.mark.asyncio
+async def test_astream_stopped_early_cancels_the_run(checkpointer: Checkpointer) -> None:
+    """Leaving an astream loop early cancels the rest of the run."""
+    finished: list[str] = []
+
+    async def slow(state: State) -> dict[str, Any]:
+        await asyncio.sleep(0.05)
+        finished.append("slow")
+        return {"log": ["slow"]}
+
+    graph = (
+        StateGraph(State)
+        .add_node("fast", lambda s: {"log": ["fast"]})
+        .add_node("slow", slow)
+        .add_edge(START, "fast")
+        .add_edge("fast", "slow")
+        .compile(checkpointer=checkpointer)
+    )
+    stream = graph.astream({"log": []}, thread_id="t")
+    async for chunk in stream:
+        assert chunk == {"fast": {"log": ["fast"]}}
+        break
+    await stream.aclose()
+    assert finished == []
+
+
+def test_get_stream_writer_outside_run_raises() -> None:
+    """get_stream_writer() outside a run raises ContextMissingError."""
+    with pytest.raises(ContextMissingError, match="outside a graph run"):
+        get_stream_writer()
+
+
+def test_sync_forms_run_async_nodes(checkpointer: Checkpointer, mode: str) -> None:
+    """The sync forms work without a running loop, also when the nodes are async."""
+    graph = _streaming_graph(checkpointer, mode)
+    paused = graph.invoke({"log": []}, thread_id="t")
+    assert [i.value for i in paused["__interrupt__"]] == ["q"]
+    assert graph.get_state("t").next == ("b",)
+    graph.update_state("t", {"log": ["human"]})
+    assert [c for c in graph.stream(Command(resume="ok"), thread_id="t")] == [
+        {"b": {"answer": "ok"}}
+    ]
+    assert graph.get_state("t").values == {"log": ["a", "human"], "answer": "ok"}
+    sources = [s.metadata["source"] for s in graph.get_state_history("t") if s.metadata]
+    assert sources == ["loop", "update", "loop", "input"]
+
+
+@pytest.mark.asyncio
+async def test_sync_forms_refuse_inside_running_loop() -> None:
+    """The sync forms raise a clear error when an event loop already runs in the thread."""
+    graph = StateGraph(State).add_node("a", _noop).add_edge(START, "a").compile()
+    with pytest.raises(SyncUnavailableError, match=r"use `await graph.ainvoke"):
+        graph.invoke({})
+    with pytest.raises(SyncUnavailableError, match=r"use `await graph.astream"):
+        graph.stream({})
+
+
+def test_sync_forms_refuse_in_pyodide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In Pyodide the sync forms raise an error telling to use the async form."""
+    monkeypatch.setattr(compiled_module, "IN_PYODIDE", True)
+    graph = (
+        StateGraph(State)
+        .add_node("a", _noop)
+        .add_edge(START, "a")
+        .compile(checkpointer=InMemoryCheckpointer())
+    )
+    with pytest.raises(SyncUnavailableError, match=r"not available in Pyodide.*ainvoke"):
+        graph.invoke({}, thread_id="t")
+    with pytest.raises(SyncUnavailableError, match=r"aget_state"):
+        graph.get_state("t")
+    with pytest.raises(SyncUnavailableError, match=r"aupdate_state"):
+        graph.update_state("t", {})
