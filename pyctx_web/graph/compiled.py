@@ -6,9 +6,17 @@ import asyncio
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, Mapping, Sequence
 from contextvars import copy_context
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
+from pyctx_web.graph.config import (
+    DEFAULT_RECURSION_LIMIT,
+    DONE,
+    config_of,
+    next_item,
+    parse_config,
+    stream_modes,
+)
 from pyctx_web.graph.errors import (
     GraphConfigError,
     InvalidUpdateError,
@@ -44,57 +52,6 @@ if TYPE_CHECKING:
 __all__ = ["CompiledGraph"]
 
 T = TypeVar("T")
-
-STREAM_MODES: Final = frozenset({"updates", "values", "custom"})
-DEFAULT_RECURSION_LIMIT: Final = 25
-_DONE: Final = "__done__"
-
-
-def _config_of(thread_id: str | None, checkpoint_id: str | None = None) -> dict[str, Any]:
-    conf: dict[str, Any] = {"thread_id": thread_id}
-    if checkpoint_id is not None:
-        conf["checkpoint_id"] = checkpoint_id
-    return {"configurable": conf}
-
-
-def _parse_config(
-    thread_id: str | None, config: Mapping[str, Any] | None
-) -> tuple[str | None, str | None, int]:
-    """``(thread_id, checkpoint_id, recursion_limit)`` from the keyword and a LangGraph config."""
-    checkpoint_id = None
-    limit = DEFAULT_RECURSION_LIMIT
-    if config is not None:
-        if not isinstance(config, Mapping):
-            raise TypeError(f"config must be a dict, not {type(config).__qualname__!r}")
-        conf = config.get("configurable") or {}
-        if thread_id is None:
-            thread_id = conf.get("thread_id")
-        checkpoint_id = conf.get("checkpoint_id")
-        limit = config.get("recursion_limit", limit)
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise ValueError(f"recursion_limit must be an int >= 1, not {limit!r}")
-    if thread_id is not None and not isinstance(thread_id, str):
-        raise TypeError(f"thread_id must be a str, not {type(thread_id).__qualname__!r}")
-    if checkpoint_id is not None and not isinstance(checkpoint_id, str):
-        raise TypeError(f"checkpoint_id must be a str, not {type(checkpoint_id).__qualname__!r}")
-    return thread_id, checkpoint_id, limit
-
-
-def _stream_modes(stream_mode: str | Sequence[str]) -> tuple[frozenset[str], bool]:
-    single = isinstance(stream_mode, str)
-    modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
-    for mode in modes:
-        if mode not in STREAM_MODES:
-            raise ValueError(
-                f"unknown stream_mode {mode!r}; expected one of {', '.join(sorted(STREAM_MODES))}"
-            )
-    if not modes:
-        raise ValueError("stream_mode must name at least one mode")
-    return frozenset(modes), single
-
-
-async def _next_item(agen: AsyncIterator[T]) -> T:
-    return await agen.__anext__()
 
 
 class CompiledGraph:
@@ -304,7 +261,7 @@ class CompiledGraph:
         "recursion_limit": 25}`` is accepted as in LangGraph; naming an older
         checkpoint forks the thread from it.
         """
-        tid, cid, limit = _parse_config(thread_id, config)
+        tid, cid, limit = parse_config(thread_id, config)
         run = self._new_run(input, tid)
         outcome = await current_run.run(run, self._execute, input, tid, cid, limit, run)
         return self._result(outcome)
@@ -325,8 +282,8 @@ class CompiledGraph:
         ``"custom"`` yields what nodes send through ``get_stream_writer()``.
         A list of modes yields ``(mode, chunk)`` pairs.
         """
-        modes, single = _stream_modes(stream_mode)
-        tid, cid, limit = _parse_config(thread_id, config)
+        modes, single = stream_modes(stream_mode)
+        tid, cid, limit = parse_config(thread_id, config)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         run = self._new_run(input, tid, modes, queue)
 
@@ -334,7 +291,7 @@ class CompiledGraph:
             try:
                 await self._execute(input, tid, cid, limit, run)
             finally:
-                queue.put_nowait((_DONE, None))
+                queue.put_nowait((DONE, None))
 
         context = copy_context()
         context.run(current_run.enter_with, run)
@@ -342,7 +299,7 @@ class CompiledGraph:
         try:
             while True:
                 mode, chunk = await queue.get()
-                if mode == _DONE:
+                if mode == DONE:
                     break
                 yield chunk if single else (mode, chunk)
             await producer
@@ -378,10 +335,10 @@ class CompiledGraph:
         return StateSnapshot(
             values=self.spec.schema.output(values),
             next=tuple(t.name for t in tasks if t.result is None),
-            config=_config_of(cp.thread_id, cp.id),
+            config=config_of(cp.thread_id, cp.id),
             metadata=cp.metadata(),
             created_at=cp.created_at,
-            parent_config=_config_of(cp.thread_id, cp.parent_id) if cp.parent_id else None,
+            parent_config=config_of(cp.thread_id, cp.parent_id) if cp.parent_id else None,
             tasks=tuple(tasks),
             interrupts=tuple(pending.waiting(cp.tasks)),
         )
@@ -394,13 +351,13 @@ class CompiledGraph:
     ) -> StateSnapshot:
         """The state of the thread at its latest checkpoint (or the one the config names)."""
         if isinstance(thread_id, Mapping):
-            tid, cid, _ = _parse_config(None, thread_id)
+            tid, cid, _ = parse_config(None, thread_id)
         else:
-            tid, cid, _ = _parse_config(thread_id, config)
+            tid, cid, _ = parse_config(thread_id, config)
         _, tid = self._require_thread(tid, "aget_state()")
         loaded = await self._load(tid, cid)
         if loaded is None:
-            return StateSnapshot({}, (), _config_of(tid), None, None, None)
+            return StateSnapshot({}, (), config_of(tid), None, None, None)
         return self._snapshot(*loaded)
 
     async def aget_state_history(
@@ -416,12 +373,12 @@ class CompiledGraph:
         checkpoint; ``limit`` caps how many are yielded.
         """
         if isinstance(thread_id, Mapping):
-            tid, _, _ = _parse_config(None, thread_id)
+            tid, _, _ = parse_config(None, thread_id)
         else:
-            tid, _, _ = _parse_config(thread_id, None)
+            tid, _, _ = parse_config(thread_id, None)
         checkpointer, tid = self._require_thread(tid, "aget_state_history()")
         if isinstance(before, Mapping):
-            before = _parse_config(None, before)[1]
+            before = parse_config(None, before)[1]
         async for record in checkpointer.alist(tid, limit=limit, before=before):
             yield self._snapshot(*decode_record(self.serde, record))
 
@@ -440,9 +397,9 @@ class CompiledGraph:
         A question still waiting on the same node stays pending with its id.
         """
         if isinstance(thread_id, Mapping):
-            tid, cid, _ = _parse_config(None, thread_id)
+            tid, cid, _ = parse_config(None, thread_id)
         else:
-            tid, cid, _ = _parse_config(thread_id, None)
+            tid, cid, _ = parse_config(thread_id, None)
         _, tid = self._require_thread(tid, "aupdate_state()")
         run = self._new_run(values, tid)
         return await current_run.run(run, self._update, tid, cid, values, as_node, run)
@@ -516,7 +473,7 @@ class CompiledGraph:
             if rec.answers:
                 items.append((task_of[task_id], "resume", rec))
         await engine.save_writes(new, items)
-        return _config_of(thread_id, new_id)
+        return config_of(thread_id, new_id)
 
     # -- sync forms ------------------------------------------------------------------------
 
@@ -561,7 +518,7 @@ class CompiledGraph:
     ) -> Iterator[Any]:
         """Sync form of :meth:`astream` (CPython only); chunks come as the run makes them."""
         self._check_sync("stream")
-        _stream_modes(stream_mode)
+        stream_modes(stream_mode)
         return self._stream_sync(input, thread_id, config, stream_mode)
 
     def _stream_sync(
@@ -576,7 +533,7 @@ class CompiledGraph:
             try:
                 while True:
                     try:
-                        item = runner.run(_next_item(agen))
+                        item = runner.run(next_item(agen))
                     except StopAsyncIteration:
                         return
                     yield item

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -51,7 +51,7 @@ def new_checkpoint_id() -> str:
     """A new unique checkpoint id, roughly ordered by creation time."""
     # A time prefix keeps ids roughly ordered across processes too.
     stamp = time.time_ns() // 1000
-    return f"{stamp:014x}-{next(_sequence) % 0x10000:04x}-{uuid.uuid4().hex[:14]}"
+    return f"{stamp:014x}-{next(_sequence) % 0x10000:04x}-{os.urandom(7).hex()}"
 
 
 def stable_id(*parts: object) -> str:

@@ -114,10 +114,9 @@ class Engine:
     # -- persistence ---------------------------------------------------------------
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
-        """Write ``cp`` if the graph has a checkpointer (encoding checks the values even if not)."""
-        stored = encode_checkpoint(self.serde, cp)
+        """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
         if self.checkpointer is not None:
-            await self.checkpointer.aput(stored)
+            await self.checkpointer.aput(encode_checkpoint(self.serde, cp))
 
     async def save_writes(
         self, cp: Checkpoint, items: Sequence[tuple[TaskSpec | None, str, TaskRecord]]
