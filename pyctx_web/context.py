@@ -276,7 +276,10 @@ class AsyncLocalStorage(Variable[T]):
         The store is restored when ``fn`` returns or raises. A coroutine
         returned by ``fn`` runs wholly without the store, in a context of its own.
         """
-        return self.run(self._default, fn, *args, **kwargs)
+        # Variable.run, not self.run: a call with *args to a plain function is inlined by
+        # the interpreter, one to a bound method recurses in C, which in Pyodide uses up
+        # the JavaScript stack (a fatal error) long before the recursion limit.
+        return Variable.run(self, self._default, fn, *args, **kwargs)
 
     def disable(self) -> None:
         """Make :meth:`get_store` return ``default_value`` until the next ``run`` or ``enter_with``.
@@ -302,6 +305,10 @@ class AsyncLocalStorage(Variable[T]):
         Each call runs in a fresh copy of the captured context: the bound
         function may call itself re-entrantly, and what one call sets is not
         seen by the next. A coroutine returned by ``fn`` runs in that copy.
+
+        Each call enters the copy with ``Context.run``, a C-level call: in Pyodide,
+        where those use the JavaScript stack, recursion through bound functions is
+        good for a few hundred levels (``run`` and ``exit`` for thousands).
         """
         if not callable(fn):
             raise TypeError(f"bind() argument must be callable, not {type(fn).__name__!r}")

@@ -486,7 +486,7 @@ async def scenario_node_no_mix_contexts() -> None:
 
 
 def scenario_node_deep_stack_of_1000_runs() -> None:
-    """run, exit and bind recursing 1,000 deep work, with at most two library frames per level."""
+    """run, exit and bind recurse 1,000 deep with at most two library frames per level."""
     als = AsyncLocalStorage[int]()
     depth = 1000
     bottom: list[tuple[str, int, int | None]] = []
@@ -503,6 +503,10 @@ def scenario_node_deep_stack_of_1000_runs() -> None:
         bottom.append(("exit", _library_frames(), als.get_store()))
         return None
 
+    # Each level of bind nests Context.run, a C call into the interpreter; inside Pyodide
+    # that uses the JavaScript stack, which holds a few hundred such levels.
+    bind_depth = 200 if sys.platform == "emscripten" else depth
+
     def via_bind(count: int) -> None:
         if count > 0:
             return AsyncLocalStorage.bind(via_bind)(count - 1)
@@ -518,12 +522,13 @@ def scenario_node_deep_stack_of_1000_runs() -> None:
         via_run(depth)
         als.enter_with(7)
         via_exit(depth)
-        via_bind(depth)
+        via_bind(bind_depth)
     finally:
         sys.setrecursionlimit(old_limit)
     assert [(name, store) for name, _, store in bottom] == [("run", 1), ("exit", None), ("bind", 7)]
     for name, frames, _ in bottom:
-        assert depth <= frames - base <= 2 * depth, (name, frames - base)
+        levels = bind_depth if name == "bind" else depth
+        assert levels <= frames - base <= 2 * levels, (name, frames - base)
     assert als.get_store() == 7
 
 
