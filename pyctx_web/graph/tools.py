@@ -1,0 +1,149 @@
+"""Tools: functions a node calls by name, with arguments checked against a JSON Schema.
+
+::
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+    @tool(parameters=schema)
+    async def double(args: dict[str, Any], ctx: RunContext[Any]) -> int:
+        "Double a number."
+        return args["n"] * 2
+
+    graph = builder.compile(tools=[double])
+    # in a node: await ctx.call_tool("double", {"n": 21})  -> 42
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, overload
+
+from pyctx_web.errors import PyctxError
+from pyctx_web.graph.schema import check_schema, validate
+
+if TYPE_CHECKING:
+    from pyctx_web.graph.run_context import RunContext
+
+__all__ = ["Tool", "ToolArgumentError", "UnknownToolError", "tool", "tool_table"]
+
+ToolFunction = Callable[[dict[str, Any], "RunContext[Any]"], Any]
+
+
+class ToolArgumentError(PyctxError, ValueError):
+    """Arguments of a tool call break the tool's parameter schema; ``problems`` lists how."""
+
+    def __init__(self, tool: str, problems: list[str]) -> None:
+        listed = "\n  ".join(problems)
+        super().__init__(f"invalid arguments for tool {tool!r}:\n  {listed}")
+        self.tool = tool
+        self.problems = problems
+
+
+class UnknownToolError(PyctxError, LookupError):
+    """A tool was called by a name the graph does not know; ``known`` lists the names it knows."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        names = ", ".join(repr(n) for n in known) or "none"
+        super().__init__(f"unknown tool {name!r}; known tools: {names}")
+        self.name = name
+        self.known = known
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A function with a name, a description and a JSON Schema for its arguments."""
+
+    name: str
+    """How nodes call it."""
+    description: str
+    """What it does, for people and models."""
+    parameters: Mapping[str, Any]
+    """A JSON Schema object its arguments must satisfy."""
+    fn: ToolFunction
+    """``fn(args, ctx)``, sync or async."""
+
+    def check(self, args: Any) -> None:
+        """Raise :class:`ToolArgumentError` listing every way ``args`` break the schema."""
+        if not isinstance(args, Mapping):
+            raise ToolArgumentError(
+                self.name, [f"args: expected an object (dict), got {type(args).__name__}"]
+            )
+        problems = validate(args, self.parameters)
+        if problems:
+            raise ToolArgumentError(self.name, problems)
+
+    async def invoke(self, args: dict[str, Any], ctx: RunContext[Any]) -> Any:
+        """Call the function; await its result when it is awaitable."""
+        result = self.fn(args, ctx)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def _make_tool(
+    fn: ToolFunction, name: str | None, description: str | None, parameters: Any
+) -> Tool:
+    if not callable(fn):
+        raise TypeError(f"@tool must decorate a function, not {type(fn).__name__!r}")
+    tool_name = name or getattr(fn, "__name__", None)
+    if not isinstance(tool_name, str) or not tool_name:
+        raise ValueError("a tool needs a name: pass tool(name=...)")
+    schema = {"type": "object"} if parameters is None else parameters
+    check_schema(schema, f"tool {tool_name!r} parameters")
+    doc = inspect.getdoc(fn) or ""
+    return Tool(
+        name=tool_name,
+        description=description if description is not None else doc.split("\n\n", 1)[0],
+        parameters=MappingProxyType(dict(schema)),
+        fn=fn,
+    )
+
+
+@overload
+def tool(fn: ToolFunction, /) -> Tool: ...
+@overload
+def tool(
+    fn: None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> Callable[[ToolFunction], Tool]: ...
+
+
+def tool(
+    fn: ToolFunction | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> Tool | Callable[[ToolFunction], Tool]:
+    """Make a :class:`Tool` of ``fn(args, ctx)``; use as ``@tool`` or ``@tool(name=..., ...)``.
+
+    ``name`` defaults to the function's name, ``description`` to the first
+    paragraph of its docstring, ``parameters`` to any object.
+    """
+    if fn is not None:
+        return _make_tool(fn, name, description, parameters)
+
+    def decorate(function: ToolFunction) -> Tool:
+        return _make_tool(function, name, description, parameters)
+
+    return decorate
+
+
+def tool_table(tools: Any) -> dict[str, Tool]:
+    """Index ``tools`` by name; raise on a non-tool or a duplicate name."""
+    table: dict[str, Tool] = {}
+    for item in tools or ():
+        if not isinstance(item, Tool):
+            raise TypeError(f"tools must be made with @tool, not {type(item).__name__!r}")
+        if item.name in table:
+            raise ValueError(f"two tools are named {item.name!r}")
+        table[item.name] = item
+    return table
