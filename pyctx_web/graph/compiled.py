@@ -256,7 +256,8 @@ class CompiledGraph:
         ``input`` is a dict (or dataclass) of state values that starts a run,
         ``Command(resume=...)`` that answers a paused run, or ``None`` that
         continues the thread's saved run. While paused, the values also hold
-        ``"__interrupt__": [Interrupt(value, id), ...]``.
+        ``"__interrupt__": [Interrupt(value, id), ...]``. A new input on a
+        paused thread starts a new run and drops the pending questions.
         ``config={"configurable": {"thread_id": ..., "checkpoint_id": ...},
         "recursion_limit": 25}`` is accepted as in LangGraph; naming an older
         checkpoint forks the thread from it.

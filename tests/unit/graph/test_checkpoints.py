@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -152,7 +153,7 @@ async def test_corrupt_sqlite_checkpoint_names_thread_and_id(tmp_path: Path) -> 
     await graph.ainvoke({"log": []}, thread_id="t")
     snaps = await history(graph, "t")
     latest = checkpoint_id(snaps[0])
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         conn.execute(
             'UPDATE pyctx_checkpoints SET data = \'{"v": 1, "values": [\' WHERE checkpoint_id = ?',
             (latest,),
@@ -176,7 +177,7 @@ async def test_corrupt_pending_write_names_thread_and_id(tmp_path: Path) -> None
     graph = _corruptible_graph(saver)
     await graph.ainvoke({"log": []}, thread_id="t")
     latest = checkpoint_id((await history(graph, "t"))[0])
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         conn.execute("UPDATE pyctx_writes SET data = 'not json'")
     with pytest.raises(CheckpointError, match=latest):
         await graph.aget_state("t")
@@ -190,7 +191,7 @@ async def test_failed_sqlite_write_leaves_previous_checkpoint(tmp_path: Path) ->
     saver = SQLiteCheckpointer(db)
     graph = _corruptible_graph(saver)
     await graph.ainvoke({"log": []}, thread_id="ok")
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         conn.execute(
             "CREATE TRIGGER refuse_loop BEFORE INSERT ON pyctx_checkpoints "
             "WHEN NEW.thread_id = 't' AND NEW.data LIKE '%\"source\":\"loop\"%' "
