@@ -24,6 +24,7 @@ from __future__ import annotations
 from pyctx_web.graph.builder import StateGraph
 from pyctx_web.graph.checkpoint import (
     Checkpointer,
+    IndexedDBCheckpointer,
     InMemoryCheckpointer,
     SQLiteCheckpointer,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "GraphInterrupt",
     "GraphRecursionError",
     "InMemoryCheckpointer",
+    "IndexedDBCheckpointer",
     "Interrupt",
     "InvalidGraphError",
     "InvalidUpdateError",

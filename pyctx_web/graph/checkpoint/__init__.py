@@ -8,6 +8,7 @@ from pyctx_web.graph.checkpoint.base import (
     StoredCheckpoint,
     StoredWrite,
 )
+from pyctx_web.graph.checkpoint.indexeddb import IndexedDBCheckpointer
 from pyctx_web.graph.checkpoint.memory import InMemoryCheckpointer
 from pyctx_web.graph.checkpoint.sqlite import SQLiteCheckpointer
 
@@ -15,6 +16,7 @@ __all__ = [
     "CheckpointRecord",
     "Checkpointer",
     "InMemoryCheckpointer",
+    "IndexedDBCheckpointer",
     "SQLiteCheckpointer",
     "StoredCheckpoint",
     "StoredWrite",

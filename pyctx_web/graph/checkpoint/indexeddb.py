@@ -1,0 +1,515 @@
+"""A checkpointer on IndexedDB, for Pyodide in a browser page or a Web Worker.
+
+Threads survive a page reload: every checkpointer object opened on the same
+database name (in this page, a later page or another tab of the origin) sees
+the same checkpoints.
+
+Storage (database version 1):
+
+* object store ``checkpoints``, key path ``[thread_id, seq]``, where ``seq``
+  numbers the checkpoints of a thread from 1; a unique index ``by_id`` on
+  ``[thread_id, checkpoint_id]``. The latest checkpoint is the first entry of
+  a ``"prev"`` cursor over the thread's key range, one checkpoint is one index
+  lookup, and a new one reads only the thread's last key: the cost does not
+  grow with the history.
+* object store ``writes``, key path ``[thread_id, checkpoint_id, task_id,
+  kind]``: a write replaces an earlier one with the same task and kind; a
+  ``seq`` field keeps the order in which each pair was first stored.
+
+Every operation is one IndexedDB transaction whose requests are all issued
+from JavaScript callbacks of that transaction, so it cannot commit early
+while Python code runs; a checkpoint or a batch of writes is stored whole or
+not at all. The JavaScript side resolves each operation with a JSON text:
+no Python object is ever handed to JavaScript, so no proxy can leak.
+
+Outside Pyodide in a browser the module imports, and constructing the
+checkpointer raises :class:`~pyctx_web.errors.JsUnavailableError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Final
+
+from pyctx_web._env import IN_BROWSER, IN_PYODIDE
+from pyctx_web.errors import JsUnavailableError
+from pyctx_web.graph.checkpoint.base import (
+    Checkpointer,
+    CheckpointRecord,
+    StoredCheckpoint,
+    StoredWrite,
+    check_limit,
+)
+from pyctx_web.graph.errors import CheckpointError
+
+if IN_PYODIDE:
+    import js
+    from pyodide.code import run_js
+
+__all__ = ["IndexedDBCheckpointer"]
+
+SCHEMA_VERSION: Final = 1
+"""The IndexedDB version of the database layout described in the module docstring."""
+
+_JS_HELPERS: Final = r"""
+(() => {
+  const describe = (v) => v === undefined ? "undefined" : v === null ? "null"
+    : typeof v === "object" ? Object.prototype.toString.call(v).slice(8, -1) : typeof v;
+  // Fields pass through when they have the stored type; anything else is described,
+  // so that Python can report the record as corrupt.
+  const text = (v) => typeof v === "string" ? v : { corrupt: describe(v) };
+  const optionalText = (v) => v === null ? null : text(v);
+  const number = (v) => typeof v === "number" ? v : { corrupt: describe(v) };
+  const failure = (e) => ({
+    status: "error",
+    name: (e && e.name) || "Error",
+    message: (e && e.message) || String(e),
+  });
+  const BOTH = ["checkpoints", "writes"];
+  const threadRange = (t) => IDBKeyRange.bound([t], [t, []]);
+  const checkpointRange = (t, c) => IDBKeyRange.bound([t, c], [t, c, []]);
+  const checkpointOf = (v) => ({
+    seq: number(v.seq),
+    checkpoint_id: text(v.checkpoint_id),
+    parent_id: optionalText(v.parent_id),
+    created_at: text(v.created_at),
+    data: text(v.data),
+  });
+  const writeOf = (w) => ({
+    task_id: text(w.task_id), kind: text(w.kind), seq: number(w.seq), data: text(w.data),
+  });
+
+  // Runs body(tx, state, stop) in one transaction; resolves with a JSON text once the
+  // transaction has completed ({status: "ok", value}) or aborted (the reason).
+  const run = (conn, stores, mode, body) => new Promise((resolve) => {
+    if (conn.closed) { resolve(JSON.stringify({ status: "closed" })); return; }
+    let tx;
+    try {
+      tx = conn.db.transaction(stores, mode);
+    } catch (e) {
+      const closed = e && e.name === "InvalidStateError";
+      resolve(JSON.stringify(closed ? { status: "closed" } : failure(e)));
+      return;
+    }
+    const state = { value: null, outcome: null };
+    const stop = (outcome) => {
+      if (state.outcome === null) state.outcome = outcome;
+      try { tx.abort(); } catch (e) { /* already finished */ }
+    };
+    const guard = (fn) => (event) => {
+      try { fn(event); } catch (e) { stop(failure(e)); }
+    };
+    tx.oncomplete = () => resolve(
+      JSON.stringify(state.outcome || { status: "ok", value: state.value }));
+    tx.onabort = () => resolve(JSON.stringify(state.outcome || failure(
+      tx.error || { name: "AbortError", message: "the transaction was aborted" })));
+    try { body(tx, state, stop, guard); } catch (e) { stop(failure(e)); }
+  });
+
+  // Reads the writes of checkpoint value `v` in transaction `tx`; calls done(record).
+  const withWrites = (tx, v, guard, done) => {
+    const request = tx.objectStore("writes").getAll(checkpointRange(v.thread_id, v.checkpoint_id));
+    request.onsuccess = guard(() => done({
+      checkpoint: checkpointOf(v), writes: request.result.map(writeOf),
+    }));
+  };
+
+  return {
+    open: (name, version) => new Promise((resolve) => {
+      let request;
+      try {
+        request = indexedDB.open(name, version);
+      } catch (e) {
+        resolve(JSON.stringify(failure(e)));
+        return;
+      }
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        if (!db.objectStoreNames.contains("checkpoints")) {
+          const store = db.createObjectStore("checkpoints", { keyPath: ["thread_id", "seq"] });
+          store.createIndex("by_id", ["thread_id", "checkpoint_id"], { unique: true });
+        }
+        if (!db.objectStoreNames.contains("writes")) {
+          const keyPath = ["thread_id", "checkpoint_id", "task_id", "kind"];
+          db.createObjectStore("writes", { keyPath });
+        }
+      };
+      request.onsuccess = () => {
+        const conn = { db: request.result, closed: false };
+        // Another connection wants a new version or to delete the database: let it.
+        conn.db.onversionchange = () => { conn.closed = true; conn.db.close(); };
+        conn.db.onclose = () => { conn.closed = true; };
+        resolve(conn);
+      };
+      request.onerror = (event) => {
+        event.preventDefault();
+        resolve(JSON.stringify(failure(request.error)));
+      };
+    }),
+
+    close: (conn) => { conn.closed = true; conn.db.close(); },
+
+    latest: (conn, t) => run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
+      const request = tx.objectStore("checkpoints").openCursor(threadRange(t), "prev");
+      request.onsuccess = guard(() => {
+        if (!request.result) return;
+        withWrites(tx, request.result.value, guard, (r) => { state.value = r; });
+      });
+    }),
+
+    byId: (conn, t, c) => run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
+      const request = tx.objectStore("checkpoints").index("by_id").get([t, c]);
+      request.onsuccess = guard(() => {
+        if (request.result === undefined) return;
+        withWrites(tx, request.result, guard, (r) => { state.value = r; });
+      });
+    }),
+
+    // Up to `count` checkpoints newest first, below `before` (an id) or `below` (a seq);
+    // Python's None arrives as undefined.
+    page: (conn, t, before, below, count) => run(
+      conn, BOTH, "readonly", (tx, state, stop, guard) => {
+        const store = tx.objectStore("checkpoints");
+        const records = [];
+        state.value = records;
+        const scan = (upper) => {
+          const range = upper == null
+            ? threadRange(t) : IDBKeyRange.bound([t], [t, upper], false, true);
+          const request = store.openCursor(range, "prev");
+          request.onsuccess = guard(() => {
+            const cursor = request.result;
+            if (!cursor) return;
+            const index = records.length;
+            records.push(null);
+            withWrites(tx, cursor.value, guard, (r) => { records[index] = r; });
+            if (records.length < count) cursor.continue();
+          });
+        };
+        if (before == null) {
+          scan(below);
+          return;
+        }
+        const key = store.index("by_id").getKey([t, before]);
+        key.onsuccess = guard(() => {
+          if (key.result === undefined) stop({ status: "missing" });
+          else scan(key.result[1]);
+        });
+      }),
+
+    put: (conn, payload) => run(conn, ["checkpoints"], "readwrite", (tx, state, stop, guard) => {
+      const c = JSON.parse(payload);
+      const store = tx.objectStore("checkpoints");
+      const existing = store.index("by_id").getKey([c.thread_id, c.checkpoint_id]);
+      existing.onsuccess = guard(() => {
+        if (existing.result !== undefined) { stop({ status: "duplicate" }); return; }
+        const last = store.openKeyCursor(threadRange(c.thread_id), "prev");
+        last.onsuccess = guard(() => {
+          c.seq = last.result ? last.result.primaryKey[1] + 1 : 1;
+          store.add(c);
+        });
+      });
+    }),
+
+    putWrites: (conn, t, c, payload) => run(
+      conn, BOTH, "readwrite", (tx, state, stop, guard) => {
+        const writes = JSON.parse(payload);
+        const exists = tx.objectStore("checkpoints").index("by_id").getKey([t, c]);
+        exists.onsuccess = guard(() => {
+          if (exists.result === undefined) { stop({ status: "missing" }); return; }
+          const store = tx.objectStore("writes");
+          const current = store.getAll(checkpointRange(t, c));
+          current.onsuccess = guard(() => {
+            const seqs = new Map();
+            let last = 0;
+            for (const w of current.result) {
+              const seq = typeof w.seq === "number" ? w.seq : 0;
+              seqs.set(JSON.stringify([w.task_id, w.kind]), seq);
+              last = Math.max(last, seq);
+            }
+            for (const [task_id, kind, data] of writes) {
+              const pair = JSON.stringify([task_id, kind]);
+              let seq = seqs.get(pair);
+              if (seq === undefined) { seq = ++last; seqs.set(pair, seq); }
+              store.put({ thread_id: t, checkpoint_id: c, task_id, kind, seq, data });
+            }
+          });
+        });
+      }),
+
+    deleteThread: (conn, t) => run(conn, BOTH, "readwrite", (tx) => {
+      tx.objectStore("checkpoints").delete(threadRange(t));
+      tx.objectStore("writes").delete(threadRange(t));
+    }),
+  };
+})()
+"""
+
+_helpers: Any = None
+
+
+def _js() -> Any:
+    """The JavaScript helpers, created on first use."""
+    global _helpers
+    if _helpers is None:
+        _helpers = run_js(_JS_HELPERS)
+    return _helpers
+
+
+def _require_browser() -> None:
+    if IN_BROWSER and getattr(js, "indexedDB", None) is not None:
+        return
+    if IN_BROWSER:
+        where = "a browser context without IndexedDB (an opaque origin or storage disabled)"
+    elif IN_PYODIDE:
+        where = "Pyodide in Node, which has no IndexedDB"
+    else:
+        where = f"{sys.implementation.name} on {sys.platform!r}"
+    raise JsUnavailableError(
+        "IndexedDBCheckpointer needs Pyodide in a browser (a page or a Web Worker) "
+        f"with IndexedDB; this is {where}. Use SQLiteCheckpointer elsewhere."
+    )
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+class IndexedDBCheckpointer(Checkpointer):
+    """Stores checkpoints in the IndexedDB database ``database_name`` of the page's origin.
+
+    The connection opens on first use (creating the stores) and closes with
+    :meth:`close`. Several checkpointers may share one database: each
+    operation is its own transaction. When another connection upgrades or
+    deletes the database, this one closes and reopens on its next use.
+    ``page_size`` is how many checkpoints :meth:`alist` reads per transaction.
+    """
+
+    def __init__(self, database_name: str = "pyctx_web", *, page_size: int = 100) -> None:
+        _require_browser()
+        if not isinstance(database_name, str) or not database_name:
+            raise ValueError(f"database_name must be a non-empty str, not {database_name!r}")
+        if not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1:
+            raise ValueError(f"page_size must be an int >= 1, not {page_size!r}")
+        self.database_name = database_name
+        self._page_size = page_size
+        self._conn: Any = None
+        self._opening: asyncio.Lock | None = None
+
+    def __repr__(self) -> str:
+        return f"IndexedDBCheckpointer({self.database_name!r})"
+
+    async def _connection(self) -> Any:
+        if self._conn is not None and not self._conn.closed:
+            return self._conn
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+        async with self._opening:
+            if self._conn is None or self._conn.closed:
+                opened = await _js().open(self.database_name, SCHEMA_VERSION)
+                if isinstance(opened, str):
+                    reason = json.loads(opened)
+                    raise CheckpointError(
+                        f"cannot open the IndexedDB database {self.database_name!r}: "
+                        f"{reason['name']}: {reason['message']}"
+                    )
+                self._conn = opened
+        return self._conn
+
+    def close(self) -> None:
+        """Close the connection; the next call opens it again."""
+        if self._conn is not None:
+            _js().close(self._conn)
+            self._conn = None
+
+    def __enter__(self) -> IndexedDBCheckpointer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    async def _call(self, operation: str, *args: Any, what: str) -> dict[str, Any]:
+        """Run a helper operation, reopening once if the connection was closed under it."""
+        for _ in range(2):
+            conn = await self._connection()
+            try:
+                outcome: dict[str, Any] = json.loads(await getattr(_js(), operation)(conn, *args))
+            except Exception as exc:  # a JavaScript exception outside the transaction
+                raise CheckpointError(f"cannot {what}: {exc}") from exc
+            if outcome["status"] != "closed":
+                return outcome
+            self._conn = None
+        raise CheckpointError(f"cannot {what}: the database connection keeps closing")
+
+    @staticmethod
+    def _failed(outcome: dict[str, Any]) -> str:
+        return f"{outcome.get('name', 'Error')}: {outcome.get('message', '')}"
+
+    def _record(self, thread_id: str, raw: dict[str, Any]) -> CheckpointRecord:
+        cp = raw["checkpoint"]
+        checkpoint_id = cp["checkpoint_id"]
+        shown = checkpoint_id if _is_text(checkpoint_id) else "?"
+
+        def corrupt(what: str, value: object) -> CheckpointError:
+            found = value["corrupt"] if isinstance(value, dict) else type(value).__name__
+            return CheckpointError(
+                f"checkpoint {shown!r} of thread {thread_id!r} is corrupt: {what} is "
+                f"{found!r}, not text",
+                thread_id=thread_id,
+                checkpoint_id=str(shown),
+            )
+
+        for name in ("checkpoint_id", "created_at", "data"):
+            if not _is_text(cp[name]):
+                raise corrupt(f"its {name}", cp[name])
+        if cp["parent_id"] is not None and not _is_text(cp["parent_id"]):
+            raise corrupt("its parent_id", cp["parent_id"])
+        writes: list[tuple[float, StoredWrite]] = []
+        for w in raw["writes"]:
+            for name in ("task_id", "kind", "data"):
+                if not _is_text(w[name]):
+                    raise corrupt(f"the {name} of a pending write", w[name])
+            seq = w["seq"]
+            if not isinstance(seq, int | float) or isinstance(seq, bool):
+                raise corrupt("the position of a pending write", seq)
+            writes.append((seq, StoredWrite(w["task_id"], w["kind"], w["data"])))
+        writes.sort(key=lambda item: item[0])
+        stored = StoredCheckpoint(
+            thread_id, checkpoint_id, cp["parent_id"], cp["created_at"], cp["data"]
+        )
+        return CheckpointRecord(stored, tuple(w for _, w in writes))
+
+    async def aget(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> CheckpointRecord | None:
+        """Return the latest checkpoint of the thread, or the one with ``checkpoint_id``."""
+        what = f"read thread {thread_id!r}"
+        if checkpoint_id is None:
+            outcome = await self._call("latest", thread_id, what=what)
+        else:
+            outcome = await self._call("byId", thread_id, checkpoint_id, what=what)
+        if outcome["status"] != "ok":
+            raise CheckpointError(
+                f"cannot {what}: {self._failed(outcome)}",
+                thread_id=thread_id,
+                checkpoint_id=checkpoint_id,
+            )
+        raw = outcome["value"]
+        return None if raw is None else self._record(thread_id, raw)
+
+    async def aput(self, checkpoint: StoredCheckpoint) -> None:
+        """Store ``checkpoint`` as the latest of its thread, in one transaction."""
+        payload = json.dumps(
+            {
+                "thread_id": checkpoint.thread_id,
+                "checkpoint_id": checkpoint.checkpoint_id,
+                "parent_id": checkpoint.parent_id,
+                "created_at": checkpoint.created_at,
+                "data": checkpoint.data,
+            }
+        )
+        outcome = await self._call(
+            "put",
+            payload,
+            what=f"write checkpoint {checkpoint.checkpoint_id!r} of thread "
+            f"{checkpoint.thread_id!r}",
+        )
+        if outcome["status"] == "ok":
+            return
+        if outcome["status"] == "duplicate":
+            message = (
+                f"checkpoint {checkpoint.checkpoint_id!r} already exists in thread "
+                f"{checkpoint.thread_id!r}"
+            )
+        else:
+            message = (
+                f"cannot write checkpoint {checkpoint.checkpoint_id!r} of thread "
+                f"{checkpoint.thread_id!r}: {self._failed(outcome)}"
+            )
+        raise CheckpointError(
+            message, thread_id=checkpoint.thread_id, checkpoint_id=checkpoint.checkpoint_id
+        )
+
+    async def aput_writes(
+        self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
+    ) -> None:
+        """Store pending writes of checkpoint ``checkpoint_id`` in one transaction."""
+        payload = json.dumps([[w.task_id, w.kind, w.data] for w in writes])
+        outcome = await self._call(
+            "putWrites",
+            thread_id,
+            checkpoint_id,
+            payload,
+            what=f"store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}",
+        )
+        if outcome["status"] == "ok":
+            return
+        if outcome["status"] == "missing":
+            message = (
+                f"cannot store writes: thread {thread_id!r} has no checkpoint {checkpoint_id!r}"
+            )
+        else:
+            message = (
+                f"cannot store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}: "
+                f"{self._failed(outcome)}"
+            )
+        raise CheckpointError(message, thread_id=thread_id, checkpoint_id=checkpoint_id)
+
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> AsyncIterator[CheckpointRecord]:
+        """Yield the thread's checkpoints newest first, one transaction per page."""
+        check_limit(limit)
+        remaining = limit
+        below: int | None = None
+        first = True
+        while remaining is None or remaining > 0:
+            size = self._page_size if remaining is None else min(self._page_size, remaining)
+            outcome = await self._call(
+                "page",
+                thread_id,
+                before if first else None,
+                below,
+                size,
+                what=f"list thread {thread_id!r}",
+            )
+            if outcome["status"] == "missing":
+                raise CheckpointError(
+                    f"thread {thread_id!r} has no checkpoint {before!r}",
+                    thread_id=thread_id,
+                    checkpoint_id=before,
+                )
+            if outcome["status"] != "ok":
+                raise CheckpointError(
+                    f"cannot list thread {thread_id!r}: {self._failed(outcome)}",
+                    thread_id=thread_id,
+                )
+            first = False
+            page: list[dict[str, Any]] = outcome["value"]
+            for raw in page:
+                seq = raw["checkpoint"]["seq"]
+                record = self._record(thread_id, raw)
+                if not isinstance(seq, int):
+                    raise CheckpointError(
+                        f"checkpoint {record.checkpoint.checkpoint_id!r} of thread "
+                        f"{thread_id!r} is corrupt: its position is not a number",
+                        thread_id=thread_id,
+                        checkpoint_id=record.checkpoint.checkpoint_id,
+                    )
+                below = seq
+                yield record
+            if remaining is not None:
+                remaining -= len(page)
+            if len(page) < size:
+                return
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint and write of the thread, in one transaction."""
+        outcome = await self._call("deleteThread", thread_id, what=f"delete thread {thread_id!r}")
+        if outcome["status"] != "ok":
+            raise CheckpointError(
+                f"cannot delete thread {thread_id!r}: {self._failed(outcome)}",
+                thread_id=thread_id,
+            )
