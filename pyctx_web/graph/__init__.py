@@ -38,11 +38,30 @@ from pyctx_web.graph.errors import (
     InvalidGraphError,
     InvalidUpdateError,
     ResumeError,
+    RunCancelledError,
     SerializationError,
     SyncUnavailableError,
+    ToolArgumentError,
+    UnknownToolError,
 )
+from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.interrupt import interrupt
-from pyctx_web.graph.run import NodeContext, get_stream_writer
+from pyctx_web.graph.lifecycle import RunHandle
+from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry, MemoryProvider
+from pyctx_web.graph.middleware import Middleware, MiddlewareContext, ToolInvocation
+from pyctx_web.graph.run import get_stream_writer
+from pyctx_web.graph.run_context import (
+    Hooks,
+    RunContext,
+    RunOutcome,
+    RunState,
+    StepRecord,
+    ToolCallRecord,
+    Usage,
+    get_run_context,
+    require_run_context,
+)
+from pyctx_web.graph.tools import Tool, tool
 from pyctx_web.graph.types import (
     END,
     START,
@@ -65,21 +84,42 @@ __all__ = [
     "GraphError",
     "GraphInterrupt",
     "GraphRecursionError",
+    "Hooks",
     "InMemoryCheckpointer",
+    "InMemoryMemory",
     "IndexedDBCheckpointer",
     "Interrupt",
     "InvalidGraphError",
     "InvalidUpdateError",
-    "NodeContext",
+    "MemoryEntry",
+    "MemoryProvider",
+    "Middleware",
+    "MiddlewareContext",
     "PregelTask",
     "ResumeError",
     "RetryPolicy",
+    "RunCancelledError",
+    "RunContext",
+    "RunEvent",
+    "RunHandle",
+    "RunOutcome",
+    "RunState",
     "SQLiteCheckpointer",
     "Send",
     "SerializationError",
     "StateGraph",
     "StateSnapshot",
+    "StepRecord",
     "SyncUnavailableError",
+    "Tool",
+    "ToolArgumentError",
+    "ToolCallRecord",
+    "ToolInvocation",
+    "UnknownToolError",
+    "Usage",
+    "get_run_context",
     "get_stream_writer",
     "interrupt",
+    "require_run_context",
+    "tool",
 ]

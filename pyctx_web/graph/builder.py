@@ -14,6 +14,10 @@ from pyctx_web.graph.types import END, START, RetryPolicy
 if TYPE_CHECKING:
     from pyctx_web.graph.checkpoint.base import Checkpointer
     from pyctx_web.graph.compiled import CompiledGraph
+    from pyctx_web.graph.memory import MemoryProvider
+    from pyctx_web.graph.middleware import Middleware
+    from pyctx_web.graph.run_context import Hooks
+    from pyctx_web.graph.tools import Tool
 
 __all__ = ["Branch", "GraphSpec", "NodeSpec", "StateGraph"]
 
@@ -228,13 +232,50 @@ class StateGraph:
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
         name: str | None = None,
+        data: Any = None,
+        middleware: Sequence[Middleware[Any]] = (),
+        hooks: Hooks[Any] | None = None,
+        memory: MemoryProvider | None = None,
+        tools: Sequence[Tool] = (),
     ) -> CompiledGraph:
         """Check the graph and return a :class:`CompiledGraph` that runs it.
 
         ``interrupt_before``/``interrupt_after`` name nodes to pause before or
-        after (``"*"`` for all); they need a ``checkpointer``.
+        after (``"*"`` for all); they need a ``checkpointer``. ``data`` is the
+        default of every run's ``ctx.data`` (each run gets its own copy);
+        ``middleware`` (outermost first), ``hooks``, ``memory`` and ``tools``
+        serve every run.
         """
         from pyctx_web.graph.compiled import CompiledGraph
+        from pyctx_web.graph.events import EventBus
+        from pyctx_web.graph.memory import MemoryProvider
+        from pyctx_web.graph.middleware import Middleware
+        from pyctx_web.graph.run_context import Hooks, RunRuntime
+        from pyctx_web.graph.tools import tool_table
+
+        for item in middleware:
+            if not isinstance(item, Middleware):
+                raise TypeError(
+                    f"middleware must be Middleware(name, scopes, run), not {type(item).__name__!r}"
+                )
+        if hooks is not None and not isinstance(hooks, Hooks):
+            raise TypeError(
+                f"hooks must be Hooks(on_start=..., on_end=...), not {type(hooks).__name__!r}"
+            )
+        if memory is not None and not isinstance(memory, MemoryProvider):
+            raise TypeError(
+                f"memory must implement MemoryProvider (read, write, clear, entries), "
+                f"not {type(memory).__name__!r}"
+            )
+        runtime = RunRuntime(
+            graph_id=name or "graph",
+            bus=EventBus(),
+            tools=tool_table(tools),
+            middleware=tuple(middleware),
+            hooks=hooks,
+            memory=memory,
+            default_data=data,
+        )
 
         spec = self.validate()
         before = self._breakpoints(interrupt_before, "interrupt_before")
@@ -250,6 +291,7 @@ class StateGraph:
             interrupt_before=before,
             interrupt_after=after,
             name=name or "graph",
+            runtime=runtime,
         )
 
     def _breakpoints(self, names: Sequence[str] | str, what: str) -> frozenset[str]:

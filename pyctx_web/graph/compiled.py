@@ -9,6 +9,7 @@ from contextvars import copy_context
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
+from pyctx_web.execution import ExecutionContext
 from pyctx_web.graph.config import (
     DEFAULT_RECURSION_LIMIT,
     DONE,
@@ -23,7 +24,9 @@ from pyctx_web.graph.errors import (
     ResumeError,
     SyncUnavailableError,
 )
+from pyctx_web.graph.events import EventBus
 from pyctx_web.graph.interrupt import plan_resume
+from pyctx_web.graph.lifecycle import ActiveRuns, RunControl, RunHandle, managed, new_context
 from pyctx_web.graph.records import (
     Checkpoint,
     Pending,
@@ -34,6 +37,7 @@ from pyctx_web.graph.records import (
     stable_id,
 )
 from pyctx_web.graph.run import Run, current_run
+from pyctx_web.graph.run_context import RunRuntime
 from pyctx_web.graph.runner import Engine, Outcome, current_values
 from pyctx_web.graph.serde import JsonSerde
 from pyctx_web.graph.types import (
@@ -46,8 +50,11 @@ from pyctx_web.graph.types import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pyctx_web.graph.builder import GraphSpec
     from pyctx_web.graph.checkpoint.base import Checkpointer
+    from pyctx_web.graph.events import Listener
 
 __all__ = ["CompiledGraph"]
 
@@ -69,6 +76,7 @@ class CompiledGraph:
         interrupt_before: frozenset[str],
         interrupt_after: frozenset[str],
         name: str,
+        runtime: RunRuntime | None = None,
     ) -> None:
         from pyctx_web.graph.checkpoint.base import Checkpointer
 
@@ -83,6 +91,9 @@ class CompiledGraph:
         self.interrupt_after = interrupt_after
         self.name = name
         self.serde = JsonSerde.for_schema(spec.schema.state_type)
+        self.runtime = runtime if runtime is not None else RunRuntime(name, EventBus())
+        """Tools, middleware, hooks, memory, default data and listeners of every run."""
+        self._active = ActiveRuns()
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -250,6 +261,8 @@ class CompiledGraph:
         *,
         thread_id: str | None = None,
         config: Mapping[str, Any] | None = None,
+        data: Any = None,
+        execution_context: ExecutionContext | Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Run the graph and return the state values.
 
@@ -261,11 +274,86 @@ class CompiledGraph:
         ``config={"configurable": {"thread_id": ..., "checkpoint_id": ...},
         "recursion_limit": 25}`` is accepted as in LangGraph; naming an older
         checkpoint forks the thread from it.
+
+        ``data`` is merged onto the graph's default data for this run
+        (``ctx.data``); ``execution_context`` (an :class:`ExecutionContext`, or a
+        mapping merged onto the current one) is what the run's nodes and tools
+        see through ``current_execution_context()``. A cancelled run raises
+        :class:`RunCancelledError`.
+        """
+        handle = self.start(
+            input,
+            thread_id=thread_id,
+            config=config,
+            data=data,
+            execution_context=execution_context,
+        )
+        return await handle
+
+    def start(
+        self,
+        input: Any,
+        *,
+        thread_id: str | None = None,
+        config: Mapping[str, Any] | None = None,
+        data: Any = None,
+        execution_context: ExecutionContext | Mapping[str, Any] | None = None,
+    ) -> RunHandle:
+        """Start a run in a task of its own and return its handle, without waiting.
+
+        Takes what :meth:`ainvoke` takes; ``await handle`` gives what ``ainvoke``
+        returns, and ``handle.cancel()`` stops the run. Needs a running event loop.
         """
         tid, cid, limit = parse_config(thread_id, config)
         run = self._new_run(input, tid)
-        outcome = await current_run.run(run, self._execute, input, tid, cid, limit, run)
-        return self._result(outcome)
+        control = RunControl(run.run_id, tid)
+        ctx = new_context(
+            self.runtime,
+            run,
+            input,
+            data=data,
+            execution_context=execution_context,
+            control=control,
+        )
+        body = managed(
+            self.runtime, ctx, control, lambda: self._execute(input, tid, cid, limit, run)
+        )
+        task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
+        control.task = task
+        return RunHandle(ctx, control, task)
+
+    async def _tracked(
+        self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
+    ) -> dict[str, Any]:
+        self._active.add(control)
+        try:
+            outcome = await current_run.run(run, lambda: body)
+            return self._result(outcome)
+        finally:
+            self._active.remove(control)
+
+    def on(self, event: str, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(RunEvent)`` for every ``event`` of every run; return an unsubscribe.
+
+        Events: ``run:start``, ``run:end``, ``node:start``, ``node:end``,
+        ``tool:start``, ``tool:end``, ``interrupt``, ``token``, any custom name
+        sent with ``ctx.emit``, or ``"*"`` for all of them.
+        """
+        return self.runtime.bus.on(event, listener)
+
+    async def cancel(self, thread_id: str | None, reason: str | None = None) -> int:
+        """Cancel every run of ``thread_id`` that is executing now; wait until they stop.
+
+        Each stops at its next ``await``; its caller gets ``RunCancelledError``.
+        Return how many runs were cancelled.
+        """
+        controls = self._active.of(thread_id)
+        for control in controls:
+            control.cancel(reason)
+        tasks = [c.task for c in controls if c.task is not None]
+        if tasks:
+            await asyncio.wait(tasks)
+        return len(controls)
 
     async def astream(
         self,
@@ -274,6 +362,8 @@ class CompiledGraph:
         thread_id: str | None = None,
         config: Mapping[str, Any] | None = None,
         stream_mode: str | Sequence[str] = "updates",
+        data: Any = None,
+        execution_context: ExecutionContext | Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[Any, None]:
         """Run the graph like :meth:`ainvoke`, yielding chunks as it goes.
 
@@ -287,16 +377,30 @@ class CompiledGraph:
         tid, cid, limit = parse_config(thread_id, config)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         run = self._new_run(input, tid, modes, queue)
+        control = RunControl(run.run_id, tid)
+        ctx = new_context(
+            self.runtime,
+            run,
+            input,
+            data=data,
+            execution_context=execution_context,
+            control=control,
+        )
 
         async def produce() -> None:
+            self._active.add(control)
             try:
-                await self._execute(input, tid, cid, limit, run)
+                await managed(
+                    self.runtime, ctx, control, lambda: self._execute(input, tid, cid, limit, run)
+                )
             finally:
+                self._active.remove(control)
                 queue.put_nowait((DONE, None))
 
         context = copy_context()
         context.run(current_run.enter_with, run)
         producer = asyncio.create_task(produce(), context=context)
+        control.task = producer
         try:
             while True:
                 mode, chunk = await queue.get()

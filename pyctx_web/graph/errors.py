@@ -12,6 +12,9 @@
           +-- GraphConfigError(ValueError)         a checkpointer or thread_id is missing
           +-- SyncUnavailableError(RuntimeError)   a sync form called where it cannot run
           +-- ResumeError(ValueError)              a resume was refused; lists pending ids
+          +-- RunCancelledError                    a run was cancelled; carries the reason
+          +-- ToolArgumentError(ValueError)        tool arguments break the tool's schema
+          +-- UnknownToolError(LookupError)        no tool has that name; lists the known ones
           +-- CheckpointError                      a checkpoint cannot be read or written
                +-- SerializationError(TypeError)   a value outside the checkpointable types
 """
@@ -32,8 +35,11 @@ __all__ = [
     "InvalidGraphError",
     "InvalidUpdateError",
     "ResumeError",
+    "RunCancelledError",
     "SerializationError",
     "SyncUnavailableError",
+    "ToolArgumentError",
+    "UnknownToolError",
 ]
 
 
@@ -110,6 +116,40 @@ class ResumeError(GraphError, ValueError):
         self.checkpoint_id = checkpoint_id
         self.pending_ids = tuple(pending_ids)
         self.rejected_ids = tuple(rejected_ids)
+
+
+class RunCancelledError(GraphError):
+    """A run was cancelled (``ctx.cancel()``, ``CompiledGraph.cancel`` or a run handle).
+
+    The last checkpoint of the thread is intact; ``reason`` says why, when given.
+    """
+
+    def __init__(self, reason: str | None, *, run_id: str, thread_id: str | None) -> None:
+        why = f": {reason}" if reason else ""
+        super().__init__(f"run {run_id} of thread {thread_id!r} was cancelled{why}")
+        self.reason = reason
+        self.run_id = run_id
+        self.thread_id = thread_id
+
+
+class ToolArgumentError(GraphError, ValueError):
+    """Arguments of a tool call break the tool's parameter schema; ``problems`` lists how."""
+
+    def __init__(self, tool: str, problems: list[str]) -> None:
+        listed = "\n  ".join(problems)
+        super().__init__(f"invalid arguments for tool {tool!r}:\n  {listed}")
+        self.tool = tool
+        self.problems = problems
+
+
+class UnknownToolError(GraphError, LookupError):
+    """A tool was called by a name the graph does not know; ``known`` lists the names it knows."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        names = ", ".join(repr(n) for n in known) or "none"
+        super().__init__(f"unknown tool {name!r}; known tools: {names}")
+        self.name = name
+        self.known = known
 
 
 class CheckpointError(GraphError):

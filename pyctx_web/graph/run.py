@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import AsyncLocalStorage
 from pyctx_web.errors import ContextMissingError
@@ -21,8 +21,9 @@ from pyctx_web.graph.records import TaskSpec
 
 if TYPE_CHECKING:
     from pyctx_web.graph.checkpoint.base import Checkpointer
+    from pyctx_web.graph.run_context import RunContext
 
-__all__ = ["NodeContext", "Run", "TaskFrame", "current_run", "current_task", "get_stream_writer"]
+__all__ = ["Run", "TaskFrame", "current_run", "current_task", "get_stream_writer"]
 
 
 @dataclass(eq=False, slots=True)
@@ -45,6 +46,8 @@ class Run:
     """Where stream chunks go while ``astream`` consumes them."""
     step: int = -1
     """The step being run."""
+    context: RunContext[Any] | None = None
+    """What nodes, tools and hooks see of the run; ``None`` for ``aupdate_state``."""
 
     def emit(self, mode: str, chunk: Any) -> None:
         """Send ``chunk`` to the stream if someone listens to ``mode``."""
@@ -78,53 +81,6 @@ current_run: AsyncLocalStorage[Run] = AsyncLocalStorage(name="pyctx_web.graph.ru
 
 current_task: AsyncLocalStorage[TaskFrame] = AsyncLocalStorage(name="pyctx_web.graph.task")
 """The task the current code belongs to (unset in routers and outside nodes)."""
-
-
-@final
-class NodeContext:
-    """The second parameter of a node ``fn(state, ctx)``: where in which run it runs."""
-
-    __slots__ = ("_frame",)
-
-    def __init__(self, frame: TaskFrame) -> None:
-        self._frame = frame
-
-    @property
-    def thread_id(self) -> str | None:
-        """The thread of the run (``None`` without a checkpointer)."""
-        return self._frame.run.thread_id
-
-    @property
-    def run_id(self) -> str:
-        """The id of this invocation."""
-        return self._frame.run.run_id
-
-    @property
-    def graph_name(self) -> str:
-        """The name of the compiled graph."""
-        return self._frame.run.graph_name
-
-    @property
-    def node(self) -> str:
-        """The node being run."""
-        return self._frame.task.name
-
-    @property
-    def task_id(self) -> str:
-        """The id of the task being run."""
-        return self._frame.task.id
-
-    @property
-    def step(self) -> int:
-        """The step being run."""
-        return self._frame.run.step
-
-    def write(self, chunk: Any) -> None:
-        """Send ``chunk`` to ``astream(..., stream_mode="custom")`` consumers."""
-        self._frame.run.emit("custom", chunk)
-
-    def __repr__(self) -> str:
-        return f"<NodeContext node={self.node!r} thread_id={self.thread_id!r} step={self.step}>"
 
 
 def get_stream_writer() -> Callable[[Any], None]:

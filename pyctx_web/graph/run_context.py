@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar
 
-from pyctx_web.context import AsyncLocalStorage
 from pyctx_web.errors import ContextMissingError
 from pyctx_web.execution import ExecutionContext
 
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from pyctx_web.graph.events import EventBus
     from pyctx_web.graph.memory import MemoryProvider
     from pyctx_web.graph.middleware import Middleware
+    from pyctx_web.graph.run import Run, TaskFrame
     from pyctx_web.graph.tools import Tool
 
 __all__ = [
@@ -302,10 +302,35 @@ class RunContext(Generic[TData]):
     @property
     def node(self) -> str | None:
         """The node the calling code runs in, or ``None`` outside nodes."""
-        from pyctx_web.graph.run import current_task
-
-        frame = current_task.get_store()
+        frame = _current_frame()
         return frame.task.name if frame is not None else None
+
+    @property
+    def task_id(self) -> str | None:
+        """The id of the task the calling code runs in, or ``None`` outside nodes."""
+        frame = _current_frame()
+        return frame.task.id if frame is not None else None
+
+    @property
+    def step(self) -> int:
+        """The graph step being run."""
+        return self._runtime_run().step
+
+    def write(self, chunk: Any) -> None:
+        """Send ``chunk`` to ``astream(..., stream_mode="custom")`` consumers of the run."""
+        self._runtime_run().emit("custom", chunk)
+
+    def _runtime_run(self) -> Run:
+        from pyctx_web.graph.run import current_run
+
+        run = current_run.get_store()
+        if run is None or run.context is not self:
+            raise ContextMissingError(
+                "this RunContext is used outside its run",
+                operation="RunContext",
+                source="graph run",
+            )
+        return run
 
     def cancel(self, reason: str | None = None) -> None:
         """Stop the run at its next ``await``: it ends with status ``cancelled``.
@@ -353,19 +378,23 @@ class RunContext(Generic[TData]):
         )
 
 
-_current_run_context: AsyncLocalStorage[RunContext[Any]] = AsyncLocalStorage(
-    name="pyctx_web.graph.run_context"
-)
+def _current_frame() -> TaskFrame | None:
+    from pyctx_web.graph.run import current_task
+
+    return current_task.get_store()
 
 
 def get_run_context() -> RunContext[Any] | None:
     """The context of the run the calling code belongs to, or ``None`` outside any run."""
-    return _current_run_context.get_store()
+    from pyctx_web.graph.run import current_run
+
+    run = current_run.get_store()
+    return run.context if run is not None else None
 
 
 def require_run_context() -> RunContext[Any]:
     """The context of the current run; ``ContextMissingError`` outside any run."""
-    ctx = _current_run_context.get_store()
+    ctx = get_run_context()
     if ctx is None:
         raise ContextMissingError(
             "require_run_context() was called outside a graph run",

@@ -25,6 +25,7 @@ from pyctx_web.graph.errors import (
     InvalidUpdateError,
 )
 from pyctx_web.graph.interrupt import interrupt_id
+from pyctx_web.graph.node_calls import observe_node
 from pyctx_web.graph.records import (
     NO_ARG,
     Checkpoint,
@@ -38,13 +39,14 @@ from pyctx_web.graph.records import (
     now_iso,
     stable_id,
 )
-from pyctx_web.graph.run import NodeContext, Run, TaskFrame, current_task
+from pyctx_web.graph.run import Run, TaskFrame, current_task
 from pyctx_web.graph.serde import JsonSerde
 from pyctx_web.graph.state import StateSchema
 from pyctx_web.graph.types import END, START, UNSET, Command, Interrupt, Send
 
 if TYPE_CHECKING:
     from pyctx_web.graph.checkpoint.base import Checkpointer
+    from pyctx_web.graph.run_context import RunContext
 
 __all__ = ["Engine", "Outcome", "current_values", "step_writes"]
 
@@ -324,7 +326,12 @@ class Engine:
             frame = TaskFrame(self.run, task, list(rec.answers))
             # gather() gives this coroutine a task, hence a context, of its own.
             current_task.enter_with(frame)
-            out = await self._attempts(task, frame, cp)
+            out = await observe_node(
+                self.run,
+                task,
+                lambda: self._attempts(task, frame, cp),
+                lambda error: _TaskOutcome(error=error),
+            )
             kind = "result" if out.result is not None else "interrupt" if out.interrupt else "error"
             if out.result is not None:
                 rec.result = out.result
@@ -360,6 +367,13 @@ class Engine:
         updates = self.schema.check_update(node, ret)
         return TaskResult(updates), None if ret is None else dict(updates)
 
+    def _context(self) -> RunContext[Any]:
+        if self.run.context is None:
+            raise GraphError(
+                "nodes run only within ainvoke() or astream(), which give them a context"
+            )
+        return self.run.context
+
     async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> _TaskOutcome:
         node = self.spec.nodes[task.name]
         policy = node.retry
@@ -369,7 +383,7 @@ class Engine:
             frame.reset()
             try:
                 arg = self.schema.to_state(cp.values, task.name) if task.arg is NO_ARG else task.arg
-                ret = node.fn(arg, NodeContext(frame)) if node.takes_ctx else node.fn(arg)
+                ret = node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)
                 if inspect.isawaitable(ret):
                     ret = await ret
                 result, raw = self._to_result(task.name, ret)

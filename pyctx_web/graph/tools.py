@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
-from pyctx_web.errors import PyctxError
+from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
 from pyctx_web.graph.schema import check_schema, validate
 
 if TYPE_CHECKING:
@@ -30,26 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["Tool", "ToolArgumentError", "UnknownToolError", "tool", "tool_table"]
 
 ToolFunction = Callable[[dict[str, Any], "RunContext[Any]"], Any]
-
-
-class ToolArgumentError(PyctxError, ValueError):
-    """Arguments of a tool call break the tool's parameter schema; ``problems`` lists how."""
-
-    def __init__(self, tool: str, problems: list[str]) -> None:
-        listed = "\n  ".join(problems)
-        super().__init__(f"invalid arguments for tool {tool!r}:\n  {listed}")
-        self.tool = tool
-        self.problems = problems
-
-
-class UnknownToolError(PyctxError, LookupError):
-    """A tool was called by a name the graph does not know; ``known`` lists the names it knows."""
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        names = ", ".join(repr(n) for n in known) or "none"
-        super().__init__(f"unknown tool {name!r}; known tools: {names}")
-        self.name = name
-        self.known = known
 
 
 @dataclass(frozen=True, slots=True)

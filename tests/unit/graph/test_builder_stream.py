@@ -20,7 +20,7 @@ from pyctx_web.graph import (
     InMemoryCheckpointer,
     InvalidGraphError,
     InvalidUpdateError,
-    NodeContext,
+    RunContext,
     Send,
     StateGraph,
     SyncUnavailableError,
@@ -145,7 +145,7 @@ async def test_routers_path_maps_command_goto_and_node_context(mode: str) -> Non
     """Routers (sync or async), path maps, Command(goto) and the ctx parameter steer the run."""
     seen: list[tuple[str, int]] = []
 
-    def start(state: State, ctx: NodeContext) -> Command:
+    def start(state: State, ctx: RunContext[Any]) -> Command:
         seen.append((ctx.node, ctx.step))
         return Command(update={"log": ["start"]}, goto=[Send("fan", "s1"), "middle"])
 
@@ -222,7 +222,7 @@ def _streaming_graph(checkpointer: Checkpointer, mode: str) -> Any:
         get_stream_writer()("from-a")
         return {"log": ["a"]}
 
-    def b(state: State, ctx: NodeContext) -> dict[str, Any]:
+    def b(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
         ctx.write("from-b")
         return {"answer": interrupt("q")}
 

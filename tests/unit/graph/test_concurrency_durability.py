@@ -20,7 +20,7 @@ from pyctx_web.graph import (
     Checkpointer,
     Command,
     InMemoryCheckpointer,
-    NodeContext,
+    RunContext,
     SQLiteCheckpointer,
     StateGraph,
     get_stream_writer,
@@ -42,7 +42,7 @@ async def test_fifty_concurrent_threads_keep_their_interrupts_and_resumes(
     delays = {f"t{i}": (rng.uniform(0, 0.02), rng.uniform(0, 0.02)) for i in range(50)}
     mismatches: list[str] = []
 
-    async def prepare(state: State, ctx: NodeContext) -> dict[str, Any]:
+    async def prepare(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
         tid = state["topic"]
         await asyncio.sleep(delays[tid][0])
         loop = asyncio.get_running_loop()
@@ -58,7 +58,7 @@ async def test_fifty_concurrent_threads_keep_their_interrupts_and_resumes(
             mismatches.append(tid)
         return {"answers": [interrupt({"tid": tid, "round": 1})]}
 
-    def confirm(state: State, ctx: NodeContext) -> dict[str, Any]:
+    def confirm(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
         if ctx.thread_id != state["topic"]:
             mismatches.append(state["topic"])
         return {"answer": interrupt({"tid": state["topic"], "round": 2})}

@@ -1,0 +1,224 @@
+"""The life of one run: its context, ``run:*`` middleware, hooks and events, and cancellation.
+
+Every ``ainvoke``/``astream``/``start`` runs the graph in a task of its own, so
+that cancelling the run (``ctx.cancel()``, ``CompiledGraph.cancel`` or
+``RunHandle.cancel``) stops that task at its next ``await`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyctx_web.execution import ExecutionContext, execution_context_storage
+from pyctx_web.graph.errors import RunCancelledError
+from pyctx_web.graph.middleware import MiddlewareContext, run_scope
+from pyctx_web.graph.run_context import RunContext, RunOutcome, RunRuntime, merge_data
+from pyctx_web.graph.types import Command
+
+if TYPE_CHECKING:
+    from pyctx_web.graph.run import Run
+    from pyctx_web.graph.runner import Outcome
+
+__all__ = ["ActiveRuns", "RunControl", "RunHandle", "managed", "new_context"]
+
+
+@dataclass(eq=False)
+class RunControl:
+    """Cancellation of one run: which task to stop and why."""
+
+    run_id: str
+    """The run it controls."""
+    thread_id: str | None
+    """The run's thread."""
+    task: asyncio.Task[Any] | None = None
+    """The task the run executes in, once started."""
+    requested: bool = False
+    """Whether a cancel was asked for."""
+    reason: str | None = None
+    """Why, as given to the first cancel."""
+    started: bool = False
+    """Whether the run's body has begun; before that a cancel is only noted."""
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Ask the run to stop at its next ``await``; later calls keep the first reason."""
+        if self.requested:
+            return
+        self.requested = True
+        self.reason = reason
+        # A task cancelled before its first step never runs its body, so on_end would
+        # not run: a run that has not begun notices the request when it begins.
+        if self.started and self.task is not None and not self.task.done():
+            self.task.cancel(reason)
+
+
+@dataclass(eq=False)
+class ActiveRuns:
+    """The runs of one compiled graph that are executing now, by thread."""
+
+    by_thread: dict[str | None, set[RunControl]] = field(default_factory=dict)
+    """Controls of running runs; a run leaves when it ends, so this never outgrows them."""
+
+    def add(self, control: RunControl) -> None:
+        self.by_thread.setdefault(control.thread_id, set()).add(control)
+
+    def remove(self, control: RunControl) -> None:
+        runs = self.by_thread.get(control.thread_id)
+        if runs is not None:
+            runs.discard(control)
+            if not runs:
+                del self.by_thread[control.thread_id]
+
+    def of(self, thread_id: str | None) -> list[RunControl]:
+        return list(self.by_thread.get(thread_id, ()))
+
+
+def new_context(
+    runtime: RunRuntime,
+    run: Run,
+    input: Any,
+    *,
+    data: Any,
+    execution_context: ExecutionContext | Mapping[str, Any] | None,
+    control: RunControl,
+) -> RunContext[Any]:
+    """Make the :class:`RunContext` of ``run`` and attach it."""
+    if isinstance(execution_context, ExecutionContext):
+        ec = execution_context
+    elif execution_context is None or isinstance(execution_context, Mapping):
+        current = execution_context_storage.get_store() or ExecutionContext()
+        ec = current.plus_all(execution_context or {})
+    else:
+        raise TypeError(
+            "execution_context must be an ExecutionContext or a mapping, "
+            f"not {type(execution_context).__name__!r}"
+        )
+    if ec.correlation_id is None:
+        # Every run can be traced: without a correlation id, the run id serves as one.
+        ec = ec.plus("correlation_id", run.run_id)
+    ctx: RunContext[Any] = RunContext(
+        runtime=runtime,
+        run_id=run.run_id,
+        thread_id=run.thread_id if run.thread_id is not None else str(uuid.uuid4()),
+        input=input.resume if isinstance(input, Command) else input,
+        data=merge_data(runtime.default_data, data),
+        execution_context=ec,
+        cancel=control.cancel,
+    )
+    run.context = ctx
+    return ctx
+
+
+async def _call(fn: Callable[..., Any] | None, *args: Any) -> None:
+    if fn is None:
+        return
+    result = fn(*args)
+    if inspect.isawaitable(result):
+        await result
+
+
+async def managed(
+    runtime: RunRuntime,
+    ctx: RunContext[Any],
+    control: RunControl,
+    execute: Callable[[], Awaitable[Outcome]],
+) -> Outcome:
+    """Run ``execute`` between the run's start and end: middleware, hooks, events, cancel.
+
+    Runs in the run's own task. ``Hooks.on_end`` and ``run:after`` middleware
+    run whichever way the run ends. A cancel raises :class:`RunCancelledError`.
+    """
+    execution_context_storage.enter_with(ctx.execution_context)
+    control.started = True
+    outcome: Outcome | None = None
+    error: BaseException | None = None
+    try:
+        if control.requested:
+            raise asyncio.CancelledError(control.reason)
+        await run_scope(runtime.middleware, MiddlewareContext("run:before", ctx))
+        if runtime.hooks is not None:
+            await _call(runtime.hooks.on_start, ctx)
+        runtime.emit(ctx, "run:start", {"input": ctx.input})
+        outcome = await execute()
+        return outcome
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if not control.requested or task is None:
+            raise  # the caller was cancelled, not the run
+        task.uncancel()
+        error = RunCancelledError(control.reason, run_id=ctx.run_id, thread_id=ctx.thread_id)
+        raise error from None
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        await _finish(runtime, ctx, outcome, error)
+
+
+async def _finish(
+    runtime: RunRuntime, ctx: RunContext[Any], outcome: Outcome | None, error: BaseException | None
+) -> None:
+    ctx._log.finished_at = time.time()
+    if isinstance(error, RunCancelledError):
+        result = RunOutcome("cancelled", reason=error.reason)
+    elif error is not None:
+        result = RunOutcome("error", error=error)
+    elif outcome is not None and outcome.interrupts:
+        result = RunOutcome(
+            "interrupt", values=dict(outcome.values), interrupts=tuple(outcome.interrupts)
+        )
+    else:
+        result = RunOutcome("success", values=None if outcome is None else dict(outcome.values))
+    runtime.emit(
+        ctx,
+        "run:end",
+        {"status": result.status, "duration_ms": ctx.state.duration_ms, "reason": result.reason},
+    )
+    after = MiddlewareContext("run:after", ctx, result=result.values, error=result.error or error)
+    try:
+        await run_scope(runtime.middleware, after)
+    finally:
+        if runtime.hooks is not None:
+            await _call(runtime.hooks.on_end, ctx, result)
+
+
+@dataclass(eq=False)
+class RunHandle:
+    """A run started with :meth:`CompiledGraph.start`: await it for the values, or cancel it."""
+
+    context: RunContext[Any]
+    """The run's context."""
+    control: RunControl
+    """Its cancellation control."""
+    task: asyncio.Task[dict[str, Any]]
+    """The task it executes in."""
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        return self.context.run_id
+
+    @property
+    def thread_id(self) -> str:
+        """The run's thread."""
+        return self.context.thread_id
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Stop the run at its next ``await``; awaiting the handle raises ``RunCancelledError``."""
+        self.control.cancel(reason)
+
+    def done(self) -> bool:
+        """Whether the run has ended."""
+        return self.task.done()
+
+    async def result(self) -> dict[str, Any]:
+        """Wait for the run and return its values, as ``ainvoke`` does."""
+        return await self.task
+
+    def __await__(self) -> Generator[Any, None, dict[str, Any]]:
+        return self.task.__await__()
