@@ -1,0 +1,54 @@
+"""Load the scenario modules of tests/scenarios/ from their files, whatever the import mode."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from types import ModuleType
+
+SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def load(name: str) -> ModuleType:
+    """Import ``tests/scenarios/<name>.py`` once, under the name ``pyctx_web_<name>``."""
+    qualified = f"pyctx_web_{name}"
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    spec = importlib.util.spec_from_file_location(qualified, SCENARIO_DIR / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[qualified] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def scenario_names(module: ModuleType) -> list[str]:
+    """The module's ``scenario_*`` functions, in source order."""
+    return [name for name in vars(module) if name.startswith("scenario_")]
+
+
+def docstring_problems(module: ModuleType) -> list[str]:
+    """Scenarios whose docstring is missing or is not one sentence on one line."""
+    problems = []
+    for name in scenario_names(module):
+        doc = inspect.getdoc(getattr(module, name))
+        if not doc or "\n" in doc or not doc.endswith("."):
+            problems.append(name)
+    return problems
+
+
+def foreign_imports(module: ModuleType) -> set[str]:
+    """Top-level packages the module imports besides pyctx_web and the standard library."""
+    assert module.__file__ is not None
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    return {name for name in imported if name != "pyctx_web"} - set(sys.stdlib_module_names)
