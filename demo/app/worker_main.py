@@ -1,0 +1,179 @@
+"""The Python end of the demo's Web Worker: page messages in, chat events out.
+
+``worker.js`` calls :func:`boot` once with a ``post(text)`` function, then
+:func:`receive` with the JSON text of every message the page posts. Everything
+goes back through ``post`` as JSON text. Page messages (``op``):
+
+* ``{op: "send", thread_id, message}``: a chat-protocol message for that thread;
+  its events come back with ``thread_id`` added.
+* ``{op: "configure_model", model: {kind: "offline", token_delay_ms?} |
+  {kind: "openai", base_url, model, api_key}}``: answered with ``{type: "model", ok, ...}``.
+* ``{op: "delete_thread", thread_id}``: answered with ``{type: "deleted", thread_id}``.
+* ``{op: "two_chats", thread_ids: [a, b], texts: [x, y]}``: two chats at once.
+
+Inspector records come as ``{type: "inspect", thread_id, record}``. A malformed
+message gets ``{type: "error", message}`` (with its ``thread_id`` when it had one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from assistant import AssistantData, build_assistant
+from models import ModelError, OfflineModel, OpenAICompatibleModel, make_model
+
+from pyctx_web import IN_BROWSER, ExecutionContext
+from pyctx_web.chat import ChatSession
+from pyctx_web.graph import Checkpointer, CompiledGraph, InMemoryCheckpointer, RunEvent
+
+__all__ = ["boot", "receive"]
+
+MAX_THREAD_ID = 200
+
+
+class DemoWorker:
+    """The chat sessions of the page, one per thread, over one graph and checkpointer."""
+
+    def __init__(self, post: Callable[[str], Any], checkpointer: Checkpointer) -> None:
+        self.post = post
+        self.checkpointer = checkpointer
+        self.graph: CompiledGraph = build_assistant(checkpointer)
+        self.graph.on("inspect", self._inspect)
+        self.model: OfflineModel | OpenAICompatibleModel = OfflineModel()
+        self.sessions: dict[str, ChatSession] = {}
+        self.turns: dict[str, int] = {}
+        # Handling tasks, kept until done so that they are not collected while running.
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def send(self, event: dict[str, Any]) -> None:
+        self.post(json.dumps(event))
+
+    def _inspect(self, event: RunEvent) -> None:
+        self.send({"type": "inspect", "thread_id": event.thread_id, "record": event.payload})
+
+    def session(self, thread_id: str) -> ChatSession:
+        session = self.sessions.get(thread_id)
+        if session is None:
+            session = ChatSession(
+                self.graph,
+                checkpointer=self.checkpointer,
+                thread_id=thread_id,
+                data=lambda: AssistantData(model=self.model),
+                execution_context=lambda: self._execution_context(thread_id),
+            )
+            self.sessions[thread_id] = session
+        return session
+
+    def _execution_context(self, thread_id: str) -> ExecutionContext:
+        turn = self.turns.get(thread_id, 0) + 1
+        self.turns[thread_id] = turn
+        return ExecutionContext.of(
+            tenant_id="demo", user_id="demo-user", correlation_id=f"{thread_id}:{turn}"
+        )
+
+    def receive(self, raw: str) -> None:
+        task = asyncio.get_running_loop().create_task(self.handle(raw))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def handle(self, raw: str) -> None:
+        thread_id: str | None = None
+        try:
+            message = json.loads(raw)
+            if not isinstance(message, dict):
+                raise ValueError("A message to the worker must be an object with an op.")
+            op = message.get("op")
+            raw_thread = message.get("thread_id")
+            if isinstance(raw_thread, str):
+                thread_id = raw_thread
+            if op == "send":
+                await self.chat(_thread(message), message.get("message"))
+            elif op == "configure_model":
+                self.configure(message.get("model"))
+            elif op == "delete_thread":
+                await self.delete(_thread(message))
+            elif op == "two_chats":
+                await self.two_chats(message.get("thread_ids"), message.get("texts"))
+            else:
+                raise ValueError(
+                    f"Unknown op {op!r}: expected send, configure_model, delete_thread or two_chats."
+                )
+        except (ValueError, ModelError) as error:
+            self.error(str(error), thread_id)
+        except Exception as error:
+            self.error(f"The worker failed: {type(error).__name__}: {error}", thread_id)
+
+    def error(self, message: str, thread_id: str | None) -> None:
+        event: dict[str, Any] = {"type": "error", "message": message}
+        if thread_id is not None:
+            event["thread_id"] = thread_id
+        self.send(event)
+
+    async def chat(self, thread_id: str, message: Any) -> None:
+        async for event in self.session(thread_id).handle(message):
+            self.send({**event, "thread_id": thread_id})
+
+    def configure(self, config: Any) -> None:
+        try:
+            self.model = make_model(config)
+        except ModelError as error:
+            self.send({"type": "model", "ok": False, "message": str(error)})
+            return
+        self.send({"type": "model", "ok": True, **self.model.describe()})
+
+    async def delete(self, thread_id: str) -> None:
+        session = self.sessions.pop(thread_id, None)
+        if session is not None and session.running:
+            await self.graph.cancel(thread_id, "thread deleted")
+        await self.checkpointer.adelete_thread(thread_id)
+        self.turns.pop(thread_id, None)
+        self.send({"type": "deleted", "thread_id": thread_id})
+
+    async def two_chats(self, thread_ids: Any, texts: Any) -> None:
+        if not (
+            isinstance(thread_ids, list)
+            and isinstance(texts, list)
+            and len(thread_ids) == len(texts) == 2
+            and all(isinstance(t, str) and t for t in thread_ids)
+        ):
+            raise ValueError("two_chats needs two thread_ids and two texts.")
+        await asyncio.gather(
+            *(
+                self.chat(tid, {"type": "chat", "text": text})
+                for tid, text in zip(thread_ids, texts)
+            )
+        )
+
+
+def _thread(message: dict[str, Any]) -> str:
+    thread_id = message.get("thread_id")
+    if not isinstance(thread_id, str) or not thread_id or len(thread_id) > MAX_THREAD_ID:
+        raise ValueError(f"A thread_id must be text of 1 to {MAX_THREAD_ID} characters.")
+    return thread_id
+
+
+_worker: DemoWorker | None = None
+
+
+async def boot(post: Callable[[str], Any] | None = None) -> None:
+    """Start the worker: IndexedDB checkpoints in a browser, memory elsewhere."""
+    global _worker
+    if post is None:
+        from demo_bridge import post  # type: ignore[import-not-found, no-redef]
+    if IN_BROWSER:
+        from pyctx_web.graph import IndexedDBCheckpointer
+
+        checkpointer: Checkpointer = IndexedDBCheckpointer("pyctx-demo")
+    else:
+        checkpointer = InMemoryCheckpointer()
+    _worker = DemoWorker(post, checkpointer)
+
+
+def receive(raw: str) -> None:
+    """Handle the JSON text of one page message; the answers come through ``post``."""
+    if _worker is None:
+        raise RuntimeError("receive() before boot(): call await boot(post) first")
+    _worker.receive(str(raw))
