@@ -1,4 +1,4 @@
-"""The demo assistant: a graph ``intake -> enrich -> plan -> respond`` that asks when a request is vague.
+"""The demo assistant: a graph ``intake -> enrich -> plan -> respond`` that asks when in doubt.
 
 ``enrich`` calls ``interrupt({question, reason, choices})`` for a vague request
 ("help me with email") and goes on with the answer; ``plan`` calls a tool;
@@ -46,7 +46,7 @@ class ChatState(TypedDict, total=False):
 
 @dataclass
 class AssistantData:
-    """Per-run data: the model to answer with. Never checkpointed, so the API key is never stored."""
+    """Per-run data: the model to answer with; never checkpointed, so no API key is stored."""
 
     model: OfflineModel | OpenAICompatibleModel = field(default_factory=OfflineModel)
     """The model chosen in the settings panel."""

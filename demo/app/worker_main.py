@@ -99,7 +99,8 @@ class DemoWorker:
                 await self.two_chats(message.get("thread_ids"), message.get("texts"))
             else:
                 raise ValueError(
-                    f"Unknown op {op!r}: expected send, configure_model, delete_thread or two_chats."
+                    f"Unknown op {op!r}: "
+                    "expected send, configure_model, delete_thread or two_chats."
                 )
         except (ValueError, ModelError) as error:
             self.error(str(error), thread_id)
@@ -143,7 +144,7 @@ class DemoWorker:
         await asyncio.gather(
             *(
                 self.chat(tid, {"type": "chat", "text": text})
-                for tid, text in zip(thread_ids, texts)
+                for tid, text in zip(thread_ids, texts, strict=True)
             )
         )
 
