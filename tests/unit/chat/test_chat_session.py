@@ -1,0 +1,214 @@
+"""The chat protocol: ChatSession over the demo assistant, on CPython."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pyctx_web.chat import MAX_TEXT_LENGTH, ChatSession
+from pyctx_web.graph import CompiledGraph, InMemoryCheckpointer, SQLiteCheckpointer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "demo" / "app"))
+from assistant import AssistantData, build_assistant
+from models import OfflineModel
+
+FAST = AssistantData(model=OfflineModel(token_delay_ms=0))
+
+
+def make_session(tmp_path: Path, kind: str = "memory") -> ChatSession:
+    checkpointer = (
+        InMemoryCheckpointer() if kind == "memory" else SQLiteCheckpointer(tmp_path / "chat.db")
+    )
+    graph = build_assistant(checkpointer)
+    return ChatSession(graph, checkpointer=checkpointer, thread_id="t1", data=FAST)
+
+
+async def collect(session: ChatSession, message: Any) -> list[dict[str, Any]]:
+    return [event async for event in session.handle(message)]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def session(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChatSession]:
+    made = make_session(tmp_path, request.param)
+    yield made
+    if isinstance(made.checkpointer, SQLiteCheckpointer):
+        made.checkpointer.close()
+
+
+def test_seed_flow_asks_then_answers_with_the_clarification(session: ChatSession) -> None:
+    """A vague request yields needs_input; the answer streams tokens and ends done using it."""
+
+    async def flow() -> None:
+        first = await collect(session, {"type": "chat", "text": "help me with email"})
+        asked = [e for e in first if e["type"] == "needs_input"]
+        assert len(asked) == 1
+        assert asked[0]["question"] == "What should I do with your email?"
+        assert asked[0]["reason"]
+        assert "Send daily reports" in asked[0]["choices"]
+        assert first[-1]["type"] == "needs_input"
+        second = await collect(
+            session,
+            {
+                "type": "resume_chat",
+                "resume_value": "send daily reports",
+                "interrupt_id": asked[0]["interrupt_id"],
+            },
+        )
+        tokens = "".join(e["token"] for e in second if e["type"] == "token")
+        assert second[-1]["type"] == "done"
+        assert second[-1]["text"] == tokens.strip()
+        assert "send daily reports" in second[-1]["text"]
+
+    asyncio.run(flow())
+
+
+BAD_MESSAGES = [
+    ("not an object", 'A message must be an object with a "type" field, not text.'),
+    ({}, 'The message has no "type" field.'),
+    (
+        {"type": "shout"},
+        "Unknown message type 'shout': expected chat, resume_chat, cancel or history.",
+    ),
+    ({"type": "chat"}, 'A "chat" message needs a "text" field with what you want to say.'),
+    ({"type": "chat", "text": 42}, 'The "text" of a chat message must be text, not a number.'),
+    ({"type": "chat", "text": "   "}, "The message is empty: type something to send."),
+    (
+        {"type": "chat", "text": "x" * (MAX_TEXT_LENGTH + 1)},
+        "The message is too long (20,001 characters): the limit is 20,000.",
+    ),
+    (
+        {"type": "resume_chat"},
+        'A "resume_chat" message needs a "resume_value" field with your answer.',
+    ),
+    ({"type": "resume_chat", "resume_value": "x"}, "There is no question waiting for an answer."),
+    (
+        {"type": "resume_chat", "resume_value": "x", "interrupt_id": 7},
+        '"interrupt_id" must be text, not a number.',
+    ),
+    ({"type": "cancel"}, "There is no running turn to cancel."),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), BAD_MESSAGES, ids=[str(i) for i in range(11)])
+def test_malformed_message_gets_one_error_and_changes_nothing(
+    session: ChatSession, message: Any, expected: str
+) -> None:
+    """Each malformed message yields exactly one readable error; the stored thread is unchanged."""
+
+    async def flow() -> None:
+        await collect(session, {"type": "chat", "text": "plan my week please, thanks a lot"})
+        before = await session.history()
+        history_before = [s async for s in session.graph.aget_state_history("t1")]
+        events = await collect(session, message)
+        assert events == [{"type": "error", "message": expected}]
+        assert await session.history() == before
+        after = [s async for s in session.graph.aget_state_history("t1")]
+        assert [s.config for s in after] == [s.config for s in history_before]
+        done = await collect(
+            session, {"type": "chat", "text": "and then summarize my notes for me"}
+        )
+        assert done[-1]["type"] == "done"
+
+    asyncio.run(flow())
+
+
+def test_chat_while_a_question_is_pending_is_refused(session: ChatSession) -> None:
+    """A new chat while a question waits gets an error, and the question can still be answered."""
+
+    async def flow() -> None:
+        await collect(session, {"type": "chat", "text": "help me with email"})
+        refused = await collect(session, {"type": "chat", "text": "something else entirely now"})
+        assert refused == [
+            {
+                "type": "error",
+                "message": "A question is waiting for your answer: "
+                "answer it before sending a new message.",
+            }
+        ]
+        history = await session.history()
+        assert history["pending"]["question"] == "What should I do with your email?"
+        done = await collect(session, {"type": "resume_chat", "resume_value": "Draft a reply"})
+        assert done[-1]["type"] == "done"
+
+    asyncio.run(flow())
+
+
+def test_resume_with_an_unknown_interrupt_id_lists_the_waiting_one(session: ChatSession) -> None:
+    """An answer to a question that is not waiting names the one that is."""
+
+    async def flow() -> None:
+        asked = await collect(session, {"type": "chat", "text": "help me with email"})
+        waiting = asked[-1]["interrupt_id"]
+        events = await collect(
+            session, {"type": "resume_chat", "resume_value": "x", "interrupt_id": "nope"}
+        )
+        assert events == [
+            {
+                "type": "error",
+                "message": "That question (nope) is not waiting for an answer; "
+                f"waiting: {waiting}.",
+            }
+        ]
+
+    asyncio.run(flow())
+
+
+def test_chat_during_a_turn_is_refused_and_cancel_stops_the_turn(tmp_path: Path) -> None:
+    """During a slow streamed answer a second chat is refused, and cancel ends the turn cancelled."""
+
+    async def flow() -> None:
+        checkpointer = InMemoryCheckpointer()
+        graph: CompiledGraph = build_assistant(checkpointer)
+        slow = AssistantData(model=OfflineModel(token_delay_ms=20))
+        session = ChatSession(graph, checkpointer=checkpointer, thread_id="t1", data=slow)
+        events: list[dict[str, Any]] = []
+        first_token = asyncio.Event()
+
+        async def turn() -> None:
+            async for event in session.handle(
+                {"type": "chat", "text": "summarize the quarterly plan"}
+            ):
+                events.append(event)
+                if event["type"] == "token":
+                    first_token.set()
+
+        running = asyncio.create_task(turn())
+        await first_token.wait()
+        refused = await collect(session, {"type": "chat", "text": "another message meanwhile"})
+        assert refused[0]["message"].startswith("A turn is still running")
+        assert await collect(session, {"type": "cancel"}) == []
+        await running
+        assert events[-1] == {"type": "status", "stage": "cancelled"}
+        assert not any(e["type"] == "done" for e in events)
+        history = await session.history()
+        assert [m["role"] for m in history["messages"]] == ["user"]
+        again = await collect(session, {"type": "history"})
+        assert again[0]["type"] == "history"
+
+    asyncio.run(flow())
+
+
+def test_history_shows_the_pending_question_and_the_trace(session: ChatSession) -> None:
+    """history returns the messages, the pending question with its id, and what each node saw."""
+
+    async def flow() -> None:
+        asked = await collect(session, {"type": "chat", "text": "help me with email"})
+        history = await session.history()
+        assert history["messages"] == [{"role": "user", "content": "help me with email"}]
+        assert history["pending"]["interrupt_id"] == asked[-1]["interrupt_id"]
+        assert [t["name"] for t in history["trace"]] == ["intake"]
+        assert {t["thread_id"] for t in history["trace"]} == {"t1"}
+
+    asyncio.run(flow())
+
+
+def test_session_needs_the_graphs_checkpointer() -> None:
+    """A session over a checkpointer the graph was not compiled with is refused."""
+    graph = build_assistant(InMemoryCheckpointer())
+    with pytest.raises(ValueError, match="needs the checkpointer the graph was compiled with"):
+        ChatSession(graph, checkpointer=InMemoryCheckpointer(), thread_id="t")
