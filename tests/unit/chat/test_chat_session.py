@@ -159,7 +159,7 @@ def test_resume_with_an_unknown_interrupt_id_lists_the_waiting_one(session: Chat
 
 
 def test_chat_during_a_turn_is_refused_and_cancel_stops_the_turn(tmp_path: Path) -> None:
-    """During a slow streamed answer a second chat is refused, and cancel ends the turn cancelled."""
+    """While an answer streams, a second chat is refused and cancel ends the turn cancelled."""
 
     async def flow() -> None:
         checkpointer = InMemoryCheckpointer()
