@@ -75,7 +75,13 @@ class InMemoryCheckpointer(Checkpointer):
     async def aput_writes(
         self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
     ) -> None:
-        """Store pending writes of checkpoint ``checkpoint_id``."""
+        """Store pending writes of checkpoint ``checkpoint_id``, all or none."""
+        # Read the whole batch before storing any of it, so that a failure part-way
+        # through the sequence stores nothing.
+        batch = list(writes)
+        for write in batch:
+            if not isinstance(write, StoredWrite):
+                raise TypeError(f"writes must be StoredWrite objects, not {type(write).__name__!r}")
         thread = self._threads.get(thread_id)
         if thread is None or checkpoint_id not in thread.checkpoints:
             raise CheckpointError(
@@ -84,7 +90,7 @@ class InMemoryCheckpointer(Checkpointer):
                 checkpoint_id=checkpoint_id,
             )
         stored = thread.writes.setdefault(checkpoint_id, {})
-        for write in writes:
+        for write in batch:
             stored[(write.task_id, write.kind)] = write
 
     async def alist(

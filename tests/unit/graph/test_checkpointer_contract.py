@@ -14,12 +14,7 @@ backends = load("checkpointer_backends")
 SCENARIOS = scenario_names(contract)
 
 
-KNOWN_FAILURES = {
-    ("memory", "scenario_writes_failing_while_read_store_none"): (
-        "InMemoryCheckpointer.aput_writes stores each write as it reads the sequence, "
-        "so a failure part-way keeps the first ones"
-    ),
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def _cases() -> list[object]:
