@@ -146,10 +146,11 @@ async def managed(
         runtime.emit(ctx, "run:start", {"input": ctx.input})
         outcome = await execute()
         return outcome
-    except asyncio.CancelledError:
+    except asyncio.CancelledError as cancelled:
         task = asyncio.current_task()
         if not control.requested or task is None:
-            raise  # the caller was cancelled, not the run
+            error = cancelled  # the caller was cancelled, not the run: on_end still hears of it
+            raise
         task.uncancel()
         error = RunCancelledError(control.reason, run_id=ctx.run_id, thread_id=ctx.thread_id)
         raise error from None
@@ -166,6 +167,9 @@ async def _finish(
     ctx._log.finished_at = time.time()
     if isinstance(error, RunCancelledError):
         result = RunOutcome("cancelled", reason=error.reason)
+    elif isinstance(error, asyncio.CancelledError):
+        # Cancelled by whoever awaited it (a timeout, an astream consumer that stopped).
+        result = RunOutcome("cancelled", reason=str(error.args[0]) if error.args else None)
     elif error is not None:
         result = RunOutcome("error", error=error)
     elif outcome is not None and outcome.interrupts:
