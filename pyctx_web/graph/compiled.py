@@ -30,6 +30,7 @@ from pyctx_web.graph.lifecycle import ActiveRuns, RunControl, RunHandle, managed
 from pyctx_web.graph.records import (
     Checkpoint,
     Pending,
+    TaskRecord,
     TaskResult,
     decode_record,
     new_checkpoint_id,
@@ -208,12 +209,23 @@ class CompiledGraph:
             answers = plan_resume(input.resume, cp, pending)
             task_by_id = {t.id: t for t in cp.tasks}
             items = []
+            before: dict[str, TaskRecord] = {}
             for task_id, answer in answers.items():
                 rec = pending.tasks[task_id]
+                before[task_id] = TaskRecord(
+                    interrupt=rec.interrupt,
+                    interrupt_index=rec.interrupt_index,
+                    answers=list(rec.answers),
+                    error=rec.error,
+                )
                 rec.answers.append(answer)
                 items.append((task_by_id[task_id], "resume", rec))
             await engine.save_writes(cp, items)
-            return await engine.loop(cp, pending, skip_breakpoint=True)
+            try:
+                return await engine.loop(cp, pending, skip_breakpoint=True)
+            except asyncio.CancelledError:
+                await self._withdraw_answers(engine, cp, before)
+                raise
 
         if input is None:
             if target is None:
@@ -233,6 +245,28 @@ class CompiledGraph:
         base = target[0] if target is not None else None
         cp = await engine.start(input, base)
         return await engine.loop(cp, Pending(), skip_breakpoint=False)
+
+    async def _withdraw_answers(
+        self, engine: Engine, cp: Checkpoint, before: dict[str, TaskRecord]
+    ) -> None:
+        """Take back the saved answers of a cancelled resume, so its questions wait again.
+
+        Only while ``cp`` is still the thread's latest checkpoint, and only for
+        tasks whose saved record shows no result, error or new question since.
+        """
+        loaded = await self._load(cp.thread_id, None)
+        if loaded is None or loaded[0].id != cp.id:
+            return
+        saved = loaded[1].tasks
+        task_by_id = {t.id: t for t in cp.tasks}
+        items = []
+        for task_id, old in before.items():
+            rec = saved.get(task_id)
+            if rec is None or rec.result is not None:
+                continue
+            if (rec.interrupt_index, rec.error) == (old.interrupt_index, old.error):
+                items.append((task_by_id[task_id], "resume", old))
+        await engine.save_writes(cp, items)
 
     async def _fork(self, engine: Engine, source: Checkpoint) -> Checkpoint:
         cid = new_checkpoint_id()
