@@ -1,0 +1,463 @@
+"""Execution context, tool argument checks and isolation between nodes, tool calls and runs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+from pyctx_web import (
+    AsyncLocalStorage,
+    ContextMissingError,
+    ExecutionContext,
+    current_execution_context,
+    require_execution_context,
+    with_execution_context,
+)
+from pyctx_web.graph import (
+    START,
+    Hooks,
+    Middleware,
+    MiddlewareContext,
+    RunContext,
+    RunEvent,
+    StateGraph,
+    ToolArgumentError,
+    UnknownToolError,
+    get_run_context,
+    tool,
+)
+
+marker: AsyncLocalStorage[str] = AsyncLocalStorage(name="test.marker")
+
+left_open: list[AbstractContextManager[ExecutionContext]] = []
+"""Execution-context blocks entered and never exited (kept so they are not collected)."""
+
+
+def leave_open(**values: Any) -> None:
+    """Enter a with_execution_context block and never leave it."""
+    block = with_execution_context(**values)
+    block.__enter__()
+    left_open.append(block)
+
+
+@pytest.fixture
+def close_left_open() -> Iterator[None]:
+    """After the test, end the blocks it left open (their own contexts are gone by then)."""
+    yield
+    while left_open:
+        with contextlib.suppress(ValueError):  # reset in another context than the one set
+            left_open.pop().__exit__(None, None, None)
+
+
+class State(TypedDict, total=False):
+    """The state of the graphs of this module."""
+
+    seen: dict[str, Any]
+    problems: list[str]
+
+
+def tenant_of_caller() -> str | None:
+    """A service function: it finds the tenant without being given anything."""
+    return require_execution_context().tenant_id
+
+
+def _merge(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    return {**(left or {}), **(right or {})}
+
+
+class Shared(TypedDict, total=False):
+    """State whose ``seen`` dicts from parallel nodes are merged."""
+
+    seen: Annotated[dict[str, Any], _merge]
+
+
+# --- execution context ----------------------------------------------------------------------------
+
+
+@tool
+async def tenant_tool(args: dict[str, Any], ctx: RunContext[Any]) -> str | None:
+    """Return the tenant a service function finds from inside a tool."""
+    await asyncio.sleep(0)
+    return tenant_of_caller()
+
+
+@pytest.mark.asyncio
+async def test_service_function_finds_the_tenant_from_a_node_and_a_tool() -> None:
+    """require_execution_context().tenant_id works in a service called from a node and a tool."""
+
+    async def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        from_node = tenant_of_caller()
+        from_tool = await ctx.call_tool("tenant_tool", {})
+        assert current_execution_context() == ctx.execution_context
+        return {"seen": {"node": from_node, "tool": from_tool, "ec": ctx.execution_context}}
+
+    app = (
+        StateGraph(State)
+        .add_node("node", node)
+        .add_edge(START, "node")
+        .compile(tools=[tenant_tool])
+    )
+    result = await app.ainvoke({}, execution_context={"tenant_id": "acme", "user_id": "u1"})
+    seen = result["seen"]
+    assert (seen["node"], seen["tool"]) == ("acme", "acme")
+    assert seen["ec"].user_id == "u1"
+    assert seen["ec"].correlation_id is not None
+    with pytest.raises(ContextMissingError):
+        tenant_of_caller()
+
+
+@pytest.mark.asyncio
+async def test_execution_context_given_or_merged_onto_the_callers() -> None:
+    """An ExecutionContext is used as given; a mapping merges onto the caller's one."""
+    contexts: list[RunContext[Any]] = []
+
+    def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        contexts.append(ctx)
+        return {}
+
+    app = StateGraph(State).add_node("node", node).add_edge(START, "node").compile()
+    given = ExecutionContext.of(tenant_id="t", correlation_id="corr-1")
+    await app.ainvoke({}, execution_context=given)
+    with with_execution_context(tenant_id="outer", user_id="u"):
+        await app.ainvoke({}, execution_context={"user_id": "v"})
+        await app.ainvoke({})
+    first, second, third = contexts
+    assert first.execution_context == given
+    assert second.execution_context.to_dict() == {
+        "tenant_id": "outer",
+        "user_id": "v",
+        "correlation_id": second.run_id,
+    }
+    assert third.execution_context.user_id == "u"
+    with pytest.raises(TypeError, match="execution_context must be"):
+        await app.ainvoke({}, execution_context=42)  # type: ignore[arg-type]
+
+
+@pytest.mark.asyncio
+async def test_plus_inside_a_node_is_not_seen_by_other_nodes_or_runs() -> None:
+    """ExecutionContext.plus in a node changes neither a parallel node, the next node nor a run."""
+    release = asyncio.Event()
+
+    async def changer(state: Shared, ctx: RunContext[Any]) -> dict[str, Any]:
+        changed = require_execution_context().plus("tenant_id", "changed")
+        assert ctx.execution_context.tenant_id == ctx.data["tenant"]
+        with with_execution_context(changed):
+            await release.wait()
+            inside = tenant_of_caller()
+        return {"seen": {"changer": inside, "after": tenant_of_caller()}}
+
+    async def sibling(state: Shared, ctx: RunContext[Any]) -> dict[str, Any]:
+        seen = tenant_of_caller()
+        release.set()
+        return {"seen": {"sibling": seen}}
+
+    def later(state: Shared, ctx: RunContext[Any]) -> dict[str, Any]:
+        return {"seen": {"later": tenant_of_caller()}}
+
+    app = (
+        StateGraph(Shared)
+        .add_node("changer", changer)
+        .add_node("sibling", sibling)
+        .add_node("later", later)
+        .add_edge(START, "changer")
+        .add_edge(START, "sibling")
+        .add_edge("changer", "later")
+        .add_edge("sibling", "later")
+        .compile(data={"tenant": ""})
+    )
+    first, second = await asyncio.gather(
+        app.ainvoke({}, data={"tenant": "acme"}, execution_context={"tenant_id": "acme"}),
+        app.ainvoke({}, data={"tenant": "globex"}, execution_context={"tenant_id": "globex"}),
+    )
+    assert first["seen"] == {
+        "changer": "changed",
+        "after": "acme",
+        "sibling": "acme",
+        "later": "acme",
+    }
+    assert second["seen"] == {
+        "changer": "changed",
+        "after": "globex",
+        "sibling": "globex",
+        "later": "globex",
+    }
+
+
+# --- what nodes and tools set in the context store ------------------------------------------------
+
+
+@tool
+async def leaky_tool(args: dict[str, Any], ctx: RunContext[Any]) -> dict[str, Any]:
+    """Set the context store without cleaning up, and report what it saw first."""
+    saw = {"marker": marker.get_store(), "tenant": tenant_of_caller()}
+    marker.enter_with(f"tool-{args['n']}")
+    leave_open(tenant_id=f"tool-{args['n']}")
+    await asyncio.sleep(0)
+    assert marker.get_store() == f"tool-{args['n']}"
+    return saw
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("close_left_open")
+async def test_each_node_and_tool_call_runs_in_its_own_copy_of_the_context() -> None:
+    """What a node or tool sets with enter_with or an open with_execution_context stays in it."""
+    gate = asyncio.Event()
+
+    async def setter(state: Shared, ctx: RunContext[Any]) -> dict[str, Any]:
+        marker.enter_with("setter")
+        leave_open(tenant_id="leaked")
+        first = await ctx.call_tool("leaky_tool", {"n": 1})
+        second = await ctx.call_tool("leaky_tool", {"n": 2})
+        own = {"marker": marker.get_store(), "tenant": tenant_of_caller()}
+        gate.set()
+        await asyncio.sleep(0)
+        return {"seen": {"tool_1": first, "tool_2": second, "setter": own}}
+
+    async def sibling(state: Shared, ctx: RunContext[Any]) -> dict[str, Any]:
+        await gate.wait()
+        return {"seen": {"sibling": {"marker": marker.get_store(), "tenant": tenant_of_caller()}}}
+
+    def later(state: Shared, ctx: RunContext[Any]) -> dict[str, Any]:
+        return {"seen": {"later": {"marker": marker.get_store(), "tenant": tenant_of_caller()}}}
+
+    app = (
+        StateGraph(Shared)
+        .add_node("setter", setter)
+        .add_node("sibling", sibling)
+        .add_node("later", later)
+        .add_edge(START, "setter")
+        .add_edge(START, "sibling")
+        .add_edge("setter", "later")
+        .add_edge("sibling", "later")
+        .compile(tools=[leaky_tool])
+    )
+    result = await app.ainvoke({}, execution_context={"tenant_id": "acme"})
+    clean = {"marker": None, "tenant": "acme"}
+    assert result["seen"] == {
+        "tool_1": {"marker": "setter", "tenant": "leaked"},
+        "tool_2": {"marker": "setter", "tenant": "leaked"},
+        "setter": {"marker": "setter", "tenant": "leaked"},
+        "sibling": clean,
+        "later": clean,
+    }
+    again = await app.ainvoke({}, execution_context={"tenant_id": "acme"})
+    assert again["seen"]["sibling"] == clean
+    assert marker.get_store() is None
+    assert current_execution_context() is None
+
+
+# --- tool arguments -------------------------------------------------------------------------------
+
+ORDER = {
+    "type": "object",
+    "properties": {
+        "item": {"type": "string"},
+        "quantity": {"type": "integer", "minimum": 1, "maximum": 10},
+        "speed": {"enum": ["standard", "express"]},
+    },
+    "required": ["item", "quantity"],
+}
+
+
+@tool(name="place_order", parameters=ORDER)
+def place_order(args: dict[str, Any], ctx: RunContext[Any]) -> str:
+    """Place an order."""
+    return f"{args['quantity']} x {args['item']}"
+
+
+def _order_graph(args: Any, **compile_args: Any) -> Any:
+    async def order(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        try:
+            await ctx.call_tool("place_order", args)
+        except ToolArgumentError as error:
+            return {"problems": error.problems, "seen": {"tool": error.tool}}
+        return {"problems": []}
+
+    return (
+        StateGraph(State)
+        .add_node("order", order)
+        .add_edge(START, "order")
+        .compile(tools=[place_order], **compile_args)
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("args", "problems"),
+    [
+        ({"quantity": 2}, ["args.item: required property is missing"]),
+        ({"item": 7, "quantity": 2}, ["args.item: expected string, got integer (7)"]),
+        (
+            {"item": "pen", "quantity": 2, "speed": "warp"},
+            ["args.speed: 'warp' is not one of 'standard', 'express'"],
+        ),
+        ({"item": "pen", "quantity": 0}, ["args.quantity: 0 is less than the minimum 1"]),
+        ({"item": "pen", "quantity": 11}, ["args.quantity: 11 is greater than the maximum 10"]),
+        (
+            {"quantity": "two", "speed": "warp"},
+            [
+                "args.item: required property is missing",
+                "args.quantity: expected integer, got string ('two')",
+                "args.speed: 'warp' is not one of 'standard', 'express'",
+            ],
+        ),
+    ],
+    ids=["missing", "type", "enum", "minimum", "maximum", "all-at-once"],
+)
+async def test_call_tool_with_bad_arguments_lists_each_problem(
+    args: dict[str, Any], problems: list[str]
+) -> None:
+    """call_tool raises ToolArgumentError listing every way the arguments break the schema."""
+    app = _order_graph(args)
+    started: list[RunEvent] = []
+    app.on("tool:start", started.append)
+    result = await app.ainvoke({})
+    assert result["problems"] == problems
+    assert result["seen"] == {"tool": "place_order"}
+    assert started == []
+
+
+@pytest.mark.asyncio
+async def test_arguments_rewritten_by_middleware_are_checked_again() -> None:
+    """Arguments that tool:before middleware breaks are refused before the tool runs."""
+
+    async def breaker(mctx: MiddlewareContext[Any], next_: Any) -> None:
+        assert mctx.tool is not None
+        mctx.tool.args["quantity"] = 99
+        await next_()
+
+    app = _order_graph(
+        {"item": "pen", "quantity": 1},
+        middleware=[Middleware("breaker", "tool:before", breaker)],
+    )
+    assert (await app.ainvoke({}))["problems"] == [
+        "args.quantity: 99 is greater than the maximum 10"
+    ]
+
+
+@pytest.mark.asyncio
+async def test_bad_arguments_fail_the_run_when_not_caught() -> None:
+    """A ToolArgumentError the node does not catch is what ainvoke raises, problems included."""
+
+    async def order(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        await ctx.call_tool("place_order", {"item": "pen"})
+        return {}
+
+    app = (
+        StateGraph(State)
+        .add_node("order", order)
+        .add_edge(START, "order")
+        .compile(tools=[place_order])
+    )
+    with pytest.raises(ToolArgumentError, match=r"args\.quantity: required property is missing"):
+        await app.ainvoke({})
+
+
+@pytest.mark.asyncio
+async def test_unknown_tool_lists_the_known_ones() -> None:
+    """Calling a tool the graph does not have raises UnknownToolError naming the known tools."""
+
+    async def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        await ctx.call_tool("refund", {})
+        return {}
+
+    app = (
+        StateGraph(State)
+        .add_node("node", node)
+        .add_edge(START, "node")
+        .compile(tools=[place_order, tenant_tool])
+    )
+    with pytest.raises(UnknownToolError) as caught:
+        await app.ainvoke({})
+    assert caught.value.known == ["place_order", "tenant_tool"]
+    assert "unknown tool 'refund'; known tools: 'place_order', 'tenant_tool'" in str(caught.value)
+
+
+# --- 50 concurrent runs ---------------------------------------------------------------------------
+
+
+@tool
+async def whoami(args: dict[str, Any], ctx: RunContext[Any]) -> dict[str, Any]:
+    """Report what the tool sees of its run."""
+    await asyncio.sleep(0)
+    return {
+        "data": ctx.data["who"],
+        "user_context": ctx.user_context["who"],
+        "tenant": tenant_of_caller(),
+        "marker": marker.get_store(),
+        "run": get_run_context() is ctx,
+    }
+
+
+@pytest.mark.asyncio
+async def test_fifty_concurrent_runs_never_see_each_others_values() -> None:
+    """50 runs in flight at once each see only their own data, user_context and contexts."""
+    runs = 50
+    arrived = 0
+    everyone_in = asyncio.Event()
+
+    def on_start(ctx: RunContext[Any]) -> None:
+        ctx.user_context["who"] = ctx.data["who"]
+        marker.enter_with(f"marker-{ctx.data['who']}")
+
+    def look(ctx: RunContext[Any]) -> dict[str, Any]:
+        return {
+            "data": ctx.data["who"],
+            "user_context": ctx.user_context["who"],
+            "tenant": tenant_of_caller(),
+            "marker": marker.get_store(),
+            "run": get_run_context() is ctx,
+        }
+
+    async def first(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        nonlocal arrived
+        arrived += 1
+        if arrived == runs:
+            everyone_in.set()
+        await everyone_in.wait()
+        return {"seen": {"first": look(ctx), "tool": await ctx.call_tool("whoami", {})}}
+
+    async def second(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"seen": {**state["seen"], "second": look(ctx)}}
+
+    ended: dict[str, str] = {}
+
+    def on_end(ctx: RunContext[Any], outcome: Any) -> None:
+        ended[ctx.data["who"]] = ctx.user_context["who"]
+
+    app = (
+        StateGraph(State)
+        .add_node("first", first)
+        .add_node("second", second)
+        .add_edge(START, "first")
+        .add_edge("first", "second")
+        .compile(
+            data={"who": None},
+            hooks=Hooks(on_start=on_start, on_end=on_end),
+            tools=[whoami],
+        )
+    )
+    results = await asyncio.gather(
+        *(
+            app.ainvoke({}, data={"who": f"w{i}"}, execution_context={"tenant_id": f"tenant-w{i}"})
+            for i in range(runs)
+        )
+    )
+    for i, result in enumerate(results):
+        who = f"w{i}"
+        expected = {
+            "data": who,
+            "user_context": who,
+            "tenant": f"tenant-{who}",
+            "marker": f"marker-{who}",
+            "run": True,
+        }
+        assert result["seen"] == {"first": expected, "tool": expected, "second": expected}
+    assert ended == {f"w{i}": f"w{i}" for i in range(runs)}
+    assert marker.get_store() is None
