@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from contextvars import copy_context
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web.context import ContextCoroutine
 from pyctx_web.graph.builder import Branch, GraphSpec
 from pyctx_web.graph.errors import (
     GraphError,
@@ -351,7 +353,12 @@ class Engine:
                 self.run.emit("updates", {task.name: out.raw})
             return out.error
 
-        results = await asyncio.gather(*(one(t) for t in runnable))
+        if len(runnable) == 1:
+            # A lone task needs no concurrency: it runs in a context copy of its own, as
+            # gather() would give it, without the cost of a new asyncio task.
+            results = [await ContextCoroutine(one(runnable[0]), copy_context())]
+        else:
+            results = await asyncio.gather(*(one(t) for t in runnable))
         return [e for e in results if e is not None]
 
     def _to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
