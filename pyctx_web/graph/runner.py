@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from contextvars import copy_context
 from collections.abc import Sequence
+from contextvars import copy_context
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
