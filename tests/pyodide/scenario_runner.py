@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import ast
 import base64
+import importlib.util
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SCENARIO_DIR = Path(__file__).resolve().parents[1] / "scenarios"
+CAPABILITIES = {
+    "sqlite": frozenset({"persistent", "failure", "non_text"}),
+    "indexeddb": frozenset({"persistent", "failure", "non_text"}),
+}
+"""What the storages used in Pyodide offer (as checkpointer_backends.CAPABILITIES)."""
 SUPPORT_MODULES = ("checkpointer_backends",)
 """Modules every run ships besides the scenario module."""
 
@@ -79,8 +88,26 @@ def scenario_names(module: str) -> list[str]:
     ]
 
 
+def requirements(module: str, name: str) -> frozenset[str]:
+    """The storage capabilities scenario ``name`` needs (its ``requires`` mark)."""
+    qualified = f"pyctx_web_host_{module}"
+    loaded = sys.modules.get(qualified)
+    if loaded is None:
+        spec = importlib.util.spec_from_file_location(qualified, SCENARIO_DIR / f"{module}.py")
+        assert spec is not None
+        assert spec.loader is not None
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = loaded
+        spec.loader.exec_module(loaded)
+    needed: frozenset[str] = getattr(getattr(loaded, name), "requires", frozenset())
+    return needed
+
+
 def run_scenario(selenium: Any, module: str, name: str, *, backend: str) -> None:
     """Run scenario ``name`` of ``module`` inside the Pyodide of ``selenium`` on ``backend``."""
+    missing = requirements(module, name) - CAPABILITIES[backend]
+    if missing:
+        pytest.skip(f"the {backend} storage lacks {', '.join(sorted(missing))}")
     modules = {m: source(m) for m in (*SUPPORT_MODULES, module)}
     payload = {"modules": modules, "module": module, "name": name, "backend": backend}
     encoded = base64.b64encode(json.dumps(payload).encode()).decode("ascii")
