@@ -45,6 +45,7 @@ async def observe_node(
     if ctx is None:
         return await attempts()
     runtime = ctx._runtime
+    middleware = runtime.middleware
     started_at = time.time()
     clock = time.perf_counter()
     status = "cancelled"
@@ -66,11 +67,12 @@ async def observe_node(
             runtime.emit(
                 ctx, "interrupt", {"node": task.name, "id": question.id, "value": question.value}
             )
-        after = MiddlewareContext(
-            "node:after", ctx, node=task.name, result=out.raw, error=out.error
-        )
         try:
-            await run_scope(runtime.middleware, after)
+            if middleware:
+                after = MiddlewareContext(
+                    "node:after", ctx, node=task.name, result=out.raw, error=out.error
+                )
+                await run_scope(middleware, after)
         except Exception as error:
             if out.error is None and out.interrupt is None:
                 out = error_outcome(error)

@@ -132,7 +132,11 @@ class JsonSerde:
                 raise _Unsupported(path, value, "a non-finite float")
             return value
         if isinstance(value, list):
-            return [self._encode(v, f"{path}[{i}]") for i, v in enumerate(value)]
+            # Plain items are copied as they are: no path string is built for them.
+            return [
+                v if type(v) in _PLAIN else self._encode(v, f"{path}[{i}]")
+                for i, v in enumerate(value)
+            ]
         if isinstance(value, tuple):
             items = [self._encode(v, f"{path}[{i}]") for i, v in enumerate(value)]
             return {_MARK: "tuple", "items": items}
@@ -141,7 +145,7 @@ class JsonSerde:
             for k, v in value.items():
                 if not isinstance(k, str):
                     raise _Unsupported(f"{path}[{k!r}]", k, "a dict key that is not a str")
-                out[k] = self._encode(v, f"{path}[{k!r}]")
+                out[k] = v if type(v) in _PLAIN else self._encode(v, f"{path}[{k!r}]")
             return {_MARK: "dict", "items": out} if _MARK in out else out
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             cls = type(value)
@@ -184,12 +188,18 @@ class JsonSerde:
     @staticmethod
     def dumps(doc: Any) -> str:
         """JSON text of an already encoded document."""
-        return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return _ENCODER.encode(doc)
 
     @staticmethod
     def loads(text: str) -> Any:
         """Parse JSON text; ``ValueError`` if it is not valid JSON."""
         return json.loads(text)
+
+
+_PLAIN: Final = frozenset({str, int, bool, type(None)})
+"""Types whose values are their own JSON form (not float: it must be finite)."""
+
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def _field(obj: dict[str, Any], name: str, kind: type) -> Any:
