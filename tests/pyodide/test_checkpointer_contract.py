@@ -84,3 +84,32 @@ def test_indexeddb_operations_leave_no_javascript_references(pyctx_module: Any) 
     after = pyctx_module.get_num_hiwire_keys()
     _drop_database(pyctx_module, "pyctx_leaks")
     assert after <= before
+
+
+@run_in_pyodide
+async def _survive_deletion(selenium: Any, database: str) -> list[str | None]:
+    from pyctx_web.graph import IndexedDBCheckpointer
+    from pyctx_web.graph.checkpoint.base import StoredCheckpoint
+    from pyodide.code import run_js
+
+    saver = IndexedDBCheckpointer(database)
+    await saver.aput(StoredCheckpoint("t", "before", None, "now", "d"))
+    # Another connection deletes the database: this one must let it, then reopen.
+    await run_js(
+        "(name) => new Promise((ok, fail) => {"
+        " const r = indexedDB.deleteDatabase(name); r.onsuccess = ok; r.onerror = fail;"
+        " r.onblocked = () => fail(new Error('blocked')); })"
+    )(database)
+    seen = [None if (r := await saver.aget("t")) is None else r.checkpoint.checkpoint_id]
+    await saver.aput(StoredCheckpoint("t", "after", None, "now", "d"))
+    seen.append((await saver.aget("t")).checkpoint.checkpoint_id)  # type: ignore[union-attr]
+    saver.close()
+    return seen
+
+
+def test_indexeddb_lets_another_connection_delete_the_database(pyctx_module: Any) -> None:
+    """An open IndexedDBCheckpointer does not block deleting its database and reopens afterwards."""
+    if pyctx_module.browser == "node":
+        pytest.skip("Node has no IndexedDB")
+    assert _survive_deletion(pyctx_module, "pyctx_versionchange") == [None, "after"]
+    _drop_database(pyctx_module, "pyctx_versionchange")

@@ -1,0 +1,18 @@
+"""IndexedDBCheckpointer on CPython: the module imports, and building one says what it needs."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyctx_web.errors import JsUnavailableError, PyctxError
+from pyctx_web.graph import IndexedDBCheckpointer
+from pyctx_web.graph.checkpoint import IndexedDBCheckpointer as FromCheckpointPackage
+
+
+def test_indexeddb_checkpointer_needs_pyodide_in_a_browser() -> None:
+    """On CPython, building an IndexedDBCheckpointer raises JsUnavailableError naming its needs."""
+    assert FromCheckpointPackage is IndexedDBCheckpointer
+    with pytest.raises(JsUnavailableError, match="needs Pyodide in a browser") as info:
+        IndexedDBCheckpointer()
+    assert isinstance(info.value, PyctxError)
+    assert "SQLiteCheckpointer" in str(info.value)
