@@ -1,0 +1,139 @@
+"""JavaScript boundary figures: a bound timer callback, and a workload of JS awaits.
+
+Pyodide only: a batch of ``set_timeout`` callbacks against the same batch of raw
+``setTimeout(create_once_callable(...))`` callbacks, and 1,000 awaits of JS
+promises and timers that read the context, through pyctx_web and through raw
+``contextvars``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextvars import ContextVar
+from functools import partial
+from typing import Any
+
+from stats import clock, compare_async, figure
+
+from pyctx_web import AsyncLocalStorage
+
+RUNTIMES = ("pyodide-node", "pyodide-chromium")
+
+
+async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
+    """Measure the jsbridge figures in Pyodide."""
+    import js  # type: ignore[import-not-found]
+    from pyodide.ffi import create_once_callable  # type: ignore[import-not-found]
+
+    from pyctx_web.jsbridge import set_timeout
+
+    rounds = 7 if quick else 15
+    batch = 200 if quick else 1_000
+    storage: AsyncLocalStorage[int] = AsyncLocalStorage(name="bench")
+    raw: ContextVar[int | None] = ContextVar("raw", default=None)
+
+    async def bound_timers() -> float:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        left = [batch]
+
+        def fired() -> None:
+            storage.get_store()
+            left[0] -= 1
+            if left[0] == 0:
+                done.set_result(None)
+
+        start = clock()
+        for _ in range(batch):
+            set_timeout(fired, 0)
+        await done
+        return (clock() - start) / batch * 1e6
+
+    async def raw_timers() -> float:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        left = [batch]
+
+        def fired() -> None:
+            raw.get()
+            left[0] -= 1
+            if left[0] == 0:
+                done.set_result(None)
+
+        start = clock()
+        for _ in range(batch):
+            js.setTimeout(create_once_callable(fired), 0)
+        await done
+        return (clock() - start) / batch * 1e6
+
+    async def bound_in_store() -> float:
+        return float(await storage.run(1, bound_timers))
+
+    timers = await compare_async(bound_in_store, raw_timers, rounds=rounds)
+    results = [
+        figure(
+            "bound set_timeout callback",
+            runtime,
+            timers["value"],
+            "us",
+            spread=timers["spread"],
+            baseline="raw create_once_callable callback",
+            baseline_value=timers["baseline_value"],
+            ratio=timers["ratio"],
+            ratio_spread=timers["ratio_spread"],
+            goal="<= 1.5x",
+            met=timers["ratio"] <= 1.5,
+            note=f"per callback, batches of {batch} setTimeout(0)",
+        )
+    ]
+
+    awaits = 200 if quick else 1_000
+
+    async def with_pyctx() -> float:
+        async def body() -> None:
+            for i in range(awaits):
+                if i % 2:
+                    await js.Promise.resolve(i)
+                else:
+                    fut = asyncio.get_running_loop().create_future()
+                    set_timeout(fut.set_result, 0, None)
+                    await fut
+                assert storage.get_store() == 7
+
+        start = clock()
+        await asyncio.create_task(storage.run(7, body))
+        return (clock() - start) * 1e3
+
+    async def without() -> float:
+        async def body() -> None:
+            raw.set(7)
+            for i in range(awaits):
+                if i % 2:
+                    await js.Promise.resolve(i)
+                else:
+                    fut = asyncio.get_running_loop().create_future()
+                    js.setTimeout(create_once_callable(partial(fut.set_result, None)), 0)
+                    await fut
+                assert raw.get() == 7
+
+        start = clock()
+        await asyncio.create_task(body())
+        return (clock() - start) * 1e3
+
+    workload = await compare_async(with_pyctx, without, rounds=max(3, rounds // 2))
+    results.append(
+        figure(
+            f"{awaits} awaits of JS promises and timers reading the context",
+            runtime,
+            workload["value"],
+            "ms",
+            spread=workload["spread"],
+            baseline="the same workload without pyctx_web",
+            baseline_value=workload["baseline_value"],
+            ratio=workload["ratio"],
+            ratio_spread=workload["ratio_spread"],
+            goal="<= 1.05x",
+            met=workload["ratio"] <= 1.05,
+        )
+    )
+    return results
