@@ -20,6 +20,7 @@ if IN_PYODIDE:
 _JS_HELPERS: Final = """
 (dispatch) => {
   const isDeferred = Symbol("pyctx_web.deferred");
+  const microtask = globalThis.queueMicrotask ?? ((job) => void Promise.resolve().then(job));
   const call = (key, args) => {
     const result = dispatch(key, ...args);
     return result !== null && typeof result === "object" && result[isDeferred]
@@ -32,7 +33,7 @@ _JS_HELPERS: Final = """
     setInterval: (key, ms) => setInterval(() => dispatch(key), ms),
     clearTimeout: (handle) => clearTimeout(handle),
     clearInterval: (handle) => clearInterval(handle),
-    queueMicrotask: (key) => queueMicrotask(() => dispatch(key)),
+    queueMicrotask: (key) => microtask(() => dispatch(key)),
     requestAnimationFrame: (key) => requestAnimationFrame((time) => dispatch(key, time)),
     cancelAnimationFrame: (handle) => cancelAnimationFrame(handle),
     listen: (target, type, key, once) => {
