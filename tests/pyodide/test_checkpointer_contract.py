@@ -23,7 +23,7 @@ def test_contract(pyctx_module: Any, backend: str, name: str) -> None:
     run_scenario(pyctx_module, MODULE, name, backend=backend)
 
 
-@run_in_pyodide
+@run_in_pyodide  # type: ignore[untyped-decorator]
 async def _construct_in_node(selenium: Any) -> str:
     from pyctx_web.errors import JsUnavailableError
     from pyctx_web.graph import IndexedDBCheckpointer
@@ -44,7 +44,7 @@ def test_indexeddb_in_node_says_it_needs_a_browser(pyctx_module: Any) -> None:
     assert "Node" in message
 
 
-@run_in_pyodide
+@run_in_pyodide  # type: ignore[untyped-decorator]
 async def _exercise_indexeddb(selenium: Any, database: str, rounds: int) -> None:
     import gc
 
@@ -64,7 +64,7 @@ async def _exercise_indexeddb(selenium: Any, database: str, rounds: int) -> None
     gc.collect()
 
 
-@run_in_pyodide
+@run_in_pyodide  # type: ignore[untyped-decorator]
 async def _drop_database(selenium: Any, database: str) -> None:
     from pyodide.code import run_js
 
@@ -86,7 +86,7 @@ def test_indexeddb_operations_leave_no_javascript_references(pyctx_module: Any) 
     assert after <= before
 
 
-@run_in_pyodide
+@run_in_pyodide  # type: ignore[untyped-decorator]
 async def _survive_deletion(selenium: Any, database: str) -> list[str | None]:
     from pyctx_web.graph import IndexedDBCheckpointer
     from pyctx_web.graph.checkpoint.base import StoredCheckpoint
