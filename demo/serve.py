@@ -29,7 +29,17 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "object-src 'none'",
         "base-uri 'none'",
         "frame-ancestors 'none'",
+        "form-action 'none'",
     ]
+)
+
+# The worker's own policy (a worker takes the policy of its script's response). It adds
+# 'unsafe-eval' for pyodide.code.run_js, which pyctx_web.jsbridge and the IndexedDB
+# checkpointer use to create their JavaScript helpers. The worker has no DOM, so no
+# markup can reach it; the page itself never evaluates strings.
+WORKER_SCRIPTS = frozenset({"/worker.js"})
+WORKER_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
+    "script-src 'self' 'wasm-unsafe-eval'", "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'"
 )
 
 EXTRA_TYPES = {
@@ -69,7 +79,13 @@ def make_handler(
             return super().translate_path(path)
 
         def end_headers(self) -> None:
-            self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+            clean = self.path.split("?", 1)[0].split("#", 1)[0]
+            policy = (
+                WORKER_CONTENT_SECURITY_POLICY
+                if clean in WORKER_SCRIPTS
+                else CONTENT_SECURITY_POLICY
+            )
+            self.send_header("Content-Security-Policy", policy)
             self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Cache-Control", "no-cache")
             super().end_headers()

@@ -1,25 +1,120 @@
-// The Python side of the demo: Pyodide and pyctx_web run here, off the page's thread.
+// The Python side of the demo: Pyodide, pyctx_web and the assistant run here, off the page's thread.
+// The page talks to it only with plain messages; see main.js for the protocol.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
 
+const APP_FILES = ["assistant.py", "models.py", "worker_main.py"];
+const APP_DIR = "/home/pyodide/demo_app";
+
 const started = performance.now();
+const stages = {};
+let receive = null; // worker_main.receive, once the app has booted
+const queued = []; // page messages that arrived before that
+
 const status = (stage, label) => postMessage({ type: "status", stage, label });
 
+// Python calls post(json_text) for every message it sends to the page.
+function post(payload) {
+  if (typeof payload === "string") {
+    postMessage(JSON.parse(payload));
+    return;
+  }
+  // A Python object instead of JSON text: convert it and free the proxy.
+  const value = payload && typeof payload.toJs === "function"
+    ? payload.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false })
+    : payload;
+  if (payload && typeof payload.destroy === "function") payload.destroy();
+  postMessage(value);
+}
+
+// The exception line of a Python traceback is the part a person can read.
+function lastLine(error) {
+  const lines = String(error?.message ?? error).trim().split("\n").map((line) => line.trim());
+  const exception = lines.filter((line) => /^[A-Za-z_][\w.]*(Error|Exception|Exit)\b/.test(line)).pop();
+  return exception ?? lines.filter(Boolean).pop() ?? "unknown error";
+}
+
+function forward(data) {
+  let text;
+  try {
+    text = JSON.stringify(data);
+  } catch (error) {
+    text = undefined;
+  }
+  if (typeof text !== "string") {
+    postMessage({ type: "error", message: "The worker got a message that is not plain data." });
+    return;
+  }
+  try {
+    const result = receive(text);
+    if (result && typeof result.destroy === "function") result.destroy();
+  } catch (error) {
+    const reply = { type: "error", message: `The worker could not take that message: ${lastLine(error)}` };
+    if (data && typeof data === "object" && typeof data.thread_id === "string") reply.thread_id = data.thread_id;
+    postMessage(reply);
+  }
+}
+
+self.addEventListener("message", (event) => {
+  if (receive) forward(event.data);
+  else queued.push(event.data);
+});
+
+async function timed(stage, label, work) {
+  status(stage, label);
+  const t0 = performance.now();
+  const result = await work();
+  stages[stage] = Math.round(performance.now() - t0);
+  return result;
+}
+
+async function fetchText(name) {
+  const url = new URL(`./app/${name}`, import.meta.url);
+  const response = await fetch(url, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`could not fetch app/${name}: HTTP ${response.status}`);
+  return response.text();
+}
+
 async function boot() {
-  status("runtime", "Loading the Python runtime…");
   // packageBaseUrl also replaces the CDN that Pyodide would otherwise fall back to.
   const base = new URL("/pyodide/", self.location.href).href;
-  const pyodide = await loadPyodide({ indexURL: base, packageBaseUrl: base });
-  status("packages", "Installing pyctx_web…");
-  await pyodide.loadPackage("micropip");
-  await pyodide.runPythonAsync("import micropip\nawait micropip.install('pyctx-web')");
-  status("app", "Starting the app…");
+  const pyodide = await timed("runtime", "Loading the Python runtime…", () =>
+    loadPyodide({ indexURL: base, packageBaseUrl: base }));
+
+  await timed("packages", "Installing pyctx_web…", async () => {
+    await pyodide.loadPackage("micropip", { messageCallback: () => {} });
+    await pyodide.runPythonAsync("import micropip\nawait micropip.install('pyctx-web')");
+  });
+
+  await timed("app", "Starting the assistant…", async () => {
+    const sources = await Promise.all(APP_FILES.map(fetchText));
+    pyodide.FS.mkdirTree(APP_DIR);
+    APP_FILES.forEach((name, i) => pyodide.FS.writeFile(`${APP_DIR}/${name}`, sources[i]));
+    pyodide.registerJsModule("demo_bridge", { post });
+    await pyodide.runPythonAsync(`
+import inspect, sys
+if ${JSON.stringify(APP_DIR)} not in sys.path:
+    sys.path.insert(0, ${JSON.stringify(APP_DIR)})
+import worker_main
+from demo_bridge import post as _post
+_booted = worker_main.boot(_post)
+if inspect.isawaitable(_booted):
+    await _booted
+del _post, _booted
+`);
+    // The module proxy lives as long as the worker: receive is borrowed from it.
+    const workerMain = pyodide.pyimport("worker_main");
+    receive = workerMain.receive;
+  });
+
   const pyctxVersion = pyodide.runPython("import pyctx_web; pyctx_web.__version__");
   postMessage({
     type: "ready",
     pyodide: pyodide.version,
     pyctx_web: pyctxVersion,
     elapsed_ms: Math.round(performance.now() - started),
+    stages: { ...stages },
   });
+  for (const data of queued.splice(0)) forward(data);
 }
 
-boot().catch((error) => postMessage({ type: "error", message: String(error) }));
+boot().catch((error) => postMessage({ type: "error", message: `The Python worker could not start: ${lastLine(error)}` }));
