@@ -14,6 +14,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
 VENV="$ROOT/.venv"
+VENV311="$ROOT/.venv311"  # the oldest supported CPython, for the unit tier
 BUILD="$ROOT/build"
 CACHE="$BUILD/cache"
 DIST="$BUILD/dist"
@@ -98,6 +99,35 @@ ensure_venv() {
     echo "$want" >"$stamp"
 }
 
+find_python311() {
+    local prefix
+    if command -v python3.11 >/dev/null 2>&1; then command -v python3.11; return 0; fi
+    if command -v pyenv >/dev/null 2>&1; then
+        prefix="$(pyenv prefix 3.11 2>/dev/null || true)"
+        [ -n "$prefix" ] && [ -x "$prefix/bin/python3" ] && { echo "$prefix/bin/python3"; return 0; }
+    fi
+    return 1
+}
+
+unit_pins() {  # the test group's pins, less the Pyodide and browser tooling
+    "$PY" -c 'import tomllib; g = tomllib.load(open("pyproject.toml", "rb"))["dependency-groups"]["test"]; print(" ".join(p for p in g if not p.startswith(("pytest-pyodide", "playwright"))))'
+}
+
+ensure_venv311() {  # optional: without a Python 3.11 the unit tier runs on the tooling Python only
+    local want python311
+    want="$(stamp_of pyproject.toml)"
+    if [ -x "$VENV311/bin/python" ] && fresh "$VENV311/.pyctx-stamp" "$want"; then return 0; fi
+    python311="$(find_python311)" || return 0
+    log "creating .venv311 with $python311 for the unit tier"
+    [ -x "$VENV311/bin/python" ] || "$python311" -m venv "$VENV311"
+    # shellcheck disable=SC2046
+    "$VENV311/bin/python" -m pip install -q --disable-pip-version-check $(unit_pins) \
+        2> >(grep -v "^WARNING: Location '" >&2)
+    "$VENV311/bin/python" -m pip install -q --disable-pip-version-check --no-deps -e . \
+        2> >(grep -v "^WARNING: Location '" >&2)
+    echo "$want" >"$VENV311/.pyctx-stamp"
+}
+
 ensure_pyodide() {
     local version dir
     version="$(dist_setting pyodide)"
@@ -151,6 +181,7 @@ build_dist() {
 setup() {
     check_node
     ensure_venv
+    ensure_venv311
     ensure_chromium
     ensure_pyodide
     ensure_wheels
@@ -161,8 +192,12 @@ setup() {
 # --- commands ------------------------------------------------------------------------------
 run_tests() {
     local status=0
-    log "tier 1/3: unit tests (CPython)"
+    log "tier 1/3: unit tests (CPython $("$PY" -c 'import platform; print(platform.python_version())'))"
     "$PY" -m pytest tests/unit "$@" || status=1
+    if [ -x "$VENV311/bin/python" ]; then
+        log "tier 1/3: unit tests (CPython $("$VENV311/bin/python" -c 'import platform; print(platform.python_version())'), the oldest supported)"
+        "$VENV311/bin/python" -m pytest tests/unit -p no:cacheprovider "$@" || status=1
+    fi
     log "tier 2/3: pyodide tests (node and chrome)"
     "$PY" -m pytest tests/pyodide --dist-dir "$DIST" --runtime node,chrome --runner playwright "$@" ||
         status=1
@@ -181,6 +216,6 @@ case "$cmd" in
     test) setup; run_tests "$@" ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
-    clean) rm -rf "$BUILD" "$VENV"; log "removed build/ and .venv/" ;;
+    clean) rm -rf "$BUILD" "$VENV" "$VENV311"; log "removed build/, .venv/ and .venv311/" ;;
     *) echo "usage: ./build.sh {setup|test|demo|bench|wheel|dist|clean} [args]" >&2; exit 2 ;;
 esac
