@@ -357,6 +357,12 @@ class Engine:
             # A lone task needs no concurrency: it runs in a context copy of its own, as
             # gather() would give it, without the cost of a new asyncio task.
             results = [await ContextCoroutine(one(runnable[0]), copy_context())]
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                # A cancel asked for while the task ran (ctx.cancel() in a tool) waits for
+                # the next suspension; deliver it now, as gather() would, so that the
+                # step's result is not checkpointed and no later node runs.
+                await asyncio.sleep(0)
         else:
             results = await asyncio.gather(*(one(t) for t in runnable))
         return [e for e in results if e is not None]
