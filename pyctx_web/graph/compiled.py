@@ -338,8 +338,25 @@ class CompiledGraph:
         Takes what :meth:`ainvoke` takes; ``await handle`` gives what ``ainvoke``
         returns, and ``handle.cancel()`` stops the run. Needs a running event loop.
         """
+        run, control, body = self._prepare(input, thread_id, config, data, execution_context)
+        task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
+        control.task = task
+        assert run.context is not None
+        return RunHandle(run.context, control, task)
+
+    def _prepare(
+        self,
+        input: Any,
+        thread_id: str | None,
+        config: Mapping[str, Any] | None,
+        data: Any,
+        execution_context: ExecutionContext | Mapping[str, Any] | None,
+        modes: frozenset[str] = frozenset(),
+        queue: asyncio.Queue[tuple[str, Any]] | None = None,
+    ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
+        """A run with its context and cancel control, and the coroutine that executes it."""
         tid, cid, limit = parse_config(thread_id, config)
-        run = self._new_run(input, tid)
+        run = self._new_run(input, tid, modes, queue)
         control = RunControl(run.run_id, tid)
         ctx = new_context(
             self.runtime,
@@ -352,9 +369,7 @@ class CompiledGraph:
         body = managed(
             self.runtime, ctx, control, lambda: self._execute(input, tid, cid, limit, run)
         )
-        task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
-        control.task = task
-        return RunHandle(ctx, control, task)
+        return run, control, body
 
     async def _tracked(
         self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
@@ -408,25 +423,15 @@ class CompiledGraph:
         A list of modes yields ``(mode, chunk)`` pairs.
         """
         modes, single = stream_modes(stream_mode)
-        tid, cid, limit = parse_config(thread_id, config)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        run = self._new_run(input, tid, modes, queue)
-        control = RunControl(run.run_id, tid)
-        ctx = new_context(
-            self.runtime,
-            run,
-            input,
-            data=data,
-            execution_context=execution_context,
-            control=control,
+        run, control, body = self._prepare(
+            input, thread_id, config, data, execution_context, modes, queue
         )
 
         async def produce() -> None:
             self._active.add(control)
             try:
-                await managed(
-                    self.runtime, ctx, control, lambda: self._execute(input, tid, cid, limit, run)
-                )
+                await body
             finally:
                 self._active.remove(control)
                 queue.put_nowait((DONE, None))
