@@ -6,7 +6,7 @@ import asyncio
 from contextvars import ContextVar, copy_context
 from typing import Any
 
-from stats import clock, compare_async, compare_sync, figure
+from stats import clock, compare_async, compare_sync, compared
 
 from pyctx_web import AsyncLocalStorage
 
@@ -46,19 +46,7 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
     finally:
         raw.reset(raw_token)
     results.append(
-        figure(
-            "get_store()",
-            runtime,
-            get["value"],
-            "ns",
-            spread=get["spread"],
-            baseline="raw ContextVar.get()",
-            baseline_value=get["baseline_value"],
-            ratio=get["ratio"],
-            ratio_spread=get["ratio_spread"],
-            goal="<= 1.3x",
-            met=get["ratio"] <= 1.3,
-        )
+        compared("get_store()", runtime, get, "ns", baseline="raw ContextVar.get()", limit=1.3)
     )
 
     run_sync = compare_sync(
@@ -69,18 +57,13 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
         number=number,
     )
     results.append(
-        figure(
+        compared(
             "run(store, fn), sync",
             runtime,
-            run_sync["value"],
+            run_sync,
             "ns",
-            spread=run_sync["spread"],
             baseline="copy_context().run plus a set",
-            baseline_value=run_sync["baseline_value"],
-            ratio=run_sync["ratio"],
-            ratio_spread=run_sync["ratio_spread"],
-            goal="<= 2x",
-            met=run_sync["ratio"] <= 2.0,
+            limit=2,
         )
     )
 
@@ -103,18 +86,13 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
 
     step = await compare_async(under_run, plain_task, rounds=rounds)
     results.append(
-        figure(
+        compared(
             "one awaited step under run()",
             runtime,
-            step["value"],
+            step,
             "us",
-            spread=step["spread"],
             baseline="the same coroutine in a plain task",
-            baseline_value=step["baseline_value"],
-            ratio=step["ratio"],
-            ratio_spread=step["ratio_spread"],
-            goal="<= 1.2x",
-            met=step["ratio"] <= 1.2,
+            limit=1.2,
         )
     )
     return results

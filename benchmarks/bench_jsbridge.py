@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
-from stats import clock, compare_async, figure
+from stats import clock, compare_async, compared
 
 from pyctx_web import AsyncLocalStorage
 
@@ -71,18 +71,13 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
 
     timers = await compare_async(bound_in_store, raw_timers, rounds=rounds)
     results = [
-        figure(
+        compared(
             "bound set_timeout callback",
             runtime,
-            timers["value"],
+            timers,
             "us",
-            spread=timers["spread"],
             baseline="raw create_once_callable callback",
-            baseline_value=timers["baseline_value"],
-            ratio=timers["ratio"],
-            ratio_spread=timers["ratio_spread"],
-            goal="<= 1.5x",
-            met=timers["ratio"] <= 1.5,
+            limit=1.5,
             note=f"per callback, batches of {batch} setTimeout(0)",
         )
     ]
@@ -122,18 +117,13 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
 
     workload = await compare_async(with_pyctx, without, rounds=max(3, rounds // 2))
     results.append(
-        figure(
+        compared(
             f"{awaits} awaits of JS promises and timers reading the context",
             runtime,
-            workload["value"],
+            workload,
             "ms",
-            spread=workload["spread"],
             baseline="the same workload without pyctx_web",
-            baseline_value=workload["baseline_value"],
-            ratio=workload["ratio"],
-            ratio_spread=workload["ratio_spread"],
-            goal="<= 1.05x",
-            met=workload["ratio"] <= 1.05,
+            limit=1.05,
         )
     )
     return results

@@ -55,6 +55,33 @@ def figure(
     }
 
 
+def compared(
+    name: str,
+    runtime: str,
+    measured: dict[str, Any],
+    unit: str,
+    *,
+    baseline: str,
+    limit: float,
+    note: str = "",
+) -> dict[str, Any]:
+    """The row of a measured comparison; its goal is a ratio of at most ``limit``."""
+    return figure(
+        name,
+        runtime,
+        measured["value"],
+        unit,
+        spread=measured["spread"],
+        baseline=baseline,
+        baseline_value=measured["baseline_value"],
+        ratio=measured["ratio"],
+        ratio_spread=measured["ratio_spread"],
+        goal=f"<= {limit:g}x",
+        met=measured["ratio"] <= limit,
+        note=note,
+    )
+
+
 def compare_sync(
     stmt: str, baseline_stmt: str, namespace: dict[str, Any], *, rounds: int, number: int
 ) -> dict[str, Any]:
