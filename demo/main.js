@@ -639,6 +639,8 @@ function recordItem({ postedFor, record, source }) {
   li.dataset.kind = String(record.kind ?? "");
   li.dataset.name = String(record.name ?? "");
   li.dataset.threadId = String(record.thread_id ?? "");
+  li.dataset.runId = String(record.run_id ?? "");
+  li.dataset.correlationId = String(record.correlation_id ?? "");
   li.dataset.postedFor = postedFor;
   li.dataset.source = source;
   li.dataset.crossing = String(crossing);
@@ -728,7 +730,8 @@ function setModelBadge(model) {
     }
     badge.textContent = `Model: ${$("model-name").value || "OpenAI-compatible"}${host ? ` at ${host}` : ""}`;
   } else {
-    badge.textContent = "Model: offline";
+    const delay = Number(model.token_delay_ms);
+    badge.textContent = Number.isFinite(delay) ? `Model: offline · ${delay} ms per token` : "Model: offline";
   }
   badge.dataset.kind = model.kind ?? "offline";
   badge.hidden = false;
