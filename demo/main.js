@@ -112,7 +112,9 @@ function onReady(msg) {
     if (typeof ms === "number") li.querySelector(".stage-time").textContent = seconds(ms);
   }
   $("versions").textContent = `Pyodide ${msg.pyodide} · pyctx_web ${msg.pyctx_web}`;
-  $("versions").title = `Ready in ${seconds(msg.elapsed_ms)}${stageSummary(msg.stages)}`;
+  $("load-time").textContent = `ready in ${seconds(msg.elapsed_ms)}`;
+  $("load-time").title = `Loaded in ${seconds(msg.elapsed_ms)}${stageSummary(msg.stages)}`;
+  $("load-time").hidden = false;
   $("load-elapsed").textContent = `Ready in ${seconds(msg.elapsed_ms)}`;
   $("loading").hidden = true;
   $("app").hidden = false;
@@ -491,8 +493,16 @@ function onStatus(msg) {
     return;
   }
   v.stage = msg.stage;
-  if (v.state !== "waiting" || msg.stage === "started") setState(id, "running");
-  else if (id === app.activeId) renderControls();
+  leavePending(id);
+  setState(id, "running");
+}
+
+// A turn that streams or moves on is past its question, whatever an older history said.
+function leavePending(threadId) {
+  const v = view(threadId);
+  if (!v.pending) return;
+  v.pending = null;
+  if (threadId === app.activeId) renderPending();
 }
 
 function onToken(msg) {
@@ -500,6 +510,7 @@ function onToken(msg) {
   if (typeof id !== "string" || typeof msg.token !== "string") return;
   const v = view(id);
   v.streaming = (v.streaming ?? "") + msg.token;
+  leavePending(id);
   if (v.state !== "running") setState(id, "running");
   if (id !== app.activeId) return;
   if (!app.streamingEl) startStreamingBubble(v.streaming);
@@ -544,7 +555,9 @@ function onHistory(msg) {
     role: String(m?.role ?? "assistant"),
     content: typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""),
   }));
-  v.pending = msg.pending && typeof msg.pending === "object" ? { ...msg.pending } : null;
+  // A turn running here is newer than any question the history still shows.
+  const running = v.state === "running";
+  v.pending = !running && msg.pending && typeof msg.pending === "object" ? { ...msg.pending } : null;
   if (Array.isArray(msg.trace)) {
     v.records = msg.trace.map((record) => ({ postedFor: id, record, source: "history" }));
   }

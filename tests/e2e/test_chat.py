@@ -278,6 +278,14 @@ def test_two_chats_at_once_both_ask_both_finish_and_never_cross(
     assert runs[second]
     assert not runs[first] & runs[second]
     assert page.get_attribute("#inspector-summary", "data-crossings") == "0"
+
+    page.click(f'#thread-list li[data-thread-id="{second}"] .thread-delete')
+    expect(page.locator(f'#thread-list li[data-thread-id="{second}"]')).to_have_count(0)
+    assert page.evaluate("window.__demo.activeThreadId") == first
+    assert second not in page.evaluate("JSON.stringify({...localStorage})")
+    gone = history(page, second)
+    assert gone["messages"] == []
+    assert gone["pending"] is None
     assert_clean(watched_page)
 
 
@@ -409,6 +417,7 @@ def test_narrow_screen_layout_and_keyboard(
     """At 375 px the sidebar folds, Escape closes panels, nothing overflows, controls are named."""
     page = watched_page.page
     page.set_viewport_size({"width": 375, "height": 740})
+    page.emulate_media(reduced_motion="reduce")  # the sidebar opens without a slide
     open_ready(watched_page, demo_url)
     assert page.locator("#sidebar").is_hidden()
     chat(page, "help me with email")
