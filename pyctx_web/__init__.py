@@ -11,7 +11,14 @@ from importlib.metadata import version as _version
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
 from pyctx_web.context import AsyncLocalStorage, ContextCoroutine, Snapshot, Variable
-from pyctx_web.errors import ContextMissingError, PyctxError
+from pyctx_web.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    ContextMissingError,
+    ImmutableError,
+    PyctxError,
+    UsageError,
+)
 from pyctx_web.execution import (
     ExecutionContext,
     current_execution_context,
@@ -30,12 +37,16 @@ except _PackageNotFoundError:  # running from a source tree that is not installe
 __all__ = [
     "IN_BROWSER",
     "IN_PYODIDE",
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "AsyncLocalStorage",
     "ContextCoroutine",
     "ContextMissingError",
     "ExecutionContext",
+    "ImmutableError",
     "PyctxError",
     "Snapshot",
+    "UsageError",
     "Variable",
     "__version__",
     "current_execution_context",

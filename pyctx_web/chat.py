@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.errors import GraphError, ResumeError, RunCancelledError
 from pyctx_web.graph.types import Command, Interrupt
 
@@ -96,12 +97,12 @@ class ChatSession:
         execution_context: Any = None,
     ) -> None:
         if graph.checkpointer is None or graph.checkpointer is not checkpointer:
-            raise ValueError(
+            raise ArgumentValueError(
                 "ChatSession needs the checkpointer the graph was compiled with: "
                 "graph = builder.compile(checkpointer=checkpointer)"
             )
         if not isinstance(thread_id, str) or not thread_id:
-            raise ValueError(f"thread_id must be a non-empty str, not {thread_id!r}")
+            raise ArgumentValueError(f"thread_id must be a non-empty str, not {thread_id!r}")
         self.graph = graph
         self.checkpointer = checkpointer
         self.thread_id = thread_id

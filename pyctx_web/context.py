@@ -46,7 +46,7 @@ from contextvars import Context, ContextVar, Token, copy_context
 from types import CoroutineType, TracebackType
 from typing import Any, Final, Generic, ParamSpec, TypeVar, cast, final
 
-from pyctx_web.errors import ContextMissingError
+from pyctx_web.errors import ArgumentTypeError, ContextMissingError, UsageError
 
 __all__ = [
     "AsyncLocalStorage",
@@ -194,7 +194,7 @@ class _Scope(AbstractContextManager[None], AbstractAsyncContextManager[None]):
 
     def __enter__(self) -> None:
         if self._token is not None:
-            raise RuntimeError("this scope is already entered; create a new one with scope()")
+            raise UsageError("this scope is already entered; create a new one with scope()")
         self._token = self._var.set(self._value)
 
     def __exit__(
@@ -311,7 +311,7 @@ class AsyncLocalStorage(Variable[T]):
         good for a few hundred levels (``run`` and ``exit`` for thousands).
         """
         if not callable(fn):
-            raise TypeError(f"bind() argument must be callable, not {type(fn).__name__!r}")
+            raise ArgumentTypeError(f"bind() argument must be callable, not {type(fn).__name__!r}")
         captured = copy_context()
 
         def bound(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -4,6 +4,10 @@
 
     PyctxError(Exception)                 base of every error the package raises
      +-- ContextMissingError(LookupError) a value was required outside the scope that provides it
+     +-- ArgumentTypeError(TypeError)     an argument of the wrong type
+     +-- ArgumentValueError(ValueError)   an argument of the right type with a wrong value
+     +-- ImmutableError(TypeError)        a change to an immutable value
+     +-- UsageError(RuntimeError)         an object used in a way it does not allow
      +-- JsUnavailableError(RuntimeError) a JavaScript-only call outside Pyodide or a browser
      +-- CallbackConsumedError(RuntimeError) JavaScript called a used-up callback
 
@@ -15,10 +19,14 @@ are defined beside the code that raises them.
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "CallbackConsumedError",
     "ContextMissingError",
+    "ImmutableError",
     "JsUnavailableError",
     "PyctxError",
+    "UsageError",
 ]
 
 
@@ -45,3 +53,19 @@ class JsUnavailableError(PyctxError, RuntimeError):
 
 class CallbackConsumedError(PyctxError, RuntimeError):
     """JavaScript called a callback that is used up: a ``once=True`` callback or a destroyed one."""
+
+
+class ArgumentTypeError(PyctxError, TypeError):
+    """An argument has the wrong type; raised where CPython would raise ``TypeError``."""
+
+
+class ArgumentValueError(PyctxError, ValueError):
+    """An argument has the right type but a wrong value, as CPython's ``ValueError``."""
+
+
+class ImmutableError(PyctxError, TypeError):
+    """A change to an immutable value; the message names what to use instead."""
+
+
+class UsageError(PyctxError, RuntimeError):
+    """An object was used in a way it does not allow (a scope entered twice, ...)."""

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar, final
 
 from pyctx_web.context import AsyncLocalStorage
+from pyctx_web.errors import ArgumentTypeError, ImmutableError
 
 __all__ = [
     "ExecutionContext",
@@ -49,7 +50,7 @@ class ExecutionContext(Mapping[str, Any]):
         data = dict(values) if values is not None else {}
         for key in data:
             if not isinstance(key, str):
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"ExecutionContext keys must be str, not {type(key).__name__!r} ({key!r})"
                 )
         object.__setattr__(self, "_values", data)
@@ -58,7 +59,7 @@ class ExecutionContext(Mapping[str, Any]):
     def of(cls, mapping: Mapping[str, Any] | None = None, /, **values: Any) -> ExecutionContext:
         """Build a context from a mapping and/or keywords (keywords win on a clash)."""
         if mapping is not None and not isinstance(mapping, Mapping):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"ExecutionContext.of() argument must be a mapping, not {type(mapping).__name__!r}"
             )
         merged = dict(mapping) if mapping is not None else {}
@@ -109,7 +110,7 @@ class ExecutionContext(Mapping[str, Any]):
     def plus_all(self, mapping: Mapping[str, Any]) -> ExecutionContext:
         """Return a new context with every item of ``mapping`` set; this one is unchanged."""
         if not isinstance(mapping, Mapping):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"plus_all() argument must be a mapping, not {type(mapping).__name__!r}"
             )
         return ExecutionContext({**self._values, **mapping})
@@ -132,16 +133,16 @@ class ExecutionContext(Mapping[str, Any]):
 
     # Immutability: every mutation path says what to use instead.
     def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise TypeError(_IMMUTABLE)
+        raise ImmutableError(_IMMUTABLE)
 
     def __delattr__(self, name: str) -> NoReturn:
-        raise TypeError(_IMMUTABLE)
+        raise ImmutableError(_IMMUTABLE)
 
     def __setitem__(self, key: str, value: Any) -> NoReturn:
-        raise TypeError(_IMMUTABLE)
+        raise ImmutableError(_IMMUTABLE)
 
     def __delitem__(self, key: str) -> NoReturn:
-        raise TypeError(_IMMUTABLE)
+        raise ImmutableError(_IMMUTABLE)
 
     def __reduce__(self) -> tuple[type[ExecutionContext], tuple[dict[str, Any]]]:
         return (ExecutionContext, (dict(self._values),))
@@ -179,7 +180,7 @@ def with_execution_context(
         base = execution_context_storage.get_store() or ExecutionContext()
         new = base.plus_all({**(ctx_or_mapping or {}), **values})
     else:
-        raise TypeError(
+        raise ArgumentTypeError(
             "with_execution_context() argument must be an ExecutionContext or a mapping, "
             f"not {type(ctx_or_mapping).__name__!r}"
         )

@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.errors import InvalidGraphError
 from pyctx_web.graph.state import StateSchema
 from pyctx_web.graph.types import END, START, RetryPolicy
@@ -119,7 +120,7 @@ class StateGraph:
         """
         if fn is None:
             if not callable(name):
-                raise TypeError(f"add_node() needs a function for node {name!r}")
+                raise ArgumentTypeError(f"add_node() needs a function for node {name!r}")
             fn = name
             name = getattr(fn, "__name__", "")
         if not isinstance(name, str) or not name:
@@ -132,16 +133,18 @@ class StateGraph:
         if name in self._nodes:
             raise InvalidGraphError(f"node {name!r} is already present in the graph")
         if not callable(fn):
-            raise TypeError(f"add_node() function of {name!r} must be callable, not {fn!r}")
+            raise ArgumentTypeError(f"add_node() function of {name!r} must be callable, not {fn!r}")
         if retry is not None and not isinstance(retry, RetryPolicy):
-            raise TypeError(f"add_node() retry must be a RetryPolicy or None, not {retry!r}")
+            raise ArgumentTypeError(
+                f"add_node() retry must be a RetryPolicy or None, not {retry!r}"
+            )
         self._nodes[name] = NodeSpec(name, fn, _accepts_ctx(name, fn), retry)
         return self
 
     def add_edge(self, src: str, dst: str) -> StateGraph:
         """Run ``dst`` in the step after ``src``; return the graph."""
         if not isinstance(src, str) or not isinstance(dst, str):
-            raise TypeError(f"add_edge() takes two node names, not {src!r} and {dst!r}")
+            raise ArgumentTypeError(f"add_edge() takes two node names, not {src!r} and {dst!r}")
         if src == END:
             raise InvalidGraphError("add_edge(): END cannot be the source of an edge")
         if dst == START:
@@ -161,11 +164,15 @@ class StateGraph:
         ``path_map`` maps its results to node names (a list means "these names").
         """
         if not isinstance(src, str):
-            raise TypeError(f"add_conditional_edges() source must be a node name, not {src!r}")
+            raise ArgumentTypeError(
+                f"add_conditional_edges() source must be a node name, not {src!r}"
+            )
         if src == END:
             raise InvalidGraphError("add_conditional_edges(): END cannot be a source")
         if not callable(router):
-            raise TypeError(f"add_conditional_edges() router must be callable, not {router!r}")
+            raise ArgumentTypeError(
+                f"add_conditional_edges() router must be callable, not {router!r}"
+            )
         mapping: dict[Hashable, str] | None
         if path_map is None:
             mapping = None
@@ -174,7 +181,7 @@ class StateGraph:
         elif isinstance(path_map, Sequence) and not isinstance(path_map, str):
             mapping = {name: name for name in path_map}
         else:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"path_map must be a dict, a list of node names or None, not {path_map!r}"
             )
         self._branches.append(Branch(src, router, mapping))
@@ -255,15 +262,15 @@ class StateGraph:
 
         for item in middleware:
             if not isinstance(item, Middleware):
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"middleware must be Middleware(name, scopes, run), not {type(item).__name__!r}"
                 )
         if hooks is not None and not isinstance(hooks, Hooks):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"hooks must be Hooks(on_start=..., on_end=...), not {type(hooks).__name__!r}"
             )
         if memory is not None and not isinstance(memory, MemoryProvider):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"memory must implement MemoryProvider (read, write, clear, entries), "
                 f"not {type(memory).__name__!r}"
             )

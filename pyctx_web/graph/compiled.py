@@ -9,6 +9,7 @@ from contextvars import copy_context
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext
 from pyctx_web.graph.config import (
     DEFAULT_RECURSION_LIMIT,
@@ -82,7 +83,7 @@ class CompiledGraph:
         from pyctx_web.graph.checkpoint.base import Checkpointer
 
         if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
-            raise TypeError(
+            raise ArgumentTypeError(
                 "checkpointer must be a Checkpointer (InMemoryCheckpointer, SQLiteCheckpointer...),"
                 f" not {type(checkpointer).__qualname__!r}"
             )

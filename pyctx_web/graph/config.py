@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
     "DONE",
@@ -37,18 +39,20 @@ def parse_config(
     limit = DEFAULT_RECURSION_LIMIT
     if config is not None:
         if not isinstance(config, Mapping):
-            raise TypeError(f"config must be a dict, not {type(config).__qualname__!r}")
+            raise ArgumentTypeError(f"config must be a dict, not {type(config).__qualname__!r}")
         conf = config.get("configurable") or {}
         if thread_id is None:
             thread_id = conf.get("thread_id")
         checkpoint_id = conf.get("checkpoint_id")
         limit = config.get("recursion_limit", limit)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise ValueError(f"recursion_limit must be an int >= 1, not {limit!r}")
+            raise ArgumentValueError(f"recursion_limit must be an int >= 1, not {limit!r}")
     if thread_id is not None and not isinstance(thread_id, str):
-        raise TypeError(f"thread_id must be a str, not {type(thread_id).__qualname__!r}")
+        raise ArgumentTypeError(f"thread_id must be a str, not {type(thread_id).__qualname__!r}")
     if checkpoint_id is not None and not isinstance(checkpoint_id, str):
-        raise TypeError(f"checkpoint_id must be a str, not {type(checkpoint_id).__qualname__!r}")
+        raise ArgumentTypeError(
+            f"checkpoint_id must be a str, not {type(checkpoint_id).__qualname__!r}"
+        )
     return thread_id, checkpoint_id, limit
 
 
@@ -57,11 +61,11 @@ def stream_modes(stream_mode: str | Sequence[str]) -> tuple[frozenset[str], bool
     modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
     for mode in modes:
         if mode not in STREAM_MODES:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"unknown stream_mode {mode!r}; expected one of {', '.join(sorted(STREAM_MODES))}"
             )
     if not modes:
-        raise ValueError("stream_mode must name at least one mode")
+        raise ArgumentValueError("stream_mode must name at least one mode")
     return frozenset(modes), single
 
 

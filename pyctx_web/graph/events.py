@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
 __all__ = ["BUILTIN_EVENTS", "EventBus", "Listener", "RunEvent"]
 
 BUILTIN_EVENTS: Final = frozenset(
@@ -72,9 +74,9 @@ class EventBus:
     def on(self, event: str, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` for every ``event`` (``"*"``: every event); return an unsubscribe."""
         if not isinstance(event, str) or not event:
-            raise ValueError(f"event must be a non-empty str, not {event!r}")
+            raise ArgumentValueError(f"event must be a non-empty str, not {event!r}")
         if not callable(listener):
-            raise TypeError(f"listener must be callable, not {type(listener).__name__!r}")
+            raise ArgumentTypeError(f"listener must be callable, not {type(listener).__name__!r}")
         self._listeners.setdefault(event, []).append(listener)
 
         def unsubscribe() -> None:

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
 from pyctx_web.graph.errors import RunCancelledError
 from pyctx_web.graph.middleware import MiddlewareContext, run_scope
@@ -94,7 +95,7 @@ def new_context(
         current = execution_context_storage.get_store() or ExecutionContext()
         ec = current.plus_all(execution_context or {})
     else:
-        raise TypeError(
+        raise ArgumentTypeError(
             "execution_context must be an ExecutionContext or a mapping, "
             f"not {type(execution_context).__name__!r}"
         )

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
 __all__ = ["InMemoryMemory", "MemoryEntry", "MemoryProvider"]
 
 
@@ -39,12 +41,12 @@ class MemoryEntry:
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"MemoryEntry.content must be a str, not {type(self.content).__name__!r}"
             )
         tags: object = self.tags
         if isinstance(tags, str) or not all(isinstance(t, str) for t in self.tags):
-            raise TypeError("MemoryEntry.tags must be a tuple of str")
+            raise ArgumentTypeError("MemoryEntry.tags must be a tuple of str")
         object.__setattr__(self, "tags", tuple(self.tags))
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
@@ -93,7 +95,7 @@ class InMemoryMemory:
         batch = list(entries)
         for entry in batch:
             if not isinstance(entry, MemoryEntry):
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"memory entries must be MemoryEntry objects, not {type(entry).__name__!r}"
                 )
         self._entries.extend(batch)
@@ -110,9 +112,9 @@ class InMemoryMemory:
         if limit is not None and (
             isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
         ):
-            raise ValueError(f"limit must be None or an int >= 0, not {limit!r}")
+            raise ArgumentValueError(f"limit must be None or an int >= 0, not {limit!r}")
         if isinstance(tags, str):
-            raise TypeError("tags must be a sequence of str, not a str")
+            raise ArgumentTypeError("tags must be a sequence of str, not a str")
         needle = query.casefold() if query else None
         wanted = set(tags or ())
         found = [

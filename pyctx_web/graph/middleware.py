@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
+
 if TYPE_CHECKING:
     from pyctx_web.graph.run_context import RunContext
 
@@ -92,16 +94,16 @@ class Middleware(Generic[TData]):
         run: Callable[[MiddlewareContext[TData], Next], Awaitable[None] | None],
     ) -> None:
         if not isinstance(name, str) or not name:
-            raise ValueError(f"middleware name must be a non-empty str, not {name!r}")
+            raise ArgumentValueError(f"middleware name must be a non-empty str, not {name!r}")
         chosen = frozenset([scopes] if isinstance(scopes, str) else scopes)
         unknown = sorted(chosen.difference(SCOPES))
         if unknown or not chosen:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"middleware {name!r}: unknown scope(s) {unknown or chosen!r}; "
                 f"choose among {', '.join(SCOPES)}"
             )
         if not callable(run):
-            raise TypeError(f"middleware {name!r}: run must be callable")
+            raise ArgumentTypeError(f"middleware {name!r}: run must be callable")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "scopes", chosen)
         object.__setattr__(self, "run", run)
@@ -125,7 +127,7 @@ async def _dispatch(chain: list[Middleware[Any]], index: int, mctx: MiddlewareCo
     async def next_() -> None:
         nonlocal reached
         if reached is not None:
-            raise RuntimeError(f"middleware {middleware.name!r} called next() more than once")
+            raise UsageError(f"middleware {middleware.name!r} called next() more than once")
         reached = False
         reached = await _dispatch(chain, index + 1, mctx)
 

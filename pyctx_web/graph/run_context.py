@@ -18,7 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar
 
-from pyctx_web.errors import ContextMissingError
+from pyctx_web.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    ContextMissingError,
+    ImmutableError,
+)
 from pyctx_web.execution import ExecutionContext
 
 if TYPE_CHECKING:
@@ -165,10 +170,14 @@ class RunState:
         return None if end is None else (end - self._log.started_at) * 1000
 
     def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise TypeError("RunState is read-only; the runtime records steps, messages and tool calls")
+        raise ImmutableError(
+            "RunState is read-only; the runtime records steps, messages and tool calls"
+        )
 
     def __delattr__(self, name: str) -> NoReturn:
-        raise TypeError("RunState is read-only; the runtime records steps, messages and tool calls")
+        raise ImmutableError(
+            "RunState is read-only; the runtime records steps, messages and tool calls"
+        )
 
     def __repr__(self) -> str:
         log = self._log
@@ -222,7 +231,7 @@ def merge_data(default: Any, given: Any) -> Any:
             names = {f.name for f in dataclasses.fields(base)}
             unknown = sorted(set(given) - names)
             if unknown:
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"data has no field(s) {', '.join(map(repr, unknown))}; "
                     f"{type(base).__qualname__} has {', '.join(sorted(names))}"
                 )
@@ -346,7 +355,7 @@ class RunContext(Generic[TData]):
     def add_message(self, role: str, content: str) -> None:
         """Record a conversation message in :attr:`state`."""
         if not isinstance(role, str) or not isinstance(content, str):
-            raise TypeError("add_message() takes a role and content of type str")
+            raise ArgumentTypeError("add_message() takes a role and content of type str")
         self._log.messages.append(Message(role, content))
 
     def add_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
@@ -356,7 +365,7 @@ class RunContext(Generic[TData]):
             ("completion_tokens", completion_tokens),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an int >= 0, not {value!r}")
+                raise ArgumentValueError(f"{name} must be an int >= 0, not {value!r}")
         self._log.prompt_tokens += prompt_tokens
         self._log.completion_tokens += completion_tokens
 
@@ -428,7 +437,7 @@ class RunRuntime:
         from pyctx_web.graph.events import RunEvent
 
         if not isinstance(event, str) or not event:
-            raise ValueError(f"event must be a non-empty str, not {event!r}")
+            raise ArgumentValueError(f"event must be a non-empty str, not {event!r}")
         if self.bus.has_listeners(event):
             self.bus.emit(
                 RunEvent(event, payload, ctx.graph_id, ctx.run_id, ctx.thread_id, ctx.node)

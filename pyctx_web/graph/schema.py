@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
 __all__ = ["check_schema", "validate"]
 
 _TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
@@ -45,32 +47,32 @@ def _json_type(value: Any) -> str:
 def check_schema(schema: Any, where: str = "parameters") -> None:
     """Raise ``TypeError``/``ValueError`` when ``schema`` is not a usable JSON Schema object."""
     if not isinstance(schema, Mapping):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{where} must be a JSON Schema object (a dict), not {type(schema).__name__!r}"
         )
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
     for item in kinds:
         if item not in _TYPES:
-            raise ValueError(f"{where}: unknown JSON Schema type {item!r}")
+            raise ArgumentValueError(f"{where}: unknown JSON Schema type {item!r}")
     for key in ("properties",):
         if key in schema:
             props = schema[key]
             if not isinstance(props, Mapping):
-                raise TypeError(f"{where}.{key} must be an object")
+                raise ArgumentTypeError(f"{where}.{key} must be an object")
             for name, sub in props.items():
                 check_schema(sub, f"{where}.properties.{name}")
     if "required" in schema and not (
         isinstance(schema["required"], list) and all(isinstance(n, str) for n in schema["required"])
     ):
-        raise TypeError(f"{where}.required must be a list of property names")
+        raise ArgumentTypeError(f"{where}.required must be a list of property names")
     if isinstance(schema.get("items"), Mapping):
         check_schema(schema["items"], f"{where}.items")
     if "pattern" in schema:
         try:
             re.compile(schema["pattern"])
         except re.error as error:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"{where}.pattern is not a valid regular expression: {error}"
             ) from None
 

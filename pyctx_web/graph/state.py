@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints, is_typeddict
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
 from pyctx_web.graph.types import START
 
@@ -56,7 +57,7 @@ class StateSchema:
         elif isinstance(state_type, type) and dataclasses.is_dataclass(state_type):
             self.is_dataclass = True
         else:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"StateGraph() state type must be a TypedDict or a dataclass, not {state_type!r}"
             )
         self.state_type = state_type

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
 from pyctx_web.graph.schema import check_schema, validate
 
@@ -67,10 +68,10 @@ def _make_tool(
     fn: ToolFunction, name: str | None, description: str | None, parameters: Any
 ) -> Tool:
     if not callable(fn):
-        raise TypeError(f"@tool must decorate a function, not {type(fn).__name__!r}")
+        raise ArgumentTypeError(f"@tool must decorate a function, not {type(fn).__name__!r}")
     tool_name = name or getattr(fn, "__name__", None)
     if not isinstance(tool_name, str) or not tool_name:
-        raise ValueError("a tool needs a name: pass tool(name=...)")
+        raise ArgumentValueError("a tool needs a name: pass tool(name=...)")
     schema = {"type": "object"} if parameters is None else parameters
     check_schema(schema, f"tool {tool_name!r} parameters")
     doc = inspect.getdoc(fn) or ""
@@ -122,8 +123,8 @@ def tool_table(tools: Any) -> dict[str, Tool]:
     table: dict[str, Tool] = {}
     for item in tools or ():
         if not isinstance(item, Tool):
-            raise TypeError(f"tools must be made with @tool, not {type(item).__name__!r}")
+            raise ArgumentTypeError(f"tools must be made with @tool, not {type(item).__name__!r}")
         if item.name in table:
-            raise ValueError(f"two tools are named {item.name!r}")
+            raise ArgumentValueError(f"two tools are named {item.name!r}")
         table[item.name] = item
     return table

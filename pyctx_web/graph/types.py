@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, final
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
 __all__ = [
     "END",
     "START",
@@ -66,7 +68,7 @@ class Send:
 
     def __post_init__(self) -> None:
         if not isinstance(self.node, str) or not self.node:
-            raise TypeError(f"Send() node must be a non-empty str, not {self.node!r}")
+            raise ArgumentTypeError(f"Send() node must be a non-empty str, not {self.node!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,13 +173,13 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"RetryPolicy max_attempts must be an int >= 1, not {self.max_attempts!r}"
             )
         for name in ("initial_interval", "backoff_factor", "max_interval"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"RetryPolicy {name} must be a number >= 0, not {value!r}")
+                raise ArgumentValueError(f"RetryPolicy {name} must be a number >= 0, not {value!r}")
 
     def should_retry(self, exc: Exception) -> bool:
         """Whether ``exc`` is one this policy retries."""

@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import Any, Literal, final
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
-from pyctx_web.errors import JsUnavailableError
+from pyctx_web.errors import ArgumentValueError, JsUnavailableError
 from pyctx_web.jsbridge._core import (
     RAISE,
     Entry,
@@ -357,7 +357,7 @@ def add_event_listener(
     elif context == "dispatch":
         captured = None
     else:
-        raise ValueError(f"context must be 'registration' or 'dispatch', not {context!r}")
+        raise ArgumentValueError(f"context must be 'registration' or 'dispatch', not {context!r}")
     entry = Entry(fn, (), captured, once=once)
     key = register(entry)
     try:

@@ -10,7 +10,7 @@ from types import CoroutineType
 from typing import Any, Final, final
 
 from pyctx_web._env import IN_PYODIDE
-from pyctx_web.errors import CallbackConsumedError, JsUnavailableError
+from pyctx_web.errors import ArgumentTypeError, CallbackConsumedError, JsUnavailableError
 
 if IN_PYODIDE:
     import js
@@ -113,7 +113,7 @@ def require_pyodide(feature: str) -> None:
 
 def check_callable(fn: object, api: str) -> None:
     if not callable(fn):
-        raise TypeError(f"{api}() argument must be callable, not {type(fn).__name__!r}")
+        raise ArgumentTypeError(f"{api}() argument must be callable, not {type(fn).__name__!r}")
 
 
 def helpers() -> Any:

@@ -26,6 +26,8 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
+from pyctx_web.errors import ArgumentValueError
+
 __all__ = ["CheckpointRecord", "Checkpointer", "StoredCheckpoint", "StoredWrite"]
 
 
@@ -108,4 +110,4 @@ class Checkpointer(ABC):
 def check_limit(limit: int | None) -> None:
     """Raise if ``limit`` is not ``None`` or an int >= 0."""
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
-        raise ValueError(f"limit must be None or an int >= 0, not {limit!r}")
+        raise ArgumentValueError(f"limit must be None or an int >= 0, not {limit!r}")

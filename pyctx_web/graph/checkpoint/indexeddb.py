@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
-from pyctx_web.errors import JsUnavailableError
+from pyctx_web.errors import ArgumentValueError, JsUnavailableError
 from pyctx_web.graph.checkpoint.base import (
     Checkpointer,
     CheckpointRecord,
@@ -290,9 +290,11 @@ class IndexedDBCheckpointer(Checkpointer):
     def __init__(self, database_name: str = "pyctx_web", *, page_size: int = 100) -> None:
         _require_browser()
         if not isinstance(database_name, str) or not database_name:
-            raise ValueError(f"database_name must be a non-empty str, not {database_name!r}")
+            raise ArgumentValueError(
+                f"database_name must be a non-empty str, not {database_name!r}"
+            )
         if not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1:
-            raise ValueError(f"page_size must be an int >= 1, not {page_size!r}")
+            raise ArgumentValueError(f"page_size must be an int >= 1, not {page_size!r}")
         self.database_name = database_name
         self._page_size = page_size
         self._conn: Any = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.base import (
     Checkpointer,
     CheckpointRecord,
@@ -81,7 +82,9 @@ class InMemoryCheckpointer(Checkpointer):
         batch = list(writes)
         for write in batch:
             if not isinstance(write, StoredWrite):
-                raise TypeError(f"writes must be StoredWrite objects, not {type(write).__name__!r}")
+                raise ArgumentTypeError(
+                    f"writes must be StoredWrite objects, not {type(write).__name__!r}"
+                )
         thread = self._threads.get(thread_id)
         if thread is None or checkpoint_id not in thread.checkpoints:
             raise CheckpointError(
