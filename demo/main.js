@@ -212,9 +212,7 @@ function switchTo(threadId, { history = true } = {}) {
 function deleteThread(threadId) {
   const index = app.threads.findIndex((t) => t.id === threadId);
   if (index < 0) return;
-  const v = view(threadId);
-  if (v.state === "running") send({ op: "send", thread_id: threadId, message: { type: "cancel" } });
-  send({ op: "delete_thread", thread_id: threadId });
+  send({ op: "delete_thread", thread_id: threadId }); // the worker cancels a running turn first
   app.threads.splice(index, 1);
   app.views.delete(threadId);
   if (app.activeId === threadId) {

@@ -471,3 +471,10 @@ def test_page_policy_allows_only_same_origin_scripts(demo_url: str) -> None:
     assert directives["object-src"] == "'none'"
     assert directives["style-src"] == "'self'"
     assert "unsafe-inline" not in policy
+    # The worker alone may also evaluate strings: pyodide.code.run_js builds pyctx_web's
+    # JavaScript helpers there. It has no DOM for markup to reach.
+    with urllib.request.urlopen(demo_url + "worker.js") as response:
+        worker_policy = response.headers["Content-Security-Policy"]
+    assert worker_policy == policy.replace(
+        "script-src 'self' 'wasm-unsafe-eval'", "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'"
+    )
