@@ -109,7 +109,7 @@ class ContextCoroutine(Coroutine[Any, Any, R]):
         return f"<ContextCoroutine {self._coro!r}>"
 
 
-def _is_coroutine(value: object) -> bool:
+def is_coroutine(value: object) -> bool:
     """True for coroutines; cheap for the plain values most calls return."""
     value_type = type(value)
     # isinstance() against the Coroutine ABC costs several times a type check, so it
@@ -124,7 +124,7 @@ def _is_coroutine(value: object) -> bool:
 def _call_in(context: Context, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     """Call ``fn`` in ``context``; a returned coroutine keeps running in it."""
     result = context.run(fn, *args, **kwargs)
-    if _is_coroutine(result):
+    if is_coroutine(result):
         return ContextCoroutine(result, context)
     return result
 
@@ -165,7 +165,7 @@ class Variable(Generic[T]):
         token = var.set(value)
         try:
             result = fn(*args, **kwargs)
-            # _is_coroutine() inlined: this is the hot path of every run().
+            # is_coroutine() inlined: this is the hot path of every run().
             result_type = type(result)
             if (
                 result_type is CoroutineType

@@ -6,10 +6,10 @@ import asyncio
 import sys
 from collections.abc import Callable, Coroutine
 from contextvars import Context, copy_context
-from types import CoroutineType
 from typing import Any, Final, final
 
 from pyctx_web._env import IN_PYODIDE
+from pyctx_web.context import is_coroutine
 from pyctx_web.errors import ArgumentTypeError, CallbackConsumedError, JsUnavailableError
 
 if IN_PYODIDE:
@@ -178,7 +178,7 @@ def invoke(entry: Entry, js_args: tuple[Any, ...]) -> Any:
         if entry.errors == RAISE:
             raise
         return None
-    if type(result) is CoroutineType or isinstance(result, Coroutine):
+    if is_coroutine(result):
         task = loop().create_task(_guarded(result, entry.what))
         return task if entry.errors == RAISE else _promise_of(task, entry.what)
     return result
