@@ -838,7 +838,12 @@ $("two-chats").addEventListener("click", () => {
   twoChatsAtOnce();
   if (window.matchMedia("(min-width: 1200px)").matches) setInspectorOpen(true);
 });
-$("toggle-inspector").addEventListener("click", () => setInspectorOpen($("inspector").hidden));
+$("toggle-inspector").addEventListener("click", () => {
+  const opening = $("inspector").hidden;
+  setInspectorOpen(opening);
+  // Below the wide layout the inspector covers the page: take the focus into it.
+  if (opening && !window.matchMedia("(min-width: 1200px)").matches) $("close-inspector").focus();
+});
 $("close-inspector").addEventListener("click", () => {
   setInspectorOpen(false);
   $("toggle-inspector").focus();
