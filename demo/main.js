@@ -381,7 +381,7 @@ function renderControls() {
     ? "Answer the question above first"
     : running
       ? "The assistant is working…"
-      : "Message the assistant (Enter to send, Shift+Enter for a new line)";
+      : "Message the assistant";
   let status = "";
   if (running) status = `${STAGE_LABELS[v.stage] || v.stage || "Working"}…`;
   else if (waiting) status = "Waiting for your answer.";
