@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pyctx_web._js import module_source
+
 DEMO_DIR = Path(__file__).resolve().parent
 
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -33,14 +35,8 @@ CONTENT_SECURITY_POLICY = "; ".join(
     ]
 )
 
-# The worker's own policy (a worker takes the policy of its script's response). It adds
-# 'unsafe-eval' for pyodide.code.run_js, which pyctx_web.jsbridge and the IndexedDB
-# checkpointer use to create their JavaScript helpers. The worker has no DOM, so no
-# markup can reach it; the page itself never evaluates strings.
-WORKER_SCRIPTS = frozenset({"/worker.js"})
-WORKER_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
-    "script-src 'self' 'wasm-unsafe-eval'", "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'"
-)
+JS_MODULE_PATH = "/pyctx_web.mjs"
+"""Where pages and workers import pyctx_web's JavaScript from (see pyctx_web._js)."""
 
 EXTRA_TYPES = {
     ".wasm": "application/wasm",
@@ -67,6 +63,18 @@ def make_handler(
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(site_dir), **kwargs)
 
+        def do_GET(self) -> None:
+            if self.path.split("?", 1)[0] == JS_MODULE_PATH:
+                # pyctx_web's JavaScript as a same-origin module: no eval under this policy.
+                body = module_source().encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "text/javascript; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            super().do_GET()
+
         def translate_path(self, path: str) -> str:
             clean = path.split("?", 1)[0].split("#", 1)[0]
             if clean.startswith("/pyodide/"):
@@ -79,13 +87,7 @@ def make_handler(
             return super().translate_path(path)
 
         def end_headers(self) -> None:
-            clean = self.path.split("?", 1)[0].split("#", 1)[0]
-            policy = (
-                WORKER_CONTENT_SECURITY_POLICY
-                if clean in WORKER_SCRIPTS
-                else CONTENT_SECURITY_POLICY
-            )
-            self.send_header("Content-Security-Policy", policy)
+            self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
             self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Cache-Control", "no-cache")
             super().end_headers()
@@ -101,7 +103,7 @@ def make_handler(
 def make_server(
     host: str, port: int, dist_dir: Path, site_dir: Path = DEMO_DIR
 ) -> http.server.ThreadingHTTPServer:
-    """Bind a server for ``site_dir`` and the distribution; raises ``OSError`` when the port is taken."""
+    """Bind a server of ``site_dir`` and the distribution; ``OSError`` when the port is taken."""
     handler = make_handler(dist_dir.resolve(), site_dir.resolve())
     return http.server.ThreadingHTTPServer((host, port), handler)
 

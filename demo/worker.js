@@ -90,6 +90,8 @@ async function boot() {
     pyodide.FS.mkdirTree(APP_DIR);
     APP_FILES.forEach((name, i) => pyodide.FS.writeFile(`${APP_DIR}/${name}`, sources[i]));
     pyodide.registerJsModule("demo_bridge", { post });
+    // pyctx_web's JavaScript from this origin, so that the library needs no eval.
+    pyodide.registerJsModule("pyctx_web_js", await import("/pyctx_web.mjs"));
     await pyodide.runPythonAsync(`
 import inspect, sys
 if ${JSON.stringify(APP_DIR)} not in sys.path:

@@ -9,6 +9,8 @@ const params = new URLSearchParams(location.search);
 async function coldStart(mode) {
   const start = performance.now();
   const pyodide = await loadPyodide({ indexURL: base, packageBaseUrl: base });
+  // pyctx_web's JavaScript from this origin: the page's policy forbids eval.
+  pyodide.registerJsModule("pyctx_web_js", await import("/pyctx_web.mjs"));
   if (mode === "pyctx") {
     await pyodide.loadPackage("micropip", { messageCallback: () => {} });
     await pyodide.runPythonAsync("import micropip\nawait micropip.install('pyctx-web')\nimport pyctx_web");

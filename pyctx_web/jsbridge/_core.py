@@ -9,56 +9,14 @@ from contextvars import Context, copy_context
 from typing import Any, Final, final
 
 from pyctx_web._env import IN_PYODIDE
+from pyctx_web._js import load_js
 from pyctx_web.context import is_coroutine
 from pyctx_web.errors import ArgumentTypeError, CallbackConsumedError, JsUnavailableError
 
 if IN_PYODIDE:
     import js
-    from pyodide.code import run_js
     from pyodide.ffi import create_proxy, to_js
 
-_JS_HELPERS: Final = """
-(dispatch) => {
-  const isDeferred = Symbol("pyctx_web.deferred");
-  const microtask = globalThis.queueMicrotask ?? ((job) => void Promise.resolve().then(job));
-  const call = (key, args) => {
-    const result = dispatch(key, ...args);
-    return result !== null && typeof result === "object" && result[isDeferred]
-      ? result.promise
-      : result;
-  };
-  return {
-    make: (key) => function (...args) { return call(key, args); },
-    setTimeout: (key, ms) => setTimeout(() => dispatch(key), ms),
-    setInterval: (key, ms) => setInterval(() => dispatch(key), ms),
-    clearTimeout: (handle) => clearTimeout(handle),
-    clearInterval: (handle) => clearInterval(handle),
-    queueMicrotask: (key) => microtask(() => dispatch(key)),
-    requestAnimationFrame: (key) => requestAnimationFrame((time) => dispatch(key, time)),
-    cancelAnimationFrame: (handle) => cancelAnimationFrame(handle),
-    listen: (target, type, key, once) => {
-      const listener = (event) => dispatch(key, event);
-      target.addEventListener(type, listener, { once });
-      return listener;
-    },
-    unlisten: (target, type, listener) => target.removeEventListener(type, listener),
-    deferred: () => {
-      const out = { [isDeferred]: true };
-      out.promise = new Promise((resolve, reject) => {
-        out.resolve = resolve;
-        out.reject = reject;
-      });
-      out.promise.catch(() => {});
-      return out;
-    },
-    error: (name, message) => {
-      const error = new Error(message);
-      error.name = name;
-      return error;
-    },
-  };
-}
-"""
 
 SWALLOW: Final = 0
 """An exception is reported and JavaScript receives ``undefined`` (timers, listeners, bind_js)."""
@@ -120,7 +78,7 @@ def helpers() -> Any:
     """The JavaScript helpers, created on first use around the one permanent dispatcher proxy."""
     global _helpers
     if _helpers is None:
-        _helpers = run_js(_JS_HELPERS)(create_proxy(dispatch))
+        _helpers = load_js("jsbridge")(create_proxy(dispatch))
     return _helpers
 
 

@@ -1,0 +1,57 @@
+"""The JavaScript that pyctx_web runs inside Pyodide, and the two ways it gets there.
+
+The package ships its JavaScript as files in ``pyctx_web/js/``, each one
+expression. :func:`load_js` returns the value of one of them:
+
+* when the host registered the same-origin ES module of :func:`module_source`
+  as the Pyodide JS module ``pyctx_web_js``, it is taken from there: this way
+  works under a Content-Security-Policy without ``'unsafe-eval'``::
+
+      // the page or worker, before Python uses pyctx_web
+      pyodide.registerJsModule("pyctx_web_js", await import("/pyctx_web.mjs"));
+
+* otherwise the file is evaluated with ``pyodide.code.run_js`` (Node, tests,
+  pages whose policy allows eval).
+
+``/pyctx_web.mjs`` is what :func:`module_source` returns; ``demo/serve.py``
+serves it.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any, Final
+
+__all__ = ["JS_MODULE_NAME", "NAMES", "load_js", "module_source", "source"]
+
+JS_MODULE_NAME: Final = "pyctx_web_js"
+"""The name under which a host registers :func:`module_source`'s module."""
+
+NAMES: Final = ("indexeddb", "jsbridge")
+"""The JavaScript files of the package, by name."""
+
+
+def source(name: str) -> str:
+    """The JavaScript expression of file ``name`` (one of :data:`NAMES`)."""
+    if name not in NAMES:
+        from pyctx_web.errors import ArgumentValueError
+
+        raise ArgumentValueError(f"no JavaScript named {name!r}; known: {', '.join(NAMES)}")
+    return resources.files("pyctx_web").joinpath("js", f"{name}.js").read_text(encoding="utf-8")
+
+
+def module_source() -> str:
+    """An ES module that exports every file of :data:`NAMES` under its name."""
+    exports = [f"export const {name} =\n{source(name).strip().rstrip(';')};\n" for name in NAMES]
+    return "// pyctx_web's JavaScript, for hosts whose policy forbids eval.\n" + "\n".join(exports)
+
+
+def load_js(name: str) -> Any:
+    """The value of JavaScript file ``name`` in Pyodide: from the host's module, or evaluated."""
+    try:
+        import pyctx_web_js  # type: ignore[import-not-found]  # registered by the host
+    except ImportError:
+        from pyodide.code import run_js
+
+        return run_js(source(name))
+    return getattr(pyctx_web_js, name)

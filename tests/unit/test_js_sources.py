@@ -1,0 +1,66 @@
+"""pyctx_web's JavaScript: one expression per file, and a same-origin ES module of all of them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pyctx_web._js import NAMES, module_source, source
+from pyctx_web.errors import ArgumentValueError
+
+
+def test_module_exports_every_file_under_its_name(tmp_path: Path) -> None:
+    """The module exports each file's value under its name, and Node parses it as a module."""
+    text = module_source()
+    for name in NAMES:
+        assert f"export const {name} =" in text
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    module = tmp_path / "pyctx_web.mjs"
+    module.write_text(text)
+    names = subprocess.run(
+        [
+            node,
+            "--input-type=module",
+            "-e",
+            f"import * as m from {str(module)!r}; console.log(Object.keys(m).sort().join(','))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
+    assert names == ",".join(sorted(NAMES))
+
+
+def test_each_file_is_one_expression(tmp_path: Path) -> None:
+    """Each file evaluates to a value, as pyodide.code.run_js needs."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    for name in NAMES:
+        script = tmp_path / f"{name}.js"
+        script.write_text(source(name))
+        kind = subprocess.run(
+            [
+                node,
+                "-e",
+                "const vm = require('vm'); const fs = require('fs'); console.log(typeof "
+                f"vm.runInNewContext(fs.readFileSync({str(script)!r}, 'utf8'), {{Symbol, Object}}))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout.strip()
+        assert kind in {"function", "object"}, (name, kind)
+
+
+def test_unknown_name_is_refused() -> None:
+    """Asking for a file that does not exist names the ones that do."""
+    with pytest.raises(ArgumentValueError, match="no JavaScript named 'nope'; known: indexeddb"):
+        source("nope")
