@@ -85,6 +85,12 @@ one permanent dispatcher proxy, each call runs in a fresh copy of its context,
 and a call to a used-up callback is reported to the exception handler as a
 :class:`~pyctx_web.errors.CallbackConsumedError`.
 
+Under a Content-Security-Policy without ``'unsafe-eval'``, serve
+:func:`js_module_source` as a same-origin module and register it before Python
+uses this package: ``pyodide.registerJsModule("pyctx_web_js", await
+import("/pyctx_web.mjs"))`` (``demo/serve.py`` and ``demo/worker.js`` do).
+Otherwise the JavaScript is evaluated with ``pyodide.code.run_js``.
+
 Outside Pyodide the package imports, :func:`live_callbacks` returns 0, and
 every function that needs JavaScript raises
 :class:`~pyctx_web.errors.JsUnavailableError`.
@@ -92,6 +98,8 @@ every function that needs JavaScript raises
 
 from __future__ import annotations
 
+from pyctx_web._js import JS_MODULE_NAME
+from pyctx_web._js import module_source as js_module_source
 from pyctx_web.jsbridge._api import (
     JsCallback,
     ListenerContext,
@@ -109,6 +117,7 @@ from pyctx_web.jsbridge._contain import contain, is_contained, release
 from pyctx_web.jsbridge._core import live_callbacks
 
 __all__ = [
+    "JS_MODULE_NAME",
     "JsCallback",
     "ListenerContext",
     "Subscription",
@@ -117,6 +126,7 @@ __all__ = [
     "bind_js",
     "contain",
     "is_contained",
+    "js_module_source",
     "live_callbacks",
     "queue_microtask",
     "release",
