@@ -6,9 +6,6 @@ inside Pyodide. :mod:`pyctx_web.jsbridge` carries the context across the
 JavaScript boundary and :mod:`pyctx_web.graph` runs interruptible graphs.
 """
 
-from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
-from importlib.metadata import version as _version
-
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
 from pyctx_web.context import AsyncLocalStorage, ContextCoroutine, Snapshot, Variable
 from pyctx_web.errors import (
@@ -29,10 +26,21 @@ from pyctx_web.execution import (
     with_execution_context,
 )
 
-try:
-    __version__ = _version("pyctx-web")
-except _PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    # __version__ is read from the package metadata on first use, not at import: in
+    # Pyodide, importlib.metadata's lookup costs about a third of a second.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("pyctx-web")
+        except PackageNotFoundError:  # a source tree that is not installed
+            found = "0+unknown"
+        globals()["__version__"] = found
+        return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "IN_BROWSER",

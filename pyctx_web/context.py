@@ -70,15 +70,18 @@ class ContextCoroutine(Coroutine[Any, Any, R]):
     context stays in its own context; the caller never sees it.
     """
 
-    __slots__ = ("_context", "_coro")
+    __slots__ = ("_context", "_coro", "_enter", "_step")
 
     def __init__(self, coro: Coroutine[Any, Any, R], context: Context) -> None:
         self._coro = coro
         self._context = context
+        # Bound once: every step of the coroutine goes through these two.
+        self._enter = context.run
+        self._step = coro.send
 
     def send(self, value: Any, /) -> Any:
         """Resume the wrapped coroutine with ``value`` inside the bound context."""
-        return self._context.run(self._coro.send, value)
+        return self._enter(self._step, value)
 
     def throw(
         self,
@@ -97,7 +100,7 @@ class ContextCoroutine(Coroutine[Any, Any, R]):
         self._context.run(self._coro.close)
 
     def __next__(self) -> Any:
-        return self._context.run(self._coro.send, None)
+        return self._enter(self._step, None)
 
     def __iter__(self) -> Iterator[Any]:
         return self
