@@ -4,8 +4,9 @@ import { loadPyodide } from "/pyodide/pyodide.mjs";
 const base = new URL("/pyodide/", location.href).href;
 const params = new URLSearchParams(location.search);
 
-// Cold start: ?mode=bare loads Pyodide only; ?mode=pyctx also installs and imports pyctx_web
-// the way the demo does (micropip from the local distribution).
+// Cold start: ?mode=bare loads Pyodide only; ?mode=pyctx-direct also loads the pyctx_web wheel
+// with pyodide.loadPackage and imports it, as the demo does; ?mode=pyctx installs it with
+// micropip instead.
 async function coldStart(mode) {
   const start = performance.now();
   const pyodide = await loadPyodide({ indexURL: base, packageBaseUrl: base });
@@ -14,6 +15,9 @@ async function coldStart(mode) {
   if (mode === "pyctx") {
     await pyodide.loadPackage("micropip", { messageCallback: () => {} });
     await pyodide.runPythonAsync("import micropip\nawait micropip.install('pyctx-web')\nimport pyctx_web");
+  } else if (mode === "pyctx-direct") {
+    await pyodide.loadPackage("pyctx-web", { messageCallback: () => {} });
+    pyodide.runPython("import pyctx_web");
   } else {
     pyodide.runPython("import sys");
   }
