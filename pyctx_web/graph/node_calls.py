@@ -46,20 +46,21 @@ async def observe_node(
         return await attempts()
     runtime = ctx._runtime
     middleware = runtime.middleware
+    bus = runtime.bus
     started_at = time.time()
     clock = time.perf_counter()
     status = "cancelled"
     try:
         try:
-            await run_scope(
-                runtime.middleware, MiddlewareContext("node:before", ctx, node=task.name)
-            )
+            if middleware:
+                await run_scope(middleware, MiddlewareContext("node:before", ctx, node=task.name))
         except Exception as error:
             out = error_outcome(error)
         else:
-            runtime.emit(
-                ctx, "node:start", {"node": task.name, "task_id": task.id, "step": run.step}
-            )
+            if bus.has_listeners("node:start"):
+                runtime.emit(
+                    ctx, "node:start", {"node": task.name, "task_id": task.id, "step": run.step}
+                )
             out = await attempts()
         if out.interrupt is not None:
             status = "interrupted"
@@ -78,17 +79,18 @@ async def observe_node(
                 out = error_outcome(error)
         if out.interrupt is None:
             status = "error" if out.error is not None else "done"
-        runtime.emit(
-            ctx,
-            "node:end",
-            {
-                "node": task.name,
-                "task_id": task.id,
-                "status": status,
-                "update": out.raw,
-                "error": None if out.error is None else repr(out.error),
-            },
-        )
+        if bus.has_listeners("node:end"):
+            runtime.emit(
+                ctx,
+                "node:end",
+                {
+                    "node": task.name,
+                    "task_id": task.id,
+                    "status": status,
+                    "update": out.raw,
+                    "error": None if out.error is None else repr(out.error),
+                },
+            )
         return out
     except asyncio.CancelledError:
         status = "cancelled"

@@ -49,6 +49,10 @@ class Run:
     context: RunContext[Any] | None = None
     """What nodes, tools and hooks see of the run; ``None`` for ``aupdate_state``."""
 
+    def listens(self, mode: str) -> bool:
+        """Whether a consumer streams ``mode``: worth building its chunks."""
+        return self.queue is not None and mode in self.stream_modes
+
     def emit(self, mode: str, chunk: Any) -> None:
         """Send ``chunk`` to the stream if someone listens to ``mode``."""
         if self.queue is not None and mode in self.stream_modes:

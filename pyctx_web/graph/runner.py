@@ -228,7 +228,8 @@ class Engine:
             writes={START: dict(updates)},
         )
         await self.save_checkpoint(cp)
-        self.run.emit("values", self.schema.output(values))
+        if self.run.listens("values"):
+            self.run.emit("values", self.schema.output(values))
         return cp
 
     # -- the loop ------------------------------------------------------------------
@@ -314,7 +315,8 @@ class Engine:
             answered=tuple(answered),
         )
         await self.save_checkpoint(new)
-        self.run.emit("values", self.schema.output(values))
+        if self.run.listens("values"):
+            self.run.emit("values", self.schema.output(values))
         return new
 
     async def _run_step(
