@@ -22,6 +22,8 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any, Final
 
+from pyctx_web.errors import ArgumentValueError
+
 __all__ = ["JS_MODULE_NAME", "NAMES", "load_js", "module_source", "source"]
 
 JS_MODULE_NAME: Final = "pyctx_web_js"
@@ -34,8 +36,6 @@ NAMES: Final = ("indexeddb", "jsbridge")
 def source(name: str) -> str:
     """The JavaScript expression of file ``name`` (one of :data:`NAMES`)."""
     if name not in NAMES:
-        from pyctx_web.errors import ArgumentValueError
-
         raise ArgumentValueError(f"no JavaScript named {name!r}; known: {', '.join(NAMES)}")
     return resources.files("pyctx_web").joinpath("js", f"{name}.js").read_text(encoding="utf-8")
 
