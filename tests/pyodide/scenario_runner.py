@@ -1,32 +1,32 @@
 """Run the shared scenario modules of tests/scenarios/ inside Pyodide.
 
 The host reads the modules' sources and sends them, base64-encoded, with the
-name of a scenario and of a storage (see checkpointer_backends.make_factory).
-Pyodide writes them to its file system, imports them once per source version,
-builds a fresh storage, awaits the scenario in a task of its own (so it gets a
-fresh context) and closes the storage.
+name of a scenario and, for the scenarios that take a checkpointer factory, of a
+storage (see checkpointer_backends.make_factory). Pyodide writes them to its file
+system and imports them once per source version. A scenario with a storage gets a
+fresh one, closed afterwards. Async scenarios are awaited in a task of their own
+on the WebLoop (so each gets a fresh context); sync ones run in a copy of the
+current context.
 """
 
 from __future__ import annotations
 
 import ast
 import base64
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-SCENARIO_DIR = Path(__file__).resolve().parents[1] / "scenarios"
+from tests.scenario_support import SCENARIO_DIR, load
+
 CAPABILITIES = {
     "sqlite": frozenset({"persistent", "failure", "non_text"}),
     "indexeddb": frozenset({"persistent", "failure", "non_text"}),
 }
 """What the storages used in Pyodide offer (as checkpointer_backends.CAPABILITIES)."""
 SUPPORT_MODULES = ("checkpointer_backends",)
-"""Modules every run ships besides the scenario module."""
+"""Modules every run on a storage ships besides the scenario module."""
 
 _RUNNER = """
 import base64 as _b64
@@ -34,8 +34,10 @@ import json as _json
 
 async def _pyctx_run_scenario(payload):
     import asyncio
+    import contextvars
     import hashlib
     import importlib
+    import inspect
     import sys
     import uuid
     from pathlib import Path
@@ -53,8 +55,15 @@ async def _pyctx_run_scenario(payload):
             importlib.invalidate_caches()
             module = importlib.import_module(name)
             module.__source_digest__ = digest
-    backends = sys.modules["checkpointer_backends"]
+    scenario = getattr(sys.modules[payload["module"]], payload["name"])
     kind = payload["backend"]
+    if kind is None:
+        if inspect.iscoroutinefunction(scenario):
+            await asyncio.ensure_future(scenario())
+        else:
+            contextvars.copy_context().run(scenario)
+        return
+    backends = sys.modules["checkpointer_backends"]
     if kind == "sqlite":
         place = Path("/tmp/pyctx_storage") / uuid.uuid4().hex
         place.mkdir(parents=True)
@@ -62,7 +71,6 @@ async def _pyctx_run_scenario(payload):
     else:
         place = f"pyctx_scenario_{uuid.uuid4().hex}"
     factory = backends.make_factory(kind, place)
-    scenario = getattr(sys.modules[payload["module"]], payload["name"])
     try:
         await asyncio.ensure_future(scenario(factory))
     finally:
@@ -90,25 +98,23 @@ def scenario_names(module: str) -> list[str]:
 
 def requirements(module: str, name: str) -> frozenset[str]:
     """The storage capabilities scenario ``name`` needs (its ``requires`` mark)."""
-    qualified = f"pyctx_web_host_{module}"
-    loaded = sys.modules.get(qualified)
-    if loaded is None:
-        spec = importlib.util.spec_from_file_location(qualified, SCENARIO_DIR / f"{module}.py")
-        assert spec is not None
-        assert spec.loader is not None
-        loaded = importlib.util.module_from_spec(spec)
-        sys.modules[qualified] = loaded
-        spec.loader.exec_module(loaded)
-    needed: frozenset[str] = getattr(getattr(loaded, name), "requires", frozenset())
+    needed: frozenset[str] = getattr(getattr(load(module), name), "requires", frozenset())
     return needed
 
 
-def run_scenario(selenium: Any, module: str, name: str, *, backend: str) -> None:
-    """Run scenario ``name`` of ``module`` inside the Pyodide of ``selenium`` on ``backend``."""
-    missing = requirements(module, name) - CAPABILITIES[backend]
-    if missing:
-        pytest.skip(f"the {backend} storage lacks {', '.join(sorted(missing))}")
-    modules = {m: source(m) for m in (*SUPPORT_MODULES, module)}
+def run_scenario(selenium: Any, module: str, name: str, *, backend: str | None = None) -> None:
+    """Run scenario ``name`` of ``module`` inside the Pyodide of ``selenium``.
+
+    With ``backend``, the scenario is given a checkpointer factory on that storage
+    (and skipped if the storage lacks what it requires); without, it takes no argument.
+    """
+    support: tuple[str, ...] = ()
+    if backend is not None:
+        missing = requirements(module, name) - CAPABILITIES[backend]
+        if missing:
+            pytest.skip(f"the {backend} storage lacks {', '.join(sorted(missing))}")
+        support = SUPPORT_MODULES
+    modules = {m: source(m) for m in (*support, module)}
     payload = {"modules": modules, "module": module, "name": name, "backend": backend}
     encoded = base64.b64encode(json.dumps(payload).encode()).decode("ascii")
     selenium.run_async(_RUNNER % encoded)

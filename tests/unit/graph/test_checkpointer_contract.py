@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .scenario_modules import docstring_problems, foreign_imports, load, scenario_names
+from tests.scenario_support import docstring_problems, foreign_imports, load, scenario_names
 
 contract = load("checkpointer_contract")
 backends = load("checkpointer_backends")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .scenario_modules import docstring_problems, foreign_imports, load, scenario_names
+from tests.scenario_support import docstring_problems, foreign_imports, load, scenario_names
 
 scenarios = load("graph_scenarios")
 backends = load("checkpointer_backends")
