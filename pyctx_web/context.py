@@ -40,11 +40,12 @@ the ``await`` returns. In Node every ``async`` function call gets its own frame:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Generator, Iterator
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from contextvars import Context, ContextVar, Token, copy_context
 from types import CoroutineType, TracebackType
-from typing import Any, Final, Generic, ParamSpec, TypeVar, cast, final
+from typing import Any, Final, Generic, ParamSpec, TypeGuard, TypeVar, cast, final
 
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError, UsageError
 
@@ -110,6 +111,19 @@ class ContextCoroutine(Coroutine[Any, Any, R]):
 
     def __repr__(self) -> str:
         return f"<ContextCoroutine {self._coro!r}>"
+
+
+_PLAIN_RESULTS: Final = frozenset({type(None), bool, int, float, str, bytes, tuple, list, dict})
+
+
+def is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
+    """``inspect.isawaitable``, answered at once for the plain values most functions return."""
+    value_type = type(value)
+    if value_type is CoroutineType:
+        return True
+    if value_type in _PLAIN_RESULTS:
+        return False
+    return inspect.isawaitable(value)
 
 
 def is_coroutine(value: object) -> bool:

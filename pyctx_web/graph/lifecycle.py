@@ -8,13 +8,13 @@ that cancelling the run (``ctx.cancel()``, ``CompiledGraph.cancel`` or
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
 from pyctx_web.graph.errors import RunCancelledError
@@ -119,7 +119,7 @@ async def _call(fn: Callable[..., Any] | None, *args: Any) -> None:
     if fn is None:
         return
     result = fn(*args)
-    if inspect.isawaitable(result):
+    if is_awaitable(result):
         await result
 
 

@@ -17,11 +17,11 @@ for the tool). Raising stops the operation with that error.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
+from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
 
 if TYPE_CHECKING:
@@ -132,6 +132,6 @@ async def _dispatch(chain: list[Middleware[Any]], index: int, mctx: MiddlewareCo
         reached = await _dispatch(chain, index + 1, mctx)
 
     result = middleware.run(mctx, next_)
-    if inspect.isawaitable(result):
+    if is_awaitable(result):
         await result
     return bool(reached)

@@ -12,13 +12,12 @@ task stops there; continuing it runs only the tasks that have not finished.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Sequence
 from contextvars import copy_context
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pyctx_web.context import ContextCoroutine
+from pyctx_web.context import ContextCoroutine, is_awaitable
 from pyctx_web.graph.builder import Branch, GraphSpec
 from pyctx_web.graph.errors import (
     GraphError,
@@ -154,7 +153,7 @@ class Engine:
 
     async def _route(self, branch: Branch, values: dict[str, Any]) -> list[str | Send]:
         chosen = branch.router(self.schema.to_state(values, branch.source))
-        if inspect.isawaitable(chosen):
+        if is_awaitable(chosen):
             chosen = await chosen
         items = list(chosen) if isinstance(chosen, list | tuple) else [chosen]
         out: list[str | Send] = []
@@ -351,7 +350,7 @@ class Engine:
                     rec.result = None
                     rec.error = f"{type(exc).__name__}: {exc}"
                     return exc
-            if out.result is not None:
+            if out.result is not None and self.run.listens("updates"):
                 self.run.emit("updates", {task.name: out.raw})
             return out.error
 
@@ -399,7 +398,7 @@ class Engine:
             try:
                 arg = self.schema.to_state(cp.values, task.name) if task.arg is NO_ARG else task.arg
                 ret = node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)
-                if inspect.isawaitable(ret):
+                if is_awaitable(ret):
                     ret = await ret
                 result, raw = self._to_result(task.name, ret)
                 return _TaskOutcome(result=result, raw=raw)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
+from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
 from pyctx_web.graph.schema import check_schema, validate
@@ -59,7 +60,7 @@ class Tool:
     async def invoke(self, args: dict[str, Any], ctx: RunContext[Any]) -> Any:
         """Call the function; await its result when it is awaitable."""
         result = self.fn(args, ctx)
-        if inspect.isawaitable(result):
+        if is_awaitable(result):
             result = await result
         return result
 
