@@ -13,7 +13,7 @@ PLOT_WIDTH = 420
 
 def render(figures: list[dict[str, Any]]) -> str:
     """Return an SVG document: one pair of bars (pyctx_web, baseline) per charted figure."""
-    rows = [f for f in figures if f["unit"] in {"ms", "us"} and f["value"] is not None]
+    rows = [f for f in figures if f["unit"] in {"ms", "us", "us/step"} and f["value"] is not None]
     groups = []
     for row in rows:
         bars = [("pyctx_web", row["value"], "#2457c5")]
