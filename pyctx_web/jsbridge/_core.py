@@ -130,11 +130,13 @@ def dispatch(key: int, *js_args: Any) -> Any:
 def invoke(entry: Entry, js_args: tuple[Any, ...]) -> Any:
     """Call the entry's function in the current context; report what it raises."""
     try:
-        result = entry.fn(*entry.args, *js_args)
+        result = entry.fn(*entry.args, *js_args) if entry.args else entry.fn(*js_args)
     except Exception as exc:
         report(exc, entry.what)
         if entry.errors == RAISE:
             raise
+        return None
+    if result is None:  # what most callbacks return: nothing more to check
         return None
     if is_coroutine(result):
         task = loop().create_task(_guarded(result, entry.what))
