@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypedDict
 
 from pyctx_web.graph import CompiledGraph, StateSnapshot
+from tests.scenario_support import load
 
 
 class State(TypedDict, total=False):
@@ -22,38 +21,13 @@ class State(TypedDict, total=False):
     answer: Any
 
 
-def node(fn: Callable[..., Any], mode: str) -> Callable[..., Any]:
-    """Return ``fn`` itself (mode "sync") or an async node that awaits once, then calls it."""
-    if mode == "sync":
-        return fn
-    if len(inspect.signature(fn).parameters) == 2:
-
-        async def anode2(state: Any, ctx: Any) -> Any:
-            await asyncio.sleep(0)
-            return fn(state, ctx)
-
-        return anode2
-
-    async def anode(state: Any) -> Any:
-        await asyncio.sleep(0)
-        return fn(state)
-
-    return anode
-
-
-def counting(counts: Counter[str], name: str, fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """Wrap ``fn`` so that each call first counts one run of ``name`` (its first line)."""
-
-    def counted(state: Any) -> Any:
-        counts[name] += 1
-        return fn(state)
-
-    return counted
-
-
-async def history(graph: CompiledGraph, thread_id: str) -> list[StateSnapshot]:
-    """All snapshots of the thread, newest first."""
-    return [s async for s in graph.aget_state_history(thread_id)]
+# The node wrappers and the history reader are the ones the shared graph scenarios use.
+_scenarios = load("graph_scenarios")
+node: Callable[[Callable[..., Any], str], Callable[..., Any]] = _scenarios.node
+counting: Callable[[Counter[str], str, Callable[[Any], Any]], Callable[[Any], Any]] = (
+    _scenarios.counting
+)
+history: Callable[[CompiledGraph, str], Awaitable[list[StateSnapshot]]] = _scenarios.history
 
 
 def checkpoint_id(snapshot: StateSnapshot) -> str:
