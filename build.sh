@@ -21,8 +21,10 @@ CACHE="$BUILD/cache"
 DIST="$BUILD/dist"
 PY="$VENV/bin/python"
 
-pip_quiet() {  # pip, without the warnings this machine's pip configuration prints for every lookup
-    "$PY" -m pip "$@" 2> >(grep -v "^WARNING: Location '" >&2)
+pip_quiet() {  # pip_quiet PYTHON ARGS: pip, less the warnings this machine's pip config prints
+    local python="$1"
+    shift
+    "$python" -m pip "$@" 2> >(grep -v "^WARNING: Location '" >&2)
 }
 
 die() { echo "build.sh: $*" >&2; exit 2; }
@@ -94,9 +96,9 @@ ensure_venv() {
         "$tool_python" -m venv "$VENV"
     fi
     log "installing the tooling into .venv (pyproject.toml [dependency-groups] dev)"
-    pip_quiet install -q --disable-pip-version-check --upgrade "pip>=25.1"
-    pip_quiet install -q --disable-pip-version-check --group dev
-    pip_quiet install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+    pip_quiet "$PY" install -q --disable-pip-version-check --upgrade "pip>=25.1"
+    pip_quiet "$PY" install -q --disable-pip-version-check --group dev
+    pip_quiet "$PY" install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
     echo "$want" >"$stamp"
 }
 
@@ -122,10 +124,8 @@ ensure_venv311() {  # optional: without a Python 3.11 the unit tier runs on the 
     log "creating .venv311 with $python311 for the unit tier"
     [ -x "$VENV311/bin/python" ] || "$python311" -m venv "$VENV311"
     # shellcheck disable=SC2046
-    "$VENV311/bin/python" -m pip install -q --disable-pip-version-check $(unit_pins) \
-        2> >(grep -v "^WARNING: Location '" >&2)
-    "$VENV311/bin/python" -m pip install -q --disable-pip-version-check --no-deps -e . \
-        2> >(grep -v "^WARNING: Location '" >&2)
+    pip_quiet "$VENV311/bin/python" install -q --disable-pip-version-check $(unit_pins)
+    pip_quiet "$VENV311/bin/python" install -q --disable-pip-version-check --no-deps -e .
     echo "$want" >"$VENV311/.pyctx-stamp"
 }
 
@@ -148,7 +148,7 @@ ensure_wheels() {
     log "downloading the wheels used inside Pyodide from PyPI"
     rm -rf "$dir" && mkdir -p "$dir"
     # shellcheck disable=SC2046
-    pip_quiet download -q --disable-pip-version-check --no-deps --python-version 3.14 \
+    pip_quiet "$PY" download -q --disable-pip-version-check --no-deps --python-version 3.14 \
         --only-binary=:all: -d "$dir" $(dist_setting wheels)
     echo "$want" >"$dir/.stamp"
 }

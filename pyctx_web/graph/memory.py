@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.graph.checkpoint.base import check_limit
 
 __all__ = ["InMemoryMemory", "MemoryEntry", "MemoryProvider"]
 
@@ -109,10 +110,7 @@ class InMemoryMemory:
         tags: Sequence[str] | None = None,
     ) -> list[MemoryEntry]:
         """Entries oldest first, filtered as :meth:`MemoryProvider.read` says."""
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
-        ):
-            raise ArgumentValueError(f"limit must be None or an int >= 0, not {limit!r}")
+        check_limit(limit)
         if isinstance(tags, str):
             raise ArgumentTypeError("tags must be a sequence of str, not a str")
         needle = query.casefold() if query else None
