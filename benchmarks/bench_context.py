@@ -6,7 +6,7 @@ import asyncio
 from contextvars import ContextVar, copy_context
 from typing import Any
 
-from stats import clock, compare_async, compare_sync, compared
+from stats import compare_async, compare_sync, compared
 
 from pyctx_web import AsyncLocalStorage
 
@@ -74,17 +74,13 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
             await asyncio.sleep(0)
             storage.get_store()
 
-    async def under_run() -> float:
-        start = clock()
+    async def under_run() -> None:
         await asyncio.create_task(storage.run(1, stepper))
-        return (clock() - start) / steps * 1e6
 
-    async def plain_task() -> float:
-        start = clock()
+    async def plain_task() -> None:
         await asyncio.create_task(stepper())
-        return (clock() - start) / steps * 1e6
 
-    step = await compare_async(under_run, plain_task, rounds=rounds)
+    step = await compare_async(under_run, plain_task, rounds=rounds, units=steps, scale=1e6)
     results.append(
         compared(
             "one awaited step under run()",

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
-from stats import clock, compare_async, compared
+from stats import compare_async, compared
 
 from pyctx_web import AsyncLocalStorage
 
@@ -32,7 +32,7 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
     storage: AsyncLocalStorage[int] = AsyncLocalStorage(name="bench")
     raw: ContextVar[int | None] = ContextVar("raw", default=None)
 
-    async def bound_timers() -> float:
+    async def bound_timers() -> None:
         loop = asyncio.get_running_loop()
         done = loop.create_future()
         left = [batch]
@@ -43,13 +43,11 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
             if left[0] == 0:
                 done.set_result(None)
 
-        start = clock()
         for _ in range(batch):
             set_timeout(fired, 0)
         await done
-        return (clock() - start) / batch * 1e6
 
-    async def raw_timers() -> float:
+    async def raw_timers() -> None:
         loop = asyncio.get_running_loop()
         done = loop.create_future()
         left = [batch]
@@ -60,16 +58,16 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
             if left[0] == 0:
                 done.set_result(None)
 
-        start = clock()
         for _ in range(batch):
             js.setTimeout(create_once_callable(fired), 0)
         await done
-        return (clock() - start) / batch * 1e6
 
-    async def bound_in_store() -> float:
-        return float(await storage.run(1, bound_timers))
+    async def bound_in_store() -> None:
+        await storage.run(1, bound_timers)
 
-    timers = await compare_async(bound_in_store, raw_timers, rounds=rounds)
+    timers = await compare_async(
+        bound_in_store, raw_timers, rounds=rounds, units=batch, scale=1e6
+    )
     results = [
         compared(
             "bound set_timeout callback",
@@ -84,7 +82,7 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
 
     awaits = 200 if quick else 1_000
 
-    async def with_pyctx() -> float:
+    async def with_pyctx() -> None:
         async def body() -> None:
             for i in range(awaits):
                 if i % 2:
@@ -95,11 +93,9 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
                     await fut
                 assert storage.get_store() == 7
 
-        start = clock()
         await asyncio.create_task(storage.run(7, body))
-        return (clock() - start) * 1e3
 
-    async def without() -> float:
+    async def without() -> None:
         async def body() -> None:
             raw.set(7)
             for i in range(awaits):
@@ -111,11 +107,9 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
                     await fut
                 assert raw.get() == 7
 
-        start = clock()
         await asyncio.create_task(body())
-        return (clock() - start) * 1e3
 
-    workload = await compare_async(with_pyctx, without, rounds=max(3, rounds // 2))
+    workload = await compare_async(with_pyctx, without, rounds=max(3, rounds // 2), scale=1e3)
     results.append(
         compared(
             f"{awaits} awaits of JS promises and timers reading the context",

@@ -31,7 +31,9 @@ def render(figures: list[dict[str, Any]]) -> str:
     ]
     y = 40
     for title, unit, bars in groups:
-        scale = PLOT_WIDTH / max(value for _, value, _ in bars)
+        # A degenerate pair (every value zero) is drawn with empty bars, not divided by.
+        longest = max(value for _, value, _ in bars)
+        scale = PLOT_WIDTH / longest if longest > 0 else 0.0
         parts.append(f'<text x="10" y="{y + 11}" font-weight="600">{escape(title)}</text>')
         y += 18
         for label, value, colour in bars:

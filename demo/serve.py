@@ -49,10 +49,20 @@ EXTRA_TYPES = {
 }
 
 
+CROSS_ORIGIN_ISOLATION = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+}
+"""Headers that make a page cross-origin isolated, which gives it a finer ``performance.now()``."""
+
+
 def make_handler(
-    dist_dir: Path, site_dir: Path = DEMO_DIR
+    dist_dir: Path, site_dir: Path = DEMO_DIR, *, isolated: bool = False
 ) -> type[http.server.SimpleHTTPRequestHandler]:
-    """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``site_dir``."""
+    """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``site_dir``.
+
+    With ``isolated``, every response also carries :data:`CROSS_ORIGIN_ISOLATION`.
+    """
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map: ClassVar[dict[str, str]] = {
@@ -90,6 +100,9 @@ def make_handler(
             self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
             self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Cache-Control", "no-cache")
+            if isolated:
+                for name, value in CROSS_ORIGIN_ISOLATION.items():
+                    self.send_header(name, value)
             super().end_headers()
 
         def log_message(self, format: str, *args: Any) -> None:
@@ -101,10 +114,10 @@ def make_handler(
 
 
 def make_server(
-    host: str, port: int, dist_dir: Path, site_dir: Path = DEMO_DIR
+    host: str, port: int, dist_dir: Path, site_dir: Path = DEMO_DIR, *, isolated: bool = False
 ) -> http.server.ThreadingHTTPServer:
     """Bind a server of ``site_dir`` and the distribution; ``OSError`` when the port is taken."""
-    handler = make_handler(dist_dir.resolve(), site_dir.resolve())
+    handler = make_handler(dist_dir.resolve(), site_dir.resolve(), isolated=isolated)
     return http.server.ThreadingHTTPServer((host, port), handler)
 
 

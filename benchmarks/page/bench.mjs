@@ -1,5 +1,8 @@
 // Benchmark page: Pyodide on the main thread, driven by benchmarks/run.py through Playwright.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
+import * as timing from "./timing.mjs";
+
+window.benchTiming = timing;
 
 const base = new URL("/pyodide/", location.href).href;
 const params = new URLSearchParams(location.search);

@@ -26,15 +26,11 @@ async ([count, quick]) => {
     }));
   }
   await Promise.all(ops);
-  const number = quick ? 20000 : 100000;
+  const { batchTimer, clockResolution, quartiles } = window.benchTiming;
   const noop = () => polyfill.getStore();
+  const once = batchTimer(() => polyfill.run(1, noop), quick ? 20000 : 100000, clockResolution());
   const times = [];
-  for (let round = 0; round < (quick ? 7 : 21); round++) {
-    const start = performance.now();
-    for (let i = 0; i < number; i++) polyfill.run(1, noop);
-    times.push(((performance.now() - start) / number) * 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return { wrong, count, ns: times[Math.floor(times.length / 2)],
-           spread: [times[Math.floor((times.length - 1) / 4)], times[Math.floor((times.length - 1) * 3 / 4)]] };
+  for (let round = 0; round < (quick ? 7 : 21); round++) times.push(once() * 1e6);
+  const [q1, q2, q3] = quartiles(times);
+  return { wrong, count, ns: q2, spread: [q1, q3] };
 }
