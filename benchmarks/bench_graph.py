@@ -20,15 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from stats import COARSE, clock, compare_async, figure
 
-from pyctx_web.graph import (
-    END,
-    START,
-    Checkpointer,
-    CompiledGraph,
-    InMemoryCheckpointer,
-    SQLiteCheckpointer,
-    StateGraph,
-)
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 
 
 class Counter(TypedDict):
@@ -165,8 +161,7 @@ def _growth_row(
         ratio=ratio,
         goal="<= 1.2",
         met=None if ratio is None else ratio <= 1.2,
-        note="time of the last 100 steps over the first 100"
-        + ("" if ratios else f"; {COARSE}"),
+        note="time of the last 100 steps over the first 100" + ("" if ratios else f"; {COARSE}"),
     )
 
 

@@ -8,7 +8,8 @@ from typing import Any, TypedDict
 
 from stats import clock, figure, quantiles
 
-from pyctx_web.graph import END, START, Command, StateGraph, interrupt
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.types import Command, interrupt
 
 RUNTIMES = ("pyodide-chromium",)
 
@@ -26,7 +27,7 @@ def _ask(state: Ask) -> dict[str, str]:
 
 async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
     """Measure ainvoke-to-interrupt plus resume-to-end, over IndexedDB."""
-    from pyctx_web.graph import IndexedDBCheckpointer
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
 
     checkpointer = IndexedDBCheckpointer(f"pyctx-bench-{uuid.uuid4().hex[:8]}")
     graph = (

@@ -65,9 +65,7 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
     async def bound_in_store() -> None:
         await storage.run(1, bound_timers)
 
-    timers = await compare_async(
-        bound_in_store, raw_timers, rounds=rounds, units=batch, scale=1e6
-    )
+    timers = await compare_async(bound_in_store, raw_timers, rounds=rounds, units=batch, scale=1e6)
     results = [
         compared(
             "bound set_timeout callback",

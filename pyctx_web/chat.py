@@ -38,7 +38,7 @@ from pyctx_web.graph.types import Command, Interrupt
 
 if TYPE_CHECKING:
     from pyctx_web.graph.checkpoint.base import Checkpointer
-    from pyctx_web.graph.compiled import CompiledGraph
+    from pyctx_web.graph.state import CompiledStateGraph
 
 __all__ = ["MAX_TEXT_LENGTH", "ChatSession"]
 
@@ -89,7 +89,7 @@ class ChatSession:
 
     def __init__(
         self,
-        graph: CompiledGraph,
+        graph: CompiledStateGraph,
         *,
         checkpointer: Checkpointer,
         thread_id: str,

@@ -19,17 +19,12 @@ from typing import Annotated, Any, TypedDict
 from models import OfflineModel, OpenAICompatibleModel, assess, make_plan
 
 from pyctx_web import IN_PYODIDE, current_execution_context
-from pyctx_web.graph import (
-    END,
-    START,
-    Checkpointer,
-    CompiledGraph,
-    RunContext,
-    StateGraph,
-    interrupt,
-    require_run_context,
-    tool,
-)
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.runtime import RunContext, require_run_context
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.tools import tool
+from pyctx_web.graph.types import interrupt
 
 __all__ = ["AssistantData", "ChatState", "build_assistant", "observe"]
 

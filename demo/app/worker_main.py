@@ -27,7 +27,10 @@ from models import ModelError, OfflineModel, OpenAICompatibleModel, make_model
 
 from pyctx_web import IN_BROWSER, ExecutionContext
 from pyctx_web.chat import ChatSession
-from pyctx_web.graph import Checkpointer, CompiledGraph, InMemoryCheckpointer, RunEvent
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.events import RunEvent
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 
 __all__ = ["boot", "receive"]
 
@@ -165,7 +168,7 @@ async def boot(post: Callable[[str], Any] | None = None) -> None:
     if post is None:
         from demo_bridge import post  # type: ignore[import-not-found, no-redef]
     if IN_BROWSER:
-        from pyctx_web.graph import IndexedDBCheckpointer
+        from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
 
         checkpointer: Checkpointer = IndexedDBCheckpointer("pyctx-demo")
     else:

@@ -1,6 +1,10 @@
-"""Interruptible state graphs, LangGraph-compatible, on CPython and in Pyodide.
+"""Interruptible state graphs with LangGraph's names and behaviour, on CPython and in Pyodide.
 
 Build a :class:`StateGraph`, compile it with a checkpointer, and run it::
+
+    from pyctx_web.graph import END, START, StateGraph
+    from pyctx_web.graph.checkpoint.memory import InMemorySaver
+    from pyctx_web.graph.types import Command, interrupt
 
     class State(TypedDict):
         question: str
@@ -9,11 +13,19 @@ Build a :class:`StateGraph`, compile it with a checkpointer, and run it::
     def ask(state: State) -> dict[str, str]:
         return {"answer": interrupt(state["question"])}
 
-    builder = StateGraph(State).add_node("ask", ask).add_edge(START, "ask")
-    graph = builder.compile(checkpointer=InMemoryCheckpointer())
-    paused = await graph.ainvoke({"question": "name?"}, thread_id="t1")
-    paused["__interrupt__"]            # [Interrupt(value='name?', id='...')]
-    await graph.ainvoke(Command(resume="Ada"), thread_id="t1")  # {..., 'answer': 'Ada'}
+    graph = StateGraph(State).add_node("ask", ask).add_edge(START, "ask").compile(
+        checkpointer=InMemorySaver()
+    )
+    config = {"configurable": {"thread_id": "1"}}
+    graph.invoke({"question": "name?"}, config)["__interrupt__"]  # [Interrupt(value='name?', ...)]
+    graph.invoke(Command(resume="Ada"), config)                     # {..., 'answer': 'Ada'}
+
+The modules mirror LangGraph's: :mod:`.state`, :mod:`.constants`, :mod:`.types`,
+:mod:`.errors`, :mod:`.config`, :mod:`.checkpoint.memory`, :mod:`.checkpoint.sqlite`
+(and :mod:`.checkpoint.indexeddb` in a browser). :func:`install_as_langgraph`
+registers them under LangGraph's names. What pyctx_web adds lives in its own
+modules: :mod:`.runtime` (the run context), :mod:`.middleware`, :mod:`.tools`,
+:mod:`.memory`, :mod:`.events`.
 
 The current run and task are found through :class:`pyctx_web.AsyncLocalStorage`,
 so ``interrupt()`` works under any concurrency.
@@ -21,105 +33,101 @@ so ``interrupt()`` works under any concurrency.
 
 from __future__ import annotations
 
-from pyctx_web.graph.builder import StateGraph
-from pyctx_web.graph.checkpoint import (
-    Checkpointer,
-    IndexedDBCheckpointer,
-    InMemoryCheckpointer,
-    SQLiteCheckpointer,
-)
-from pyctx_web.graph.compiled import CompiledGraph
-from pyctx_web.graph.errors import (
-    CheckpointError,
-    GraphConfigError,
-    GraphError,
-    GraphInterrupt,
-    GraphRecursionError,
-    InvalidGraphError,
-    InvalidUpdateError,
-    ResumeError,
-    RunCancelledError,
-    SerializationError,
-    SyncUnavailableError,
-    ToolArgumentError,
-    UnknownToolError,
-)
-from pyctx_web.graph.events import RunEvent
-from pyctx_web.graph.interrupt import interrupt
-from pyctx_web.graph.lifecycle import RunHandle
-from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry, MemoryProvider
-from pyctx_web.graph.middleware import Middleware, MiddlewareContext, ToolInvocation
-from pyctx_web.graph.run import get_stream_writer
-from pyctx_web.graph.run_context import (
-    Hooks,
-    RunContext,
-    RunOutcome,
-    RunState,
-    StepRecord,
-    ToolCallRecord,
-    Usage,
-    get_run_context,
-    require_run_context,
-)
-from pyctx_web.graph.tools import Tool, tool
-from pyctx_web.graph.types import (
-    END,
-    START,
-    Command,
-    Interrupt,
-    PregelTask,
-    RetryPolicy,
-    Send,
-    StateSnapshot,
-)
+import importlib
+import warnings
+from typing import TYPE_CHECKING, Any, Final
 
-__all__ = [
-    "END",
-    "START",
-    "CheckpointError",
-    "Checkpointer",
-    "Command",
-    "CompiledGraph",
-    "GraphConfigError",
-    "GraphError",
-    "GraphInterrupt",
-    "GraphRecursionError",
-    "Hooks",
-    "InMemoryCheckpointer",
-    "InMemoryMemory",
-    "IndexedDBCheckpointer",
-    "Interrupt",
-    "InvalidGraphError",
-    "InvalidUpdateError",
-    "MemoryEntry",
-    "MemoryProvider",
-    "Middleware",
-    "MiddlewareContext",
-    "PregelTask",
-    "ResumeError",
-    "RetryPolicy",
-    "RunCancelledError",
-    "RunContext",
-    "RunEvent",
-    "RunHandle",
-    "RunOutcome",
-    "RunState",
-    "SQLiteCheckpointer",
-    "Send",
-    "SerializationError",
-    "StateGraph",
-    "StateSnapshot",
-    "StepRecord",
-    "SyncUnavailableError",
-    "Tool",
-    "ToolArgumentError",
-    "ToolCallRecord",
-    "ToolInvocation",
-    "UnknownToolError",
-    "Usage",
-    "get_run_context",
-    "get_stream_writer",
-    "interrupt",
-    "require_run_context",
-    "tool",
-]
+if TYPE_CHECKING:
+    from pyctx_web.graph._alias import install_as_langgraph
+    from pyctx_web.graph.constants import END, START
+    from pyctx_web.graph.state import StateGraph
+
+__all__ = ["END", "START", "StateGraph", "install_as_langgraph"]
+
+_HOMES: Final = {
+    "END": ("pyctx_web.graph.constants", "END"),
+    "START": ("pyctx_web.graph.constants", "START"),
+    "StateGraph": ("pyctx_web.graph.state", "StateGraph"),
+    "install_as_langgraph": ("pyctx_web.graph._alias", "install_as_langgraph"),
+}
+"""The public names, imported when first used: importing a submodule stays cheap."""
+
+_MOVED: Final = {
+    "CompiledGraph": ("pyctx_web.graph.state", "CompiledStateGraph"),
+    "InMemoryCheckpointer": ("pyctx_web.graph.checkpoint.memory", "InMemorySaver"),
+    "SQLiteCheckpointer": ("pyctx_web.graph.checkpoint.sqlite", "SqliteSaver"),
+    "IndexedDBCheckpointer": ("pyctx_web.graph.checkpoint.indexeddb", "IndexedDBSaver"),
+    "Checkpointer": ("pyctx_web.graph.checkpoint.base", "Checkpointer"),
+    **{
+        name: ("pyctx_web.graph.types", name)
+        for name in ("Command", "Interrupt", "PregelTask", "RetryPolicy", "Send")
+    },
+    **{name: ("pyctx_web.graph.types", name) for name in ("StateSnapshot", "interrupt")},
+    **{
+        name: ("pyctx_web.graph.errors", name)
+        for name in (
+            "CheckpointError",
+            "GraphConfigError",
+            "GraphError",
+            "GraphInterrupt",
+            "GraphRecursionError",
+            "InvalidGraphError",
+            "InvalidUpdateError",
+            "ResumeError",
+            "RunCancelledError",
+            "SerializationError",
+            "SyncUnavailableError",
+            "ToolArgumentError",
+            "UnknownToolError",
+        )
+    },
+    "RunEvent": ("pyctx_web.graph.events", "RunEvent"),
+    **{
+        name: ("pyctx_web.graph.memory", name)
+        for name in ("InMemoryMemory", "MemoryEntry", "MemoryProvider")
+    },
+    **{
+        name: ("pyctx_web.graph.middleware", name)
+        for name in ("Middleware", "MiddlewareContext", "ToolInvocation")
+    },
+    "Tool": ("pyctx_web.graph.tools", "Tool"),
+    "tool": ("pyctx_web.graph.tools", "tool"),
+    "get_stream_writer": ("pyctx_web.graph.config", "get_stream_writer"),
+    **{
+        name: ("pyctx_web.graph.runtime", name)
+        for name in (
+            "Hooks",
+            "RunContext",
+            "RunHandle",
+            "RunOutcome",
+            "RunState",
+            "StepRecord",
+            "ToolCallRecord",
+            "Usage",
+            "get_run_context",
+            "require_run_context",
+        )
+    },
+}
+"""Names this package exported before it took LangGraph's layout: one release more."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None and name in _MOVED:
+        home = _MOVED[name]
+        warnings.warn(
+            f"pyctx_web.graph.{name} is deprecated; import {home[1]} from {home[0]}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home[0]), home[1])
+    if name in _HOMES:
+        globals()[name] = value  # later uses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

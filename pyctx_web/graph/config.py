@@ -1,73 +1,52 @@
-"""Call options: LangGraph-style configs, stream modes, and their checks."""
+"""The current run's config and stream writer, from anywhere in a node: ``langgraph.config``."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from collections.abc import Callable
+from typing import Any
 
-from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.errors import ContextMissingError
+from pyctx_web.graph._engine.frames import Run, current_run
 
-__all__ = [
-    "DEFAULT_RECURSION_LIMIT",
-    "DONE",
-    "STREAM_MODES",
-    "config_of",
-    "next_item",
-    "parse_config",
-    "stream_modes",
-]
-
-T = TypeVar("T")
-
-STREAM_MODES: Final = frozenset({"updates", "values", "custom"})
-DEFAULT_RECURSION_LIMIT: Final = 25
-DONE: Final = "__done__"
+__all__ = ["get_config", "get_stream_writer"]
 
 
-def config_of(thread_id: str | None, checkpoint_id: str | None = None) -> dict[str, Any]:
-    conf: dict[str, Any] = {"thread_id": thread_id}
-    if checkpoint_id is not None:
-        conf["checkpoint_id"] = checkpoint_id
-    return {"configurable": conf}
-
-
-def parse_config(
-    thread_id: str | None, config: Mapping[str, Any] | None
-) -> tuple[str | None, str | None, int]:
-    """``(thread_id, checkpoint_id, recursion_limit)`` from the keyword and a LangGraph config."""
-    checkpoint_id = None
-    limit = DEFAULT_RECURSION_LIMIT
-    if config is not None:
-        if not isinstance(config, Mapping):
-            raise ArgumentTypeError(f"config must be a dict, not {type(config).__qualname__!r}")
-        conf = config.get("configurable") or {}
-        if thread_id is None:
-            thread_id = conf.get("thread_id")
-        checkpoint_id = conf.get("checkpoint_id")
-        limit = config.get("recursion_limit", limit)
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise ArgumentValueError(f"recursion_limit must be an int >= 1, not {limit!r}")
-    if thread_id is not None and not isinstance(thread_id, str):
-        raise ArgumentTypeError(f"thread_id must be a str, not {type(thread_id).__qualname__!r}")
-    if checkpoint_id is not None and not isinstance(checkpoint_id, str):
-        raise ArgumentTypeError(
-            f"checkpoint_id must be a str, not {type(checkpoint_id).__qualname__!r}"
+def _current(operation: str) -> Run:
+    run = current_run.get_store()
+    if run is None:
+        raise ContextMissingError(
+            f"{operation} was called outside a graph run",
+            operation=operation,
+            source="graph run",
         )
-    return thread_id, checkpoint_id, limit
+    return run
 
 
-def stream_modes(stream_mode: str | Sequence[str]) -> tuple[frozenset[str], bool]:
-    single = isinstance(stream_mode, str)
-    modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
-    for mode in modes:
-        if mode not in STREAM_MODES:
-            raise ArgumentValueError(
-                f"unknown stream_mode {mode!r}; expected one of {', '.join(sorted(STREAM_MODES))}"
-            )
-    if not modes:
-        raise ArgumentValueError("stream_mode must name at least one mode")
-    return frozenset(modes), single
+def get_config() -> dict[str, Any]:
+    """The config of the run the calling code belongs to.
+
+    ``{"configurable": {"thread_id": ..., ...}, "recursion_limit": ..., "run_id": ...}``;
+    a copy, so changing it changes nothing. Outside a run it raises
+    :class:`~pyctx_web.errors.ContextMissingError`.
+    """
+    run = _current("get_config()")
+    config = dict(run.config)
+    config["configurable"] = dict(config.get("configurable") or {})
+    config["configurable"].setdefault("thread_id", run.thread_id)
+    config.setdefault("run_id", run.run_id)
+    return config
 
 
-async def next_item(agen: AsyncIterator[T]) -> T:
-    return await agen.__anext__()
+def get_stream_writer() -> Callable[[Any], None]:
+    """Return a function that sends chunks to ``stream_mode="custom"`` consumers of the run.
+
+    Call it from a node or anything the node calls. Chunks are dropped when
+    nobody streams the custom mode. Outside a run it raises
+    :class:`~pyctx_web.errors.ContextMissingError`.
+    """
+    run = _current("get_stream_writer()")
+
+    def write(chunk: Any) -> None:
+        run.emit("custom", chunk)
+
+    return write

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyctx_web.errors import PyctxError
-from pyctx_web.graph.types import Interrupt
+from pyctx_web.graph._engine.values import Interrupt
 
 __all__ = [
     "CheckpointError",
@@ -44,7 +44,7 @@ __all__ = [
 
 
 class GraphInterrupt(BaseException):
-    """Raised by :func:`~pyctx_web.graph.interrupt` to pause the node that called it.
+    """Raised by :func:`~pyctx_web.graph._engine.interrupts` to pause the node that called it.
 
     It derives from ``BaseException`` so that a node's ``except Exception``
     cannot swallow it: let it propagate. The run catches it, saves the

@@ -25,7 +25,7 @@ from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
 
 if TYPE_CHECKING:
-    from pyctx_web.graph.run_context import RunContext
+    from pyctx_web.graph._runctx.context import RunContext
 
 __all__ = ["SCOPES", "Middleware", "MiddlewareContext", "Next", "ToolInvocation", "run_scope"]
 

@@ -1,194 +1,222 @@
-"""The state schema of a graph: its keys, their reducers, and how updates apply.
-
-A schema is a ``TypedDict`` or a dataclass. A key annotated
-``Annotated[T, reducer]`` combines writes with ``reducer(current, new)``
-(``operator.add`` appends lists); any other key keeps the last value written
-and accepts one write per step.
-"""
+"""Building a graph: :class:`StateGraph` collects nodes and edges, ``compile()`` checks them."""
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
-from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints, is_typeddict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pyctx_web.errors import ArgumentTypeError
-from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
-from pyctx_web.graph.types import START
+from pyctx_web.graph._compiled import CompiledStateGraph
+from pyctx_web.graph._engine.channels import StateSchema
+from pyctx_web.graph._engine.spec import Branch, GraphSpec, NodeSpec, accepts_ctx
+from pyctx_web.graph._engine.values import RetryPolicy
+from pyctx_web.graph._runctx.services import RunRuntime
+from pyctx_web.graph.constants import END, START
+from pyctx_web.graph.errors import InvalidGraphError
 
-__all__ = ["Reducer", "StateSchema"]
+if TYPE_CHECKING:
+    from pyctx_web.graph._runctx.context import Hooks
+    from pyctx_web.graph.checkpoint.base import Checkpointer
+    from pyctx_web.graph.memory import MemoryProvider
+    from pyctx_web.graph.middleware import Middleware
+    from pyctx_web.graph.tools import Tool
 
-Reducer = Callable[[Any, Any], Any]
-"""``reducer(current, update) -> new value``."""
+__all__ = ["CompiledStateGraph", "StateGraph"]
 
-_MISSING: Final = object()
-_EMPTY_STARTS: Final[tuple[type, ...]] = (list, dict, tuple, set, frozenset, str, int, float)
-"""Types whose empty value starts a reduced key that has no value yet."""
-
-
-def _takes_two(fn: Callable[..., Any]) -> bool:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        # Builtins such as operator.add may have no signature: accept them.
-        return True
-    positional = [
-        p
-        for p in params
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
-    ]
-    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in positional)
+_RESERVED_CHARS = ("|", ":", "\n")
 
 
-class StateSchema:
-    """Keys, reducers and conversions of a ``TypedDict`` or dataclass state type."""
+class StateGraph:
+    """A graph of nodes that read and update a shared state.
 
-    __slots__ = ("annotations", "is_dataclass", "reducers", "state_type")
-
-    state_type: type
-    annotations: dict[str, Any]
-    reducers: dict[str, Reducer | None]
-    is_dataclass: bool
+    ``state_type`` is a ``TypedDict`` or a dataclass; keys annotated with
+    ``Annotated[T, reducer]`` combine writes with the reducer. Add nodes and
+    edges, then :meth:`compile` to get a runnable :class:`CompiledStateGraph`.
+    """
 
     def __init__(self, state_type: type) -> None:
-        if isinstance(state_type, type) and is_typeddict(state_type):
-            self.is_dataclass = False
-        elif isinstance(state_type, type) and dataclasses.is_dataclass(state_type):
-            self.is_dataclass = True
+        self.schema = StateSchema(state_type)
+        self._nodes: dict[str, NodeSpec] = {}
+        self._edges: list[tuple[str, str]] = []
+        self._branches: list[Branch] = []
+
+    def add_node(
+        self,
+        name: str | Callable[..., Any],
+        fn: Callable[..., Any] | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> StateGraph:
+        """Add node ``name`` running ``fn(state)`` or ``fn(state, ctx)``; return the graph.
+
+        ``add_node(fn)`` names the node after the function. ``fn`` may be sync
+        or async and returns a dict of updates, a :class:`Command` or ``None``.
+        """
+        if fn is None:
+            if not callable(name):
+                raise ArgumentTypeError(f"add_node() needs a function for node {name!r}")
+            fn = name
+            name = getattr(fn, "__name__", "")
+        if not isinstance(name, str) or not name:
+            raise InvalidGraphError(f"node name must be a non-empty str, not {name!r}")
+        if name in (START, END):
+            raise InvalidGraphError(f"node name {name!r} is reserved for the graph's {name} node")
+        for ch in _RESERVED_CHARS:
+            if ch in name:
+                raise InvalidGraphError(f"node name {name!r} must not contain {ch!r}")
+        if name in self._nodes:
+            raise InvalidGraphError(f"node {name!r} is already present in the graph")
+        if not callable(fn):
+            raise ArgumentTypeError(f"add_node() function of {name!r} must be callable, not {fn!r}")
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise ArgumentTypeError(
+                f"add_node() retry must be a RetryPolicy or None, not {retry!r}"
+            )
+        self._nodes[name] = NodeSpec(name, fn, accepts_ctx(name, fn), retry)
+        return self
+
+    def add_edge(self, src: str, dst: str) -> StateGraph:
+        """Run ``dst`` in the step after ``src``; return the graph."""
+        if not isinstance(src, str) or not isinstance(dst, str):
+            raise ArgumentTypeError(f"add_edge() takes two node names, not {src!r} and {dst!r}")
+        if src == END:
+            raise InvalidGraphError("add_edge(): END cannot be the source of an edge")
+        if dst == START:
+            raise InvalidGraphError("add_edge(): START cannot be the destination of an edge")
+        self._edges.append((src, dst))
+        return self
+
+    def add_conditional_edges(
+        self,
+        src: str,
+        router: Callable[[Any], Any],
+        path_map: Mapping[Hashable, str] | Sequence[str] | None = None,
+    ) -> StateGraph:
+        """After ``src`` runs, call ``router(state)`` to choose the next nodes; return the graph.
+
+        The router returns a node name, END, a :class:`Send`, or a list of them.
+        ``path_map`` maps its results to node names (a list means "these names").
+        """
+        if not isinstance(src, str):
+            raise ArgumentTypeError(
+                f"add_conditional_edges() source must be a node name, not {src!r}"
+            )
+        if src == END:
+            raise InvalidGraphError("add_conditional_edges(): END cannot be a source")
+        if not callable(router):
+            raise ArgumentTypeError(
+                f"add_conditional_edges() router must be callable, not {router!r}"
+            )
+        mapping: dict[Hashable, str] | None
+        if path_map is None:
+            mapping = None
+        elif isinstance(path_map, Mapping):
+            mapping = dict(path_map)
+        elif isinstance(path_map, Sequence) and not isinstance(path_map, str):
+            mapping = {name: name for name in path_map}
         else:
             raise ArgumentTypeError(
-                f"StateGraph() state type must be a TypedDict or a dataclass, not {state_type!r}"
+                f"path_map must be a dict, a list of node names or None, not {path_map!r}"
             )
-        self.state_type = state_type
-        try:
-            hints = get_type_hints(state_type, include_extras=True)
-        except NameError as exc:
+        self._branches.append(Branch(src, router, mapping))
+        return self
+
+    def set_entry_point(self, name: str) -> StateGraph:
+        """Same as ``add_edge(START, name)``."""
+        return self.add_edge(START, name)
+
+    def set_finish_point(self, name: str) -> StateGraph:
+        """Same as ``add_edge(name, END)``."""
+        return self.add_edge(name, END)
+
+    def _check_name(self, name: str, where: str, *, allow: tuple[str, ...]) -> None:
+        if name in self._nodes or name in allow:
+            return
+        known = ", ".join(repr(n) for n in self._nodes) or "none"
+        raise InvalidGraphError(f"{where}: unknown node {name!r} (known nodes: {known})")
+
+    def validate(self) -> GraphSpec:
+        """Check the graph and return its immutable structure; raise on the first problem."""
+        if not self._nodes:
+            raise InvalidGraphError("graph has no nodes: add one with add_node()")
+        edges: dict[str, list[str]] = {}
+        for src, dst in self._edges:
+            where = f"add_edge({src!r}, {dst!r})"
+            self._check_name(src, where, allow=(START,))
+            self._check_name(dst, where, allow=(END,))
+            targets = edges.setdefault(src, [])
+            if dst not in targets:
+                targets.append(dst)
+        branches: dict[str, list[Branch]] = {}
+        for branch in self._branches:
+            where = f"add_conditional_edges({branch.source!r}, ...)"
+            self._check_name(branch.source, where, allow=(START,))
+            for dst in (branch.path_map or {}).values():
+                self._check_name(dst, f"{where} path_map", allow=(END,))
+            branches.setdefault(branch.source, []).append(branch)
+        if START not in edges and START not in branches:
             raise InvalidGraphError(
-                f"cannot resolve the annotations of state type {state_type.__qualname__!r}: {exc}"
-            ) from exc
-        if self.is_dataclass:
-            names = [f.name for f in dataclasses.fields(state_type)]
-            hints = {name: hints[name] for name in names}
-        if not hints:
-            raise InvalidGraphError(f"state type {state_type.__qualname__!r} declares no keys")
-        self.annotations = hints
-        self.reducers = {key: self._reducer_of(key, hint) for key, hint in hints.items()}
-
-    @staticmethod
-    def _reducer_of(key: str, hint: Any) -> Reducer | None:
-        if get_origin(hint) is not Annotated:
-            return None
-        for meta in reversed(hint.__metadata__):
-            if callable(meta) and not isinstance(meta, type):
-                if not _takes_two(meta):
-                    raise InvalidGraphError(
-                        f"reducer of state key {key!r} must take two arguments (current, update), "
-                        f"got {meta!r}"
-                    )
-                return meta  # type: ignore[no-any-return]
-        return None
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """The state keys in declaration order."""
-        return tuple(self.annotations)
-
-    def _empty_start(self, key: str) -> Any:
-        base = get_args(self.annotations[key])[0]
-        origin = get_origin(base) or base
-        if isinstance(origin, type) and issubclass(origin, _EMPTY_STARTS):
-            for kind in _EMPTY_STARTS:
-                if issubclass(origin, kind):
-                    return kind()
-        return _MISSING
-
-    def check_update(self, node: str, update: Any) -> list[tuple[str, Any]]:
-        """Return the ``(key, value)`` writes of a node's update; raise if a key is unknown."""
-        if update is None:
-            return []
-        if self.is_dataclass and isinstance(update, self.state_type):
-            return [
-                (f.name, getattr(update, f.name))
-                for f in dataclasses.fields(update)  # type: ignore[arg-type]
-            ]
-        if not isinstance(update, Mapping):
-            who = "the input" if node == START else f"node {node!r}"
-            raise InvalidUpdateError(
-                f"{who} must give a dict of state updates, a Command or None, "
-                f"not {type(update).__qualname__!r}",
-                node=node,
+                "graph has no entry point: add an edge from START, "
+                "e.g. add_edge(START, 'first_node')"
             )
-        writes: list[tuple[str, Any]] = []
-        for key, value in update.items():
-            if key not in self.reducers:
-                who = "the input" if node == START else f"node {node!r}"
-                raise InvalidUpdateError(
-                    f"{who} wrote state key {key!r}, which is not in "
-                    f"{self.state_type.__qualname__} (keys: {', '.join(self.keys)})",
-                    node=node,
-                    key=str(key),
-                )
-            writes.append((key, value))
-        return writes
+        return GraphSpec(
+            schema=self.schema,
+            nodes=dict(self._nodes),
+            edges={src: tuple(dsts) for src, dsts in edges.items()},
+            branches={src: tuple(bs) for src, bs in branches.items()},
+        )
 
-    def apply(
-        self, values: Mapping[str, Any], writes: Iterable[tuple[str, str, Any]]
-    ) -> dict[str, Any]:
-        """Return new values: ``values`` with ``(node, key, value)`` writes applied in order.
+    def compile(
+        self,
+        checkpointer: Checkpointer | None = None,
+        *,
+        interrupt_before: Sequence[str] | str = (),
+        interrupt_after: Sequence[str] | str = (),
+        name: str | None = None,
+        data: Any = None,
+        middleware: Sequence[Middleware[Any]] = (),
+        hooks: Hooks[Any] | None = None,
+        memory: MemoryProvider | None = None,
+        tools: Sequence[Tool] = (),
+    ) -> CompiledStateGraph:
+        """Check the graph and return a :class:`CompiledStateGraph` that runs it.
 
-        A key without a reducer written by more than one write raises
-        :class:`InvalidUpdateError`.
+        ``interrupt_before``/``interrupt_after`` name nodes to pause before or
+        after (``"*"`` for all); they need a ``checkpointer``. ``data`` is the
+        default of every run's ``ctx.data`` (each run gets its own copy);
+        ``middleware`` (outermost first), ``hooks``, ``memory`` and ``tools``
+        serve every run.
         """
-        new = dict(values)
-        plain_writers: dict[str, str] = {}
-        for node, key, value in writes:
-            reducer = self.reducers[key]
-            if reducer is None:
-                if key in plain_writers:
-                    raise InvalidUpdateError(
-                        f"state key {key!r} received several values in one step (from "
-                        f"{plain_writers[key]!r} and {node!r}); it can receive only one value "
-                        f"per step: annotate it with a reducer, e.g. Annotated[list[str], "
-                        f"operator.add]",
-                        node=node,
-                        key=key,
-                    )
-                plain_writers[key] = node
-                new[key] = value
-                continue
-            current = new.get(key, _MISSING)
-            if current is _MISSING:
-                current = self._empty_start(key)
-            new[key] = value if current is _MISSING else reducer(current, value)
-        return new
+        runtime = RunRuntime.build(
+            name or "graph",
+            data=data,
+            middleware=middleware,
+            hooks=hooks,
+            memory=memory,
+            tools=tools,
+        )
+        spec = self.validate()
+        before = self._breakpoints(interrupt_before, "interrupt_before")
+        after = self._breakpoints(interrupt_after, "interrupt_after")
+        if (before or after) and checkpointer is None:
+            raise InvalidGraphError(
+                "interrupt_before/interrupt_after need a checkpointer to pause and resume: "
+                "compile(checkpointer=InMemorySaver(), ...)"
+            )
+        return CompiledStateGraph(
+            spec,
+            checkpointer=checkpointer,
+            interrupt_before=before,
+            interrupt_after=after,
+            name=name or "graph",
+            runtime=runtime,
+        )
 
-    def with_defaults(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """``values`` plus the dataclass field defaults of keys that have no value yet."""
-        new = dict(values)
-        if self.is_dataclass:
-            for f in dataclasses.fields(self.state_type):
-                if f.name in new:
-                    continue
-                if f.default is not dataclasses.MISSING:
-                    new[f.name] = f.default
-                elif f.default_factory is not dataclasses.MISSING:
-                    new[f.name] = f.default_factory()
-        return new
-
-    def to_state(self, values: Mapping[str, Any], node: str) -> Any:
-        """The state object a node receives: a dict copy, or a dataclass instance."""
-        if not self.is_dataclass:
-            return dict(values)
-        try:
-            return self.state_type(**values)
-        except TypeError as exc:
-            raise InvalidUpdateError(
-                f"cannot build state {self.state_type.__qualname__} for node {node!r}: {exc} "
-                f"(give the field a default or pass it in the input)",
-                node=node,
-            ) from exc
-
-    def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The values a caller receives, in declaration order."""
-        return {key: values[key] for key in self.annotations if key in values}
+    def _breakpoints(self, names: Sequence[str] | str, what: str) -> frozenset[str]:
+        if names == "*":
+            return frozenset(self._nodes)
+        if isinstance(names, str):
+            names = (names,)
+        for n in names:
+            self._check_name(n, f"compile({what}=...)", allow=())
+        return frozenset(names)

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, overload
 
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.graph._runctx.jsonschema import check_schema, validate
 from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
-from pyctx_web.graph.schema import check_schema, validate
 
 if TYPE_CHECKING:
-    from pyctx_web.graph.run_context import RunContext
+    from pyctx_web.graph._runctx.context import RunContext
 
 __all__ = ["Tool", "ToolArgumentError", "UnknownToolError", "tool", "tool_table"]
 

@@ -26,7 +26,7 @@ def test_contract(pyctx_module: Any, backend: str, name: str) -> None:
 @run_in_pyodide  # type: ignore[untyped-decorator]
 async def _construct_in_node(selenium: Any) -> str:
     from pyctx_web.errors import JsUnavailableError
-    from pyctx_web.graph import IndexedDBCheckpointer
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
 
     try:
         IndexedDBCheckpointer("x")
@@ -48,8 +48,8 @@ def test_indexeddb_in_node_says_it_needs_a_browser(pyctx_module: Any) -> None:
 async def _exercise_indexeddb(selenium: Any, database: str, rounds: int) -> None:
     import gc
 
-    from pyctx_web.graph import IndexedDBCheckpointer
     from pyctx_web.graph.checkpoint.base import StoredCheckpoint, StoredWrite
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
 
     saver = IndexedDBCheckpointer(database)
     start = await saver.aget("t")
@@ -88,8 +88,8 @@ def test_indexeddb_operations_leave_no_javascript_references(pyctx_module: Any) 
 
 @run_in_pyodide  # type: ignore[untyped-decorator]
 async def _survive_deletion(selenium: Any, database: str) -> list[str | None]:
-    from pyctx_web.graph import IndexedDBCheckpointer
     from pyctx_web.graph.checkpoint.base import StoredCheckpoint
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
     from pyodide.code import run_js
 
     saver = IndexedDBCheckpointer(database)

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pyctx_web._env import IN_PYODIDE
-from pyctx_web.graph import Checkpointer, InMemoryCheckpointer, SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
 
 if IN_PYODIDE:
     from pyodide.code import run_js
@@ -253,7 +255,7 @@ class IndexedDBFactory:
         self._opened: list[Any] = []
 
     def __call__(self) -> Checkpointer:
-        from pyctx_web.graph import IndexedDBCheckpointer
+        from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
 
         saver = IndexedDBCheckpointer(self.database_name)
         self._opened.append(saver)

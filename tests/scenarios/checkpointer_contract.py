@@ -21,8 +21,15 @@ import operator
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
-from pyctx_web.graph import START, Checkpointer, CheckpointError, StateGraph, interrupt
-from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.checkpoint.base import (
+    Checkpointer,
+    CheckpointRecord,
+    StoredCheckpoint,
+    StoredWrite,
+)
+from pyctx_web.graph.errors import CheckpointError
+from pyctx_web.graph.types import interrupt
 
 PERSISTENT = "persistent"
 """A new checkpointer object over the same storage sees everything stored before."""

@@ -25,22 +25,14 @@ from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.errors import PyctxError
-from pyctx_web.graph import (
-    END,
-    START,
-    Checkpointer,
-    Command,
-    CompiledGraph,
-    InMemoryCheckpointer,
-    Interrupt,
-    ResumeError,
-    RunContext,
-    StateGraph,
-    StateSnapshot,
-    get_run_context,
-    get_stream_writer,
-    interrupt,
-)
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.config import get_stream_writer
+from pyctx_web.graph.errors import ResumeError
+from pyctx_web.graph.runtime import RunContext, get_run_context
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.types import Command, Interrupt, StateSnapshot, interrupt
 
 MODES = ("sync", "async")
 """Nodes as plain functions, then as coroutine functions."""

@@ -16,19 +16,13 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar
 
 from pyctx_web import IN_PYODIDE, AsyncLocalStorage, require_execution_context
-from pyctx_web.graph import (
-    START,
-    Hooks,
-    InMemoryCheckpointer,
-    RunCancelledError,
-    RunContext,
-    RunEvent,
-    RunOutcome,
-    StateGraph,
-    get_run_context,
-    interrupt,
-    tool,
-)
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.errors import RunCancelledError
+from pyctx_web.graph.events import RunEvent
+from pyctx_web.graph.runtime import Hooks, RunContext, RunOutcome, get_run_context
+from pyctx_web.graph.tools import tool
+from pyctx_web.graph.types import interrupt
 
 F = TypeVar("F", bound=Callable[..., Coroutine[Any, Any, None]])
 

@@ -2,7 +2,7 @@
 
 A checkpointer stores, per thread, an ordered list of checkpoints and, per
 checkpoint, the pending writes of its tasks. It stores text: the graph encodes
-and decodes the documents (see :mod:`pyctx_web.graph.serde`), so any storage
+and decodes the documents (see :mod:`pyctx_web.graph._engine.serde`), so any storage
 that keeps strings (SQLite, IndexedDB, a dict) can implement it.
 
 The contract is async so that storages with async APIs (IndexedDB in a

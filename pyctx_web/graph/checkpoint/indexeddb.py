@@ -49,7 +49,7 @@ from pyctx_web.graph.errors import CheckpointError
 if IN_PYODIDE:
     import js
 
-__all__ = ["IndexedDBCheckpointer"]
+__all__ = ["IndexedDBSaver"]
 
 SCHEMA_VERSION: Final = 1
 """The IndexedDB version of the database layout described in the module docstring."""
@@ -76,8 +76,8 @@ def _require_browser() -> None:
     else:
         where = f"{sys.implementation.name} on {sys.platform!r}"
     raise JsUnavailableError(
-        "IndexedDBCheckpointer needs Pyodide in a browser (a page or a Web Worker) "
-        f"with IndexedDB; this is {where}. Use SQLiteCheckpointer elsewhere."
+        "IndexedDBSaver needs Pyodide in a browser (a page or a Web Worker) "
+        f"with IndexedDB; this is {where}. Use SqliteSaver elsewhere."
     )
 
 
@@ -85,7 +85,7 @@ def _is_text(value: object) -> bool:
     return isinstance(value, str)
 
 
-class IndexedDBCheckpointer(Checkpointer):
+class IndexedDBSaver(Checkpointer):
     """Stores checkpoints in the IndexedDB database ``database_name`` of the page's origin.
 
     The connection opens on first use (creating the stores) and closes with
@@ -109,7 +109,7 @@ class IndexedDBCheckpointer(Checkpointer):
         self._opening: asyncio.Lock | None = None
 
     def __repr__(self) -> str:
-        return f"IndexedDBCheckpointer({self.database_name!r})"
+        return f"IndexedDBSaver({self.database_name!r})"
 
     async def _connection(self) -> Any:
         if self._conn is not None and not self._conn.closed:
@@ -134,7 +134,7 @@ class IndexedDBCheckpointer(Checkpointer):
             _js().close(self._conn)
             self._conn = None
 
-    def __enter__(self) -> IndexedDBCheckpointer:
+    def __enter__(self) -> IndexedDBSaver:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

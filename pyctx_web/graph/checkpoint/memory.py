@@ -1,4 +1,4 @@
-"""A checkpointer that keeps checkpoints in process memory, for tests and single sessions."""
+"""A checkpoint saver that keeps checkpoints in process memory (``langgraph.checkpoint.memory``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pyctx_web.graph.checkpoint.base import (
 )
 from pyctx_web.graph.errors import CheckpointError
 
-__all__ = ["InMemoryCheckpointer"]
+__all__ = ["InMemorySaver", "MemorySaver"]
 
 
 @dataclass(slots=True)
@@ -32,7 +32,7 @@ class _Thread:
     """Pending writes by checkpoint id, then by ``(task_id, kind)``."""
 
 
-class InMemoryCheckpointer(Checkpointer):
+class InMemorySaver(Checkpointer):
     """Stores checkpoints in a dict; they live as long as this object.
 
     Documents are kept as encoded text, exactly as a persistent checkpointer
@@ -127,3 +127,7 @@ class InMemoryCheckpointer(Checkpointer):
     async def adelete_thread(self, thread_id: str) -> None:
         """Forget every checkpoint of the thread."""
         self._threads.pop(thread_id, None)
+
+
+MemorySaver = InMemorySaver
+"""LangGraph's other name for :class:`InMemorySaver`."""

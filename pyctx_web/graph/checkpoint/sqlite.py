@@ -1,4 +1,4 @@
-"""A checkpointer on the standard library's :mod:`sqlite3` (also shipped by Pyodide).
+"""A checkpoint saver on the standard library's :mod:`sqlite3` (also shipped by Pyodide).
 
 Each checkpoint is one row holding the whole document, written in its own
 transaction; pending writes are rows keyed by checkpoint, task and kind.
@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.base import (
     Checkpointer,
     CheckpointRecord,
@@ -24,7 +25,7 @@ from pyctx_web.graph.checkpoint.base import (
 )
 from pyctx_web.graph.errors import CheckpointError
 
-__all__ = ["SQLiteCheckpointer"]
+__all__ = ["SqliteSaver"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pyctx_checkpoints (
@@ -49,20 +50,64 @@ CREATE TABLE IF NOT EXISTS pyctx_writes (
 """
 
 
-class SQLiteCheckpointer(Checkpointer):
-    """Stores checkpoints in an SQLite database file (``":memory:"`` for a private one).
+def _database_path(conn: sqlite3.Connection) -> str:
+    """The file behind ``conn``, for error messages (``":memory:"`` when it has none)."""
+    try:
+        rows = conn.execute("PRAGMA database_list").fetchall()
+    except sqlite3.Error:
+        return "<connection>"
+    return next((str(r[2]) for r in rows if r[1] == "main" and r[2]), ":memory:")
 
-    Several checkpointers, in one process or several, may share a file. The
-    connection opens on first use; :meth:`close` (or ``with``) closes it.
+
+def _prepared(conn: sqlite3.Connection, path: str) -> sqlite3.Connection:
+    """``conn`` with the saver's tables created."""
+    try:
+        conn.executescript(_SCHEMA)
+    except sqlite3.Error as exc:
+        raise CheckpointError(f"cannot open checkpoint database {path!r}: {exc}") from exc
+    return conn
+
+
+class SqliteSaver(Checkpointer):
+    """Stores checkpoints in an SQLite database, as ``langgraph-checkpoint-sqlite`` does.
+
+    ``SqliteSaver(sqlite3.connect(path, check_same_thread=False))`` uses that
+    connection and leaves it open; ``SqliteSaver(path)`` (``":memory:"`` for a
+    private database) opens its own on first use, and :meth:`close` (or
+    ``with``) closes it; ``with SqliteSaver.from_conn_string(path) as saver``
+    opens and closes one. Several savers, in one process or several, may share
+    a file.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
-        self.path = os.fspath(path)
-        self._timeout = timeout
+    def __init__(
+        self, conn: sqlite3.Connection | str | os.PathLike[str], *, timeout: float = 30.0
+    ) -> None:
+        self._owned = not isinstance(conn, sqlite3.Connection)
         self._conn: sqlite3.Connection | None = None
+        if isinstance(conn, sqlite3.Connection):
+            self.path = _database_path(conn)
+            self._conn = _prepared(conn, self.path)
+        elif isinstance(conn, str | os.PathLike):
+            self.path = os.fspath(conn)
+        else:
+            raise ArgumentTypeError(
+                "SqliteSaver() takes an sqlite3.Connection or a database path, "
+                f"not {type(conn).__qualname__!r}"
+            )
+        self._timeout = timeout
         # One connection serves every thread that uses this object (sync
         # invoke from several OS threads); the lock keeps transactions apart.
         self._lock = threading.RLock()
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(cls, conn_string: str) -> Iterator[SqliteSaver]:
+        """A saver on its own connection to ``conn_string``, closed when the block ends."""
+        saver = cls(conn_string)
+        try:
+            yield saver
+        finally:
+            saver.close()
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -70,12 +115,11 @@ class SQLiteCheckpointer(Checkpointer):
                 conn = sqlite3.connect(
                     self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
                 )
-                conn.executescript(_SCHEMA)
             except sqlite3.Error as exc:
                 raise CheckpointError(
                     f"cannot open checkpoint database {self.path!r}: {exc}"
                 ) from exc
-            self._conn = conn
+            self._conn = _prepared(conn, self.path)
         return self._conn
 
     @contextmanager
@@ -91,13 +135,16 @@ class SQLiteCheckpointer(Checkpointer):
             conn.execute("COMMIT")
 
     def close(self) -> None:
-        """Close the connection; the next call opens it again."""
+        """Close the connection this saver opened; the next call opens it again.
+
+        A connection given to the constructor stays open: its owner closes it.
+        """
         with self._lock:
-            if self._conn is not None:
+            if self._conn is not None and self._owned:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> SQLiteCheckpointer:
+    def __enter__(self) -> SqliteSaver:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

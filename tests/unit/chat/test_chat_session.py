@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from pyctx_web.chat import MAX_TEXT_LENGTH, ChatSession
-from pyctx_web.graph import CompiledGraph, InMemoryCheckpointer, SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "demo" / "app"))
 from assistant import AssistantData, build_assistant

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pyctx_web.graph import Checkpointer, InMemoryCheckpointer, SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
 
 
 @pytest.fixture(params=["memory", "sqlite"])

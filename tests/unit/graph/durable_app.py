@@ -12,8 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pyctx_web.graph import START, Command, CompiledGraph, SQLiteCheckpointer, StateGraph, interrupt
+from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.types import Command, interrupt
 
 try:
     from .helpers import State, node

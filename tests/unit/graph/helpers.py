@@ -7,7 +7,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypedDict
 
-from pyctx_web.graph import CompiledGraph, StateSnapshot
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.types import StateSnapshot
 from tests.scenario_support import load
 
 

@@ -8,17 +8,11 @@ from typing import Any
 
 import pytest
 
-from pyctx_web.graph import (
-    END,
-    START,
-    Checkpointer,
-    Command,
-    CompiledGraph,
-    InvalidUpdateError,
-    RetryPolicy,
-    StateGraph,
-    interrupt,
-)
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.errors import InvalidUpdateError
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.types import Command, RetryPolicy, interrupt
 
 from .helpers import State, checkpoint_id, counting, history, node
 

@@ -9,24 +9,20 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-import pyctx_web.graph.compiled as compiled_module
+import pyctx_web.graph._sync as compiled_module
 from pyctx_web.errors import ContextMissingError
-from pyctx_web.graph import (
-    END,
-    START,
-    Checkpointer,
-    Command,
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.config import get_stream_writer
+from pyctx_web.graph.errors import (
     GraphRecursionError,
-    InMemoryCheckpointer,
     InvalidGraphError,
     InvalidUpdateError,
-    RunContext,
-    Send,
-    StateGraph,
     SyncUnavailableError,
-    get_stream_writer,
-    interrupt,
 )
+from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.types import Command, Send, interrupt
 
 from .helpers import State, node
 

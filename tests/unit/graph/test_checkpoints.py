@@ -11,18 +11,13 @@ from typing import Annotated, Any
 
 import pytest
 
-from pyctx_web.graph import (
-    START,
-    Checkpointer,
-    CheckpointError,
-    InMemoryCheckpointer,
-    SerializationError,
-    SQLiteCheckpointer,
-    StateGraph,
-    interrupt,
-)
-from pyctx_web.graph.checkpoint.base import StoredCheckpoint, StoredWrite
-from pyctx_web.graph.serde import JsonSerde
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph.checkpoint.base import Checkpointer, StoredCheckpoint, StoredWrite
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.errors import CheckpointError, SerializationError
+from pyctx_web.graph.types import interrupt
 
 from .helpers import State, checkpoint_id, history, node
 

@@ -15,17 +15,13 @@ from typing import Any
 
 import pytest
 
-from pyctx_web.graph import (
-    START,
-    Checkpointer,
-    Command,
-    InMemoryCheckpointer,
-    RunContext,
-    SQLiteCheckpointer,
-    StateGraph,
-    get_stream_writer,
-    interrupt,
-)
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.config import get_stream_writer
+from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.types import Command, interrupt
 
 from . import durable_app
 from .helpers import State, node

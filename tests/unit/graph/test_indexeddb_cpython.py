@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pyctx_web.errors import JsUnavailableError, PyctxError
-from pyctx_web.graph import IndexedDBCheckpointer
-from pyctx_web.graph.checkpoint import IndexedDBCheckpointer as FromCheckpointPackage
+from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as FromCheckpointPackage
+from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
 
 
 def test_indexeddb_checkpointer_needs_pyodide_in_a_browser() -> None:
@@ -15,4 +15,4 @@ def test_indexeddb_checkpointer_needs_pyodide_in_a_browser() -> None:
     with pytest.raises(JsUnavailableError, match="needs Pyodide in a browser") as info:
         IndexedDBCheckpointer()
     assert isinstance(info.value, PyctxError)
-    assert "SQLiteCheckpointer" in str(info.value)
+    assert "SqliteSaver" in str(info.value)

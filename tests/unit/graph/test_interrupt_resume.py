@@ -9,19 +9,11 @@ from typing import Any
 import pytest
 
 from pyctx_web.errors import ContextMissingError, PyctxError
-from pyctx_web.graph import (
-    END,
-    START,
-    Checkpointer,
-    Command,
-    GraphConfigError,
-    Interrupt,
-    ResumeError,
-    Send,
-    StateGraph,
-    interrupt,
-)
-from pyctx_web.graph.interrupt import interrupt_id
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph._engine.interrupts import interrupt_id
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.errors import GraphConfigError, ResumeError
+from pyctx_web.graph.types import Command, Interrupt, Send, interrupt
 
 from .helpers import State, counting, history, node
 

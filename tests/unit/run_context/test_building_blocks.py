@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from pyctx_web.graph._runctx.jsonschema import validate
 from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry
 from pyctx_web.graph.middleware import Middleware, MiddlewareContext, run_scope
-from pyctx_web.graph.schema import validate
 from pyctx_web.graph.tools import Tool, ToolArgumentError, tool, tool_table
 
 ORDER_SCHEMA = {

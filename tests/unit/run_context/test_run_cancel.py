@@ -10,26 +10,18 @@ from typing import Any, TypedDict
 
 import pytest
 
-from pyctx_web.graph import (
-    START,
-    Checkpointer,
-    Command,
-    CompiledGraph,
-    Hooks,
-    InMemoryCheckpointer,
-    Middleware,
-    MiddlewareContext,
-    RunCancelledError,
-    RunContext,
-    RunEvent,
-    RunOutcome,
-    SQLiteCheckpointer,
-    StateGraph,
-    StateSnapshot,
-    get_stream_writer,
-    interrupt,
-    tool,
-)
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.config import get_stream_writer
+from pyctx_web.graph.errors import RunCancelledError
+from pyctx_web.graph.events import RunEvent
+from pyctx_web.graph.middleware import Middleware, MiddlewareContext
+from pyctx_web.graph.runtime import Hooks, RunContext, RunOutcome
+from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.tools import tool
+from pyctx_web.graph.types import Command, StateSnapshot, interrupt
 
 
 class State(TypedDict, total=False):

@@ -8,21 +8,14 @@ from typing import Any, TypedDict
 
 import pytest
 
-from pyctx_web.graph import (
-    END,
-    START,
-    Hooks,
-    InMemoryCheckpointer,
-    InMemoryMemory,
-    MemoryEntry,
-    Middleware,
-    MiddlewareContext,
-    RunContext,
-    RunEvent,
-    StateGraph,
-    interrupt,
-    tool,
-)
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.events import RunEvent
+from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry
+from pyctx_web.graph.middleware import Middleware, MiddlewareContext
+from pyctx_web.graph.runtime import Hooks, RunContext
+from pyctx_web.graph.tools import tool
+from pyctx_web.graph.types import interrupt
 
 
 class State(TypedDict, total=False):

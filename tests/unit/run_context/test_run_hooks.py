@@ -9,20 +9,18 @@ from typing import Any, ClassVar, TypedDict
 import pytest
 
 from pyctx_web.errors import ContextMissingError
-from pyctx_web.graph import (
-    START,
-    Command,
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.errors import RunCancelledError
+from pyctx_web.graph.runtime import (
     Hooks,
-    InMemoryCheckpointer,
-    RunCancelledError,
     RunContext,
     RunOutcome,
-    StateGraph,
     get_run_context,
-    interrupt,
     require_run_context,
-    tool,
 )
+from pyctx_web.graph.tools import tool
+from pyctx_web.graph.types import Command, interrupt
 
 
 class State(TypedDict, total=False):

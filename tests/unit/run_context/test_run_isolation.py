@@ -18,19 +18,12 @@ from pyctx_web import (
     require_execution_context,
     with_execution_context,
 )
-from pyctx_web.graph import (
-    START,
-    Hooks,
-    Middleware,
-    MiddlewareContext,
-    RunContext,
-    RunEvent,
-    StateGraph,
-    ToolArgumentError,
-    UnknownToolError,
-    get_run_context,
-    tool,
-)
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
+from pyctx_web.graph.events import RunEvent
+from pyctx_web.graph.middleware import Middleware, MiddlewareContext
+from pyctx_web.graph.runtime import Hooks, RunContext, get_run_context
+from pyctx_web.graph.tools import tool
 
 marker: AsyncLocalStorage[str] = AsyncLocalStorage(name="test.marker")
 

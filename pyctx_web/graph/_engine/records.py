@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph._engine.values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
 from pyctx_web.graph.errors import CheckpointError
-from pyctx_web.graph.serde import JsonSerde
-from pyctx_web.graph.types import Interrupt, Send
 
 __all__ = [
     "NO_ARG",
@@ -32,6 +32,7 @@ __all__ = [
     "TaskSpec",
     "decode_record",
     "encode_checkpoint",
+    "encode_input_update",
     "encode_write",
     "new_checkpoint_id",
     "stable_id",
@@ -159,6 +160,8 @@ class Pending:
     """Records by task id."""
     breakpoint_hit: bool = False
     """The step stopped at an ``interrupt_before`` breakpoint."""
+    input_updates: list[tuple[str, Any]] = field(default_factory=list)
+    """``Command(update=...)`` writes given with answers while the step was paused."""
 
     def record(self, task_id: str) -> TaskRecord:
         """The record of ``task_id``, created empty if needed."""
@@ -227,6 +230,12 @@ def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
         "answered": list(cp.answered),
     }
     return StoredCheckpoint(cp.thread_id, cp.id, cp.parent_id, cp.created_at, serde.dumps(doc))
+
+
+def encode_input_update(serde: JsonSerde, updates: Sequence[tuple[str, Any]]) -> StoredWrite:
+    """Encode the ``Command(update=...)`` writes given with answers to a paused step."""
+    doc = {"updates": [[k, serde.encode(v, key=k)] for k, v in updates]}
+    return StoredWrite(_BREAKPOINT_TASK, "update", serde.dumps(doc))
 
 
 def encode_write(
@@ -302,6 +311,9 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
                 pending.breakpoint_hit = True
                 continue
             wdoc = serde.loads(w.data)
+            if w.kind == "update":
+                pending.input_updates = [(str(k), serde.decode(v)) for k, v in wdoc["updates"]]
+                continue
             rec = pending.record(w.task_id)
             if w.kind == "result":
                 updates = [(str(k), serde.decode(v)) for k, v in wdoc["updates"]]

@@ -1,29 +1,69 @@
 """The per-run and per-task objects, found through :class:`~pyctx_web.context.AsyncLocalStorage`.
 
+A :class:`Run` also carries the run-context layer's :class:`RunPlug`: the
+interface the engine declares for what surrounds each node and what a node
+receives as its second parameter. A run without a plug (``update_state``)
+runs no nodes.
+
 Every invocation of a compiled graph creates a :class:`Run` and runs in a
 context where :data:`current_run` holds it; every task of a step runs in its
 own copy of that context, where :data:`current_task` holds its
-:class:`TaskFrame`. :func:`~pyctx_web.graph.interrupt` and
-:func:`get_stream_writer` find them there, so they work under any concurrency
-(several runs in one loop, callbacks scheduled with ``loop.call_later``...).
+:class:`TaskFrame`. :func:`~pyctx_web.graph.types.interrupt` and
+:func:`~pyctx_web.graph.config.get_stream_writer` find them there, so they
+work under any concurrency (several runs in one loop, callbacks scheduled with
+``loop.call_later``...).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pyctx_web.context import AsyncLocalStorage
-from pyctx_web.errors import ContextMissingError
-from pyctx_web.graph.records import TaskSpec
+from pyctx_web.graph._engine.records import TaskSpec
 
 if TYPE_CHECKING:
+    from pyctx_web.graph._engine.values import Interrupt
     from pyctx_web.graph.checkpoint.base import Checkpointer
-    from pyctx_web.graph.run_context import RunContext
 
-__all__ = ["Run", "TaskFrame", "current_run", "current_task", "get_stream_writer"]
+__all__ = ["NodeOutcome", "OutcomeT", "Run", "RunPlug", "TaskFrame", "current_run", "current_task"]
+
+
+class NodeOutcome(Protocol):
+    """What running a node produced, as the engine reports it to the plug."""
+
+    raw: Any
+    """The node's update as it returned it, or ``None``."""
+    interrupt: Interrupt | None
+    """The question the node asked, if it paused."""
+    error: Exception | None
+    """What the node raised, if it failed."""
+
+
+OutcomeT = TypeVar("OutcomeT", bound=NodeOutcome)
+
+
+class RunPlug(Protocol):
+    """What the run-context layer does for one run of the engine."""
+
+    @property
+    def context(self) -> Any:
+        """What nodes that take two parameters receive as the second."""
+
+    async def around_node(
+        self,
+        run: Run,
+        task: TaskSpec,
+        attempts: Callable[[], Awaitable[OutcomeT]],
+        error_outcome: Callable[[Exception], OutcomeT],
+    ) -> OutcomeT:
+        """Run ``attempts`` (the node, with its retries) and return its outcome.
+
+        ``error_outcome(error)`` makes the outcome of a node that failed before or
+        after running (a middleware error).
+        """
 
 
 @dataclass(eq=False, slots=True)
@@ -46,8 +86,10 @@ class Run:
     """Where stream chunks go while ``astream`` consumes them."""
     step: int = -1
     """The step being run."""
-    context: RunContext[Any] | None = None
-    """What nodes, tools and hooks see of the run; ``None`` for ``aupdate_state``."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """The config the run was called with, as :func:`~pyctx_web.graph.config.get_config` shows."""
+    plug: RunPlug | None = None
+    """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
 
     def listens(self, mode: str) -> bool:
         """Whether a consumer streams ``mode``: worth building its chunks."""
@@ -80,29 +122,8 @@ class TaskFrame:
         self.raised_index = None
 
 
-current_run: AsyncLocalStorage[Run] = AsyncLocalStorage(name="pyctx_web.graph.run")
+current_run: AsyncLocalStorage[Run] = AsyncLocalStorage(name="pyctx_web.graph._engine.frames")
 """The run the current code belongs to."""
 
 current_task: AsyncLocalStorage[TaskFrame] = AsyncLocalStorage(name="pyctx_web.graph.task")
 """The task the current code belongs to (unset in routers and outside nodes)."""
-
-
-def get_stream_writer() -> Callable[[Any], None]:
-    """Return a function that sends chunks to ``stream_mode="custom"`` consumers of the run.
-
-    Call it from a node or anything the node calls. Chunks are dropped when
-    nobody streams the custom mode. Outside a run it raises
-    :class:`~pyctx_web.errors.ContextMissingError`.
-    """
-    run = current_run.get_store()
-    if run is None:
-        raise ContextMissingError(
-            "get_stream_writer() was called outside a graph run",
-            operation="get_stream_writer()",
-            source="graph run",
-        )
-
-    def write(chunk: Any) -> None:
-        run.emit("custom", chunk)
-
-    return write

@@ -17,14 +17,17 @@ from typing import TYPE_CHECKING, Any
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
+from pyctx_web.graph._engine.values import Command
+from pyctx_web.graph._runctx.context import RunContext, merge_data
+from pyctx_web.graph._runctx.log import RunLog, RunOutcome
+from pyctx_web.graph._runctx.node_calls import ContextPlug
+from pyctx_web.graph._runctx.services import RunRuntime
 from pyctx_web.graph.errors import RunCancelledError
 from pyctx_web.graph.middleware import MiddlewareContext, run_scope
-from pyctx_web.graph.run_context import RunContext, RunOutcome, RunRuntime, merge_data
-from pyctx_web.graph.types import Command
 
 if TYPE_CHECKING:
-    from pyctx_web.graph.run import Run
-    from pyctx_web.graph.runner import Outcome
+    from pyctx_web.graph._engine.frames import Run
+    from pyctx_web.graph._engine.outcome import Outcome
 
 __all__ = ["ActiveRuns", "RunControl", "RunHandle", "managed", "new_context"]
 
@@ -87,8 +90,8 @@ def new_context(
     data: Any,
     execution_context: ExecutionContext | Mapping[str, Any] | None,
     control: RunControl,
-) -> RunContext[Any]:
-    """Make the :class:`RunContext` of ``run`` and attach it."""
+) -> ContextPlug:
+    """Make the :class:`RunContext` of ``run`` and plug it into the run."""
     if isinstance(execution_context, ExecutionContext):
         ec = execution_context
     elif execution_context is None or isinstance(execution_context, Mapping):
@@ -102,8 +105,10 @@ def new_context(
     if ec.correlation_id is None:
         # Every run can be traced: without a correlation id, the run id serves as one.
         ec = ec.plus("correlation_id", run.run_id)
+    log = RunLog()
     ctx: RunContext[Any] = RunContext(
-        runtime=runtime,
+        services=runtime,
+        log=log,
         run_id=run.run_id,
         thread_id=run.thread_id if run.thread_id is not None else str(uuid.uuid4()),
         input=input.resume if isinstance(input, Command) else input,
@@ -111,8 +116,8 @@ def new_context(
         execution_context=ec,
         cancel=control.cancel,
     )
-    run.context = ctx
-    return ctx
+    run.plug = plug = ContextPlug(ctx, runtime, log)
+    return plug
 
 
 async def _call(fn: Callable[..., Any] | None, *args: Any) -> None:
@@ -124,8 +129,7 @@ async def _call(fn: Callable[..., Any] | None, *args: Any) -> None:
 
 
 async def managed(
-    runtime: RunRuntime,
-    ctx: RunContext[Any],
+    plug: ContextPlug,
     control: RunControl,
     execute: Callable[[], Awaitable[Outcome]],
 ) -> Outcome:
@@ -134,6 +138,7 @@ async def managed(
     Runs in the run's own task. ``Hooks.on_end`` and ``run:after`` middleware
     run whichever way the run ends. A cancel raises :class:`RunCancelledError`.
     """
+    runtime, ctx = plug.services, plug.context
     execution_context_storage.enter_with(ctx.execution_context)
     control.started = True
     outcome: Outcome | None = None
@@ -159,13 +164,12 @@ async def managed(
         error = exc
         raise
     finally:
-        await _finish(runtime, ctx, outcome, error)
+        await _finish(plug, outcome, error)
 
 
-async def _finish(
-    runtime: RunRuntime, ctx: RunContext[Any], outcome: Outcome | None, error: BaseException | None
-) -> None:
-    ctx._log.finished_at = time.time()
+async def _finish(plug: ContextPlug, outcome: Outcome | None, error: BaseException | None) -> None:
+    runtime, ctx = plug.services, plug.context
+    plug.log.finished_at = time.time()
     if isinstance(error, RunCancelledError):
         result = RunOutcome("cancelled", reason=error.reason)
     elif isinstance(error, asyncio.CancelledError):

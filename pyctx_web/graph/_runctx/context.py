@@ -13,194 +13,34 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pyctx_web.errors import (
     ArgumentTypeError,
     ArgumentValueError,
     ContextMissingError,
-    ImmutableError,
 )
 from pyctx_web.execution import ExecutionContext
+from pyctx_web.graph._engine.frames import Run, TaskFrame, current_run, current_task
+from pyctx_web.graph._runctx.log import Message, RunLog, RunOutcome, RunState
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from pyctx_web.graph.events import EventBus
     from pyctx_web.graph.memory import MemoryProvider
-    from pyctx_web.graph.middleware import Middleware
-    from pyctx_web.graph.run import Run, TaskFrame
-    from pyctx_web.graph.tools import Tool
 
 __all__ = [
     "Hooks",
     "RunContext",
-    "RunOutcome",
-    "RunState",
-    "StepRecord",
-    "ToolCallRecord",
-    "Usage",
+    "RunServices",
     "get_run_context",
     "merge_data",
     "require_run_context",
 ]
 
 TData = TypeVar("TData")
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Tokens a run spent on models."""
-
-    prompt_tokens: int = 0
-    """Tokens sent to models."""
-    completion_tokens: int = 0
-    """Tokens models produced."""
-
-    @property
-    def total_tokens(self) -> int:
-        """Prompt and completion tokens together."""
-        return self.prompt_tokens + self.completion_tokens
-
-
-@dataclass(frozen=True, slots=True)
-class StepRecord:
-    """One node execution of the run."""
-
-    node: str
-    """The node that ran."""
-    step: int
-    """The graph step it ran in."""
-    status: str
-    """``"done"``, ``"interrupted"``, ``"error"`` or ``"cancelled"``."""
-    started_at: float
-    """Seconds since the epoch when it started."""
-    duration_ms: float
-    """How long it ran."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallRecord:
-    """One tool call of the run."""
-
-    name: str
-    """The tool."""
-    args: Mapping[str, Any]
-    """The arguments it ran with (after ``tool:before`` middleware)."""
-    result: Any
-    """What it returned (after ``tool:after`` middleware); ``None`` when it raised."""
-    error: str | None
-    """The error it raised, as text, or ``None``."""
-    node: str | None
-    """The node that called it."""
-    duration_ms: float
-    """How long it ran."""
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """A message of the conversation the run took part in."""
-
-    role: str
-    """``"user"``, ``"assistant"``, ``"system"`` or ``"tool"``."""
-    content: str
-    """Its text."""
-
-
-@dataclass(eq=False, slots=True)
-class _RunLog:
-    """The mutable record behind :class:`RunState`; only the runtime writes it."""
-
-    started_at: float = field(default_factory=time.time)
-    finished_at: float | None = None
-    steps: list[StepRecord] = field(default_factory=list)
-    messages: list[Message] = field(default_factory=list)
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-class RunState:
-    """A read-only view of what happened in the run so far."""
-
-    __slots__ = ("_log",)
-
-    _log: _RunLog
-
-    def __init__(self, log: _RunLog) -> None:
-        object.__setattr__(self, "_log", log)
-
-    @property
-    def steps(self) -> tuple[StepRecord, ...]:
-        """Node executions, in the order they finished."""
-        return tuple(self._log.steps)
-
-    @property
-    def messages(self) -> tuple[Message, ...]:
-        """Messages added with :meth:`RunContext.add_message`, in order."""
-        return tuple(self._log.messages)
-
-    @property
-    def tool_calls(self) -> tuple[ToolCallRecord, ...]:
-        """Tool calls made with :meth:`RunContext.call_tool`, in the order they finished."""
-        return tuple(self._log.tool_calls)
-
-    @property
-    def usage(self) -> Usage:
-        """Tokens counted with :meth:`RunContext.add_usage`."""
-        return Usage(self._log.prompt_tokens, self._log.completion_tokens)
-
-    @property
-    def started_at(self) -> float:
-        """Seconds since the epoch when the run started."""
-        return self._log.started_at
-
-    @property
-    def finished_at(self) -> float | None:
-        """Seconds since the epoch when the run finished; ``None`` while it runs."""
-        return self._log.finished_at
-
-    @property
-    def duration_ms(self) -> float | None:
-        """How long the run took; ``None`` while it runs."""
-        end = self._log.finished_at
-        return None if end is None else (end - self._log.started_at) * 1000
-
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise ImmutableError(
-            "RunState is read-only; the runtime records steps, messages and tool calls"
-        )
-
-    def __delattr__(self, name: str) -> NoReturn:
-        raise ImmutableError(
-            "RunState is read-only; the runtime records steps, messages and tool calls"
-        )
-
-    def __repr__(self) -> str:
-        log = self._log
-        return (
-            f"<RunState steps={len(log.steps)} tool_calls={len(log.tool_calls)} "
-            f"total_tokens={log.prompt_tokens + log.completion_tokens}>"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class RunOutcome:
-    """How a run ended, as ``Hooks.on_end`` receives it."""
-
-    status: Literal["success", "error", "interrupt", "cancelled"]
-    """Which way it ended."""
-    values: dict[str, Any] | None = None
-    """The state values it returned (success and interrupt)."""
-    error: BaseException | None = None
-    """What it raised (error)."""
-    interrupts: tuple[Any, ...] = ()
-    """The pending questions (interrupt)."""
-    reason: str | None = None
-    """Why it was cancelled (cancelled)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,13 +79,30 @@ def merge_data(default: Any, given: Any) -> Any:
     return given
 
 
+class RunServices(Protocol):
+    """What a compiled graph gives the context of each of its runs."""
+
+    graph_id: str
+    """The graph's name."""
+    memory: MemoryProvider | None
+    """The graph's memory."""
+
+    def emit(self, ctx: RunContext[Any], event: str, payload: Any = None) -> None:
+        """Send ``event`` of run ``ctx`` to the graph's listeners."""
+
+    async def call_tool(
+        self, ctx: RunContext[Any], log: RunLog, name: str, args: Mapping[str, Any]
+    ) -> Any:
+        """Run tool ``name`` for run ``ctx``, recording the call in ``log``."""
+
+
 class RunContext(Generic[TData]):
     """The context of one run, shared by its nodes, tools, middleware, hooks and listeners."""
 
     __slots__ = (
         "_cancel",
         "_log",
-        "_runtime",
+        "_services",
         "_state",
         "data",
         "execution_context",
@@ -277,7 +134,8 @@ class RunContext(Generic[TData]):
     def __init__(
         self,
         *,
-        runtime: RunRuntime,
+        services: RunServices,
+        log: RunLog,
         run_id: str,
         thread_id: str,
         input: Any,
@@ -285,18 +143,18 @@ class RunContext(Generic[TData]):
         execution_context: ExecutionContext,
         cancel: Callable[[str | None], None],
     ) -> None:
-        self._runtime = runtime
-        self._log = _RunLog()
-        self._state = RunState(self._log)
+        self._services = services
+        self._log = log
+        self._state = RunState(log)
         self._cancel = cancel
-        self.graph_id = runtime.graph_id
+        self.graph_id = services.graph_id
         self.run_id = run_id
         self.thread_id = thread_id
         self.input = input
         self.data = data
         self.user_context = {}
         self.execution_context = execution_context
-        self.memory = runtime.memory
+        self.memory = services.memory
 
     @property
     def session_id(self) -> str:
@@ -330,10 +188,8 @@ class RunContext(Generic[TData]):
         self._runtime_run().emit("custom", chunk)
 
     def _runtime_run(self) -> Run:
-        from pyctx_web.graph.run import current_run
-
         run = current_run.get_store()
-        if run is None or run.context is not self:
+        if run is None or run.plug is None or run.plug.context is not self:
             raise ContextMissingError(
                 "this RunContext is used outside its run",
                 operation="RunContext",
@@ -350,7 +206,7 @@ class RunContext(Generic[TData]):
 
     def emit(self, event: str, payload: Any = None) -> None:
         """Send an event to the graph's listeners (``CompiledGraph.on``)."""
-        self._runtime.emit(self, event, payload)
+        self._services.emit(self, event, payload)
 
     def add_message(self, role: str, content: str) -> None:
         """Record a conversation message in :attr:`state`."""
@@ -378,7 +234,7 @@ class RunContext(Generic[TData]):
         emitted, and the call is recorded in ``state.tool_calls``. The tool runs
         in its own copy of the run's context.
         """
-        return await self._runtime.call_tool(self, name, {} if args is None else args)
+        return await self._services.call_tool(self, self._log, name, {} if args is None else args)
 
     def __repr__(self) -> str:
         return (
@@ -388,17 +244,13 @@ class RunContext(Generic[TData]):
 
 
 def _current_frame() -> TaskFrame | None:
-    from pyctx_web.graph.run import current_task
-
     return current_task.get_store()
 
 
 def get_run_context() -> RunContext[Any] | None:
     """The context of the run the calling code belongs to, or ``None`` outside any run."""
-    from pyctx_web.graph.run import current_run
-
     run = current_run.get_store()
-    return run.context if run is not None else None
+    return run.plug.context if run is not None and run.plug is not None else None
 
 
 def require_run_context() -> RunContext[Any]:
@@ -411,40 +263,3 @@ def require_run_context() -> RunContext[Any]:
             source="graph run",
         )
     return ctx
-
-
-@dataclass(eq=False)
-class RunRuntime:
-    """What a compiled graph gives every run: tools, middleware, hooks, memory and listeners."""
-
-    graph_id: str
-    """The graph's name."""
-    bus: EventBus
-    """The graph's listeners."""
-    tools: dict[str, Tool] = field(default_factory=dict)
-    """The graph's tools by name."""
-    middleware: tuple[Middleware[Any], ...] = ()
-    """The graph's middleware, outermost first."""
-    hooks: Hooks[Any] | None = None
-    """The graph's start and end hooks."""
-    memory: MemoryProvider | None = None
-    """The graph's memory."""
-    default_data: Any = None
-    """The data every run starts from."""
-
-    def emit(self, ctx: RunContext[Any], event: str, payload: Any = None) -> None:
-        """Send ``event`` of run ``ctx`` to the graph's listeners."""
-        from pyctx_web.graph.events import RunEvent
-
-        if not isinstance(event, str) or not event:
-            raise ArgumentValueError(f"event must be a non-empty str, not {event!r}")
-        if self.bus.has_listeners(event):
-            self.bus.emit(
-                RunEvent(event, payload, ctx.graph_id, ctx.run_id, ctx.thread_id, ctx.node)
-            )
-
-    async def call_tool(self, ctx: RunContext[Any], name: str, args: Mapping[str, Any]) -> Any:
-        """See :meth:`RunContext.call_tool`."""
-        from pyctx_web.graph.tool_calls import call_tool
-
-        return await call_tool(self, ctx, name, args)

@@ -5,21 +5,39 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from contextvars import copy_context
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.context import ContextCoroutine
+from pyctx_web.graph._runctx.context import RunContext
+from pyctx_web.graph._runctx.log import RunLog, ToolCallRecord
+from pyctx_web.graph.errors import UnknownToolError
 from pyctx_web.graph.middleware import MiddlewareContext, ToolInvocation, run_scope
-from pyctx_web.graph.run_context import ToolCallRecord
-from pyctx_web.graph.tools import UnknownToolError
+from pyctx_web.graph.tools import Tool
 
 if TYPE_CHECKING:
-    from pyctx_web.graph.run_context import RunContext, RunRuntime
+    from pyctx_web.graph.middleware import Middleware
 
-__all__ = ["call_tool"]
+
+class ToolServices(Protocol):
+    """What a tool call needs of the graph: its tools, middleware and listeners."""
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The graph's tools by name."""
+
+    @property
+    def middleware(self) -> tuple[Middleware[Any], ...]:
+        """The graph's middleware, outermost first."""
+
+    def emit(self, ctx: RunContext[Any], event: str, payload: Any = None) -> None:
+        """Send ``event`` of run ``ctx`` to the graph's listeners."""
+
+
+__all__ = ["ToolServices", "call_tool"]
 
 
 async def call_tool(
-    runtime: RunRuntime, ctx: RunContext[Any], name: str, args: Mapping[str, Any]
+    runtime: ToolServices, ctx: RunContext[Any], log: RunLog, name: str, args: Mapping[str, Any]
 ) -> Any:
     """Run tool ``name`` for the run ``ctx``; see :meth:`RunContext.call_tool`."""
     tool = runtime.tools.get(name)
@@ -58,7 +76,7 @@ async def call_tool(
     try:
         await run_scope(runtime.middleware, after)
     finally:
-        ctx._log.tool_calls.append(
+        log.tool_calls.append(
             ToolCallRecord(
                 name=name,
                 args=dict(invocation.args),

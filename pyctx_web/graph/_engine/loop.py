@@ -14,71 +14,44 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from contextvars import copy_context
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
-from pyctx_web.graph.builder import Branch, GraphSpec
-from pyctx_web.graph.errors import (
-    GraphError,
-    GraphInterrupt,
-    GraphRecursionError,
-    InvalidUpdateError,
-)
-from pyctx_web.graph.interrupt import interrupt_id
-from pyctx_web.graph.node_calls import observe_node
-from pyctx_web.graph.records import (
+from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
+from pyctx_web.graph._engine.interrupts import interrupt_id
+from pyctx_web.graph._engine.outcome import Outcome, current_values, step_writes
+from pyctx_web.graph._engine.planner import Planner
+from pyctx_web.graph._engine.records import (
     NO_ARG,
     Checkpoint,
     Pending,
     TaskRecord,
     TaskResult,
     TaskSpec,
+    decode_record,
     encode_checkpoint,
+    encode_input_update,
     encode_write,
     new_checkpoint_id,
     now_iso,
-    stable_id,
 )
-from pyctx_web.graph.run import Run, TaskFrame, current_task
-from pyctx_web.graph.serde import JsonSerde
-from pyctx_web.graph.state import StateSchema
-from pyctx_web.graph.types import END, START, UNSET, Command, Interrupt, Send
+from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph._engine.spec import GraphSpec
+from pyctx_web.graph._engine.values import UNSET, Command, Interrupt
+from pyctx_web.graph.constants import START
+from pyctx_web.graph.errors import (
+    GraphConfigError,
+    GraphError,
+    GraphInterrupt,
+    GraphRecursionError,
+    InvalidUpdateError,
+)
 
 if TYPE_CHECKING:
     from pyctx_web.graph.checkpoint.base import Checkpointer
-    from pyctx_web.graph.run_context import RunContext
 
-__all__ = ["Engine", "Outcome", "current_values", "step_writes"]
-
-
-def step_writes(cp: Checkpoint, pending: Pending) -> list[tuple[str, str, Any]]:
-    """``(node, key, value)`` writes of the finished tasks of ``cp``, in task order."""
-    out: list[tuple[str, str, Any]] = []
-    for task in cp.tasks:
-        rec = pending.tasks.get(task.id)
-        if rec is not None and rec.result is not None:
-            out.extend((task.name, k, v) for k, v in rec.result.updates)
-    return out
-
-
-def current_values(schema: StateSchema, cp: Checkpoint, pending: Pending) -> dict[str, Any]:
-    """State values of ``cp``, with finished tasks' writes while its step is paused."""
-    if not pending.paused(cp.tasks):
-        return cp.values
-    return schema.apply(cp.values, step_writes(cp, pending))
-
-
-@dataclass(slots=True)
-class Outcome:
-    """How an invocation ended."""
-
-    checkpoint: Checkpoint
-    """The checkpoint the run stopped at."""
-    values: dict[str, Any]
-    """The state values (with the writes of finished tasks while paused)."""
-    interrupts: list[Interrupt] = field(default_factory=list)
-    """Questions waiting for an answer."""
+__all__ = ["Engine"]
 
 
 @dataclass(slots=True)
@@ -107,6 +80,7 @@ class Engine:
     ) -> None:
         self.spec = spec
         self.schema = spec.schema
+        self.planner = Planner(spec)
         self.serde = serde
         self.run = run
         self.checkpointer: Checkpointer | None = run.checkpointer
@@ -122,79 +96,56 @@ class Engine:
             await self.checkpointer.aput(encode_checkpoint(self.serde, cp))
 
     async def save_writes(
-        self, cp: Checkpoint, items: Sequence[tuple[TaskSpec | None, str, TaskRecord]]
+        self,
+        cp: Checkpoint,
+        items: Sequence[tuple[TaskSpec | None, str, TaskRecord]],
+        *,
+        input_updates: Sequence[tuple[str, Any]] | None = None,
     ) -> None:
-        """Write pending writes of ``cp`` in one transaction."""
-        if self.checkpointer is None or not items:
+        """Write pending writes of ``cp`` in one transaction.
+
+        ``input_updates`` replaces the step's stored ``Command(update=...)`` writes.
+        """
+        if self.checkpointer is None or not (items or input_updates is not None):
             return
         writes = [encode_write(self.serde, task, kind, rec) for task, kind, rec in items]
+        if input_updates is not None:
+            writes.append(encode_input_update(self.serde, input_updates))
         await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
 
-    # -- planning ------------------------------------------------------------------
+    def require_thread(self, thread_id: str | None, what: str) -> str:
+        """``thread_id``, or :class:`GraphConfigError` when ``what`` cannot run without one."""
+        if self.checkpointer is None:
+            raise GraphConfigError(
+                f"{what} needs a checkpointer: compile(checkpointer=InMemorySaver())"
+            )
+        if thread_id is None:
+            raise GraphConfigError(
+                f"{what} needs a thread_id because the graph has a checkpointer: pass "
+                f"config={{'configurable': {{'thread_id': '...'}}}} (or thread_id='...')"
+            )
+        return thread_id
 
-    def _check_target(self, source: str, target: Any, what: str) -> None:
-        if isinstance(target, str) and (target in self.spec.nodes or target == END):
-            return
-        known = ", ".join(repr(n) for n in self.spec.nodes)
-        raise InvalidUpdateError(
-            f"{what} of {source!r} chose {target!r}, which is not a node (known nodes: {known})",
-            node=source,
-        )
+    async def load(
+        self, thread_id: str, checkpoint_id: str | None
+    ) -> tuple[Checkpoint, Pending] | None:
+        """The thread's latest checkpoint (or ``checkpoint_id``) and its pending writes.
 
-    def goto_list(self, node: str, goto: Any) -> list[str | Send]:
-        """Normalise ``Command(goto=...)`` of ``node`` to a checked list."""
-        if goto is None:
-            return []
-        items = [goto] if isinstance(goto, str | Send) else list(goto)
-        for item in items:
-            target = item.node if isinstance(item, Send) else item
-            self._check_target(node, target, "Command(goto=...)")
-        return items
-
-    async def _route(self, branch: Branch, values: dict[str, Any]) -> list[str | Send]:
-        chosen = branch.router(self.schema.to_state(values, branch.source))
-        if is_awaitable(chosen):
-            chosen = await chosen
-        items = list(chosen) if isinstance(chosen, list | tuple) else [chosen]
-        out: list[str | Send] = []
-        for item in items:
-            if isinstance(item, Send):
-                self._check_target(branch.source, item.node, "the router")
-                out.append(item)
-                continue
-            if branch.path_map is not None:
-                if item not in branch.path_map:
-                    keys = ", ".join(repr(k) for k in branch.path_map)
-                    raise InvalidUpdateError(
-                        f"the router of {branch.source!r} returned {item!r}, which its path_map "
-                        f"does not map (keys: {keys})",
-                        node=branch.source,
-                    )
-                item = branch.path_map[item]
-            self._check_target(branch.source, item, "the router")
-            out.append(item)
-        return out
-
-    async def plan(
-        self, checkpoint_id: str, finished: Sequence[tuple[str, TaskResult]], values: dict[str, Any]
-    ) -> tuple[TaskSpec, ...]:
-        """The tasks that follow ``finished`` (node name, result) once ``values`` hold."""
-        targets: list[str | Send] = []
-        for name, result in finished:
-            targets.extend(self.spec.edges.get(name, ()))
-            for branch in self.spec.branches.get(name, ()):
-                targets.extend(await self._route(branch, values))
-            targets.extend(result.goto)
-        tasks: list[TaskSpec] = []
-        pulled: set[str] = set()
-        for target in targets:
-            if isinstance(target, Send):
-                task_id = stable_id(checkpoint_id, "push", len(tasks), target.node)
-                tasks.append(TaskSpec(task_id, target.node, target.arg))
-            elif target != END and target not in pulled:
-                pulled.add(target)
-                tasks.append(TaskSpec(stable_id(checkpoint_id, "pull", target), target))
-        return tuple(tasks)
+        ``None`` when the thread has none; :class:`GraphConfigError` when the named
+        checkpoint does not exist. ``Command(update=...)`` writes given to a paused
+        step are applied to the values, as the step's tasks see them.
+        """
+        assert self.checkpointer is not None
+        record = await self.checkpointer.aget(thread_id, checkpoint_id)
+        if record is None:
+            if checkpoint_id is not None:
+                raise GraphConfigError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
+            return None
+        cp, pending = decode_record(self.serde, record)
+        if pending.input_updates:
+            starts = [(START, k, v) for k, v in pending.input_updates]
+            cp.values = self.schema.apply(cp.values, starts)
+        return cp, pending
 
     # -- values --------------------------------------------------------------------
 
@@ -213,7 +164,7 @@ class Engine:
         values = self.schema.apply(values, [(START, k, v) for k, v in updates])
         cid = new_checkpoint_id()
         self.run.step = base.step + 1 if base is not None else -1
-        tasks = await self.plan(cid, [(START, TaskResult(updates))], values)
+        tasks = await self.planner.plan(cid, [(START, TaskResult(updates))], values)
         cp = Checkpoint(
             id=cid,
             thread_id=self.run.thread_id or "",
@@ -299,7 +250,7 @@ class Engine:
             else:
                 meta[task.name] = update
             answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
-        tasks = await self.plan(cid, finished, values)
+        tasks = await self.planner.plan(cid, finished, values)
         new = Checkpoint(
             id=cid,
             thread_id=cp.thread_id,
@@ -329,12 +280,16 @@ class Engine:
             frame = TaskFrame(self.run, task, list(rec.answers))
             # gather() gives this coroutine a task, hence a context, of its own.
             current_task.enter_with(frame)
-            out = await observe_node(
-                self.run,
-                task,
-                lambda: self._attempts(task, frame, cp),
-                lambda error: _TaskOutcome(error=error),
-            )
+            plug = self.run.plug
+            if plug is None:
+                out = await self._attempts(task, frame, cp)
+            else:
+                out = await plug.around_node(
+                    self.run,
+                    task,
+                    lambda: self._attempts(task, frame, cp),
+                    lambda error: _TaskOutcome(error=error),
+                )
             kind = "result" if out.result is not None else "interrupt" if out.interrupt else "error"
             if out.result is not None:
                 rec.result = out.result
@@ -377,16 +332,18 @@ class Engine:
                     node=node,
                 )
             updates = self.schema.check_update(node, ret.update)
-            return TaskResult(updates, self.goto_list(node, ret.goto)), dict(updates) or None
+            return TaskResult(updates, self.planner.goto_list(node, ret.goto)), dict(
+                updates
+            ) or None
         updates = self.schema.check_update(node, ret)
         return TaskResult(updates), None if ret is None else dict(updates)
 
-    def _context(self) -> RunContext[Any]:
-        if self.run.context is None:
+    def _context(self) -> Any:
+        if self.run.plug is None:
             raise GraphError(
                 "nodes run only within ainvoke() or astream(), which give them a context"
             )
-        return self.run.context
+        return self.run.plug.context
 
     async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> _TaskOutcome:
         node = self.spec.nodes[task.name]

@@ -1,0 +1,64 @@
+"""``install_as_langgraph()``: let code written for LangGraph import pyctx_web's graph.
+
+As ``pymysql.install_as_MySQLdb()`` does for MySQLdb, it registers pyctx_web's
+modules in :data:`sys.modules` under LangGraph's names, so that
+``from langgraph.graph import StateGraph`` and the like import pyctx_web.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import types
+from typing import Final
+
+from pyctx_web.errors import UsageError
+
+__all__ = ["LANGGRAPH_MODULES", "install_as_langgraph"]
+
+LANGGRAPH_MODULES: Final = {
+    "langgraph.graph": "pyctx_web.graph",
+    "langgraph.graph.state": "pyctx_web.graph.state",
+    "langgraph.constants": "pyctx_web.graph.constants",
+    "langgraph.types": "pyctx_web.graph.types",
+    "langgraph.errors": "pyctx_web.graph.errors",
+    "langgraph.config": "pyctx_web.graph.config",
+    "langgraph.checkpoint": "pyctx_web.graph.checkpoint",
+    "langgraph.checkpoint.base": "pyctx_web.graph.checkpoint.base",
+    "langgraph.checkpoint.memory": "pyctx_web.graph.checkpoint.memory",
+    "langgraph.checkpoint.sqlite": "pyctx_web.graph.checkpoint.sqlite",
+}
+"""Each LangGraph module name and the pyctx_web module registered under it."""
+
+
+def _real_langgraph_installed() -> bool:
+    package = sys.modules.get("langgraph")
+    if package is not None:
+        return getattr(package, "__pyctx_web__", False) is not True
+    return importlib.util.find_spec("langgraph") is not None
+
+
+def install_as_langgraph() -> None:
+    """Register pyctx_web's graph modules under LangGraph's names in :data:`sys.modules`.
+
+    Call it once, before the code that imports ``langgraph``. Calling it again
+    does nothing. Raises :class:`~pyctx_web.errors.UsageError` when a real
+    ``langgraph`` is importable: the two must not be mixed in one process.
+    """
+    if _real_langgraph_installed():
+        raise UsageError(
+            "install_as_langgraph() refuses to shadow the real langgraph package, which is "
+            "importable here; import langgraph itself, or uninstall it"
+        )
+    package = sys.modules.get("langgraph")
+    if package is None:
+        package = types.ModuleType("langgraph", "pyctx_web's graph, under LangGraph's names.")
+        package.__path__ = []
+        package.__pyctx_web__ = True  # type: ignore[attr-defined]
+        sys.modules["langgraph"] = package
+    for name, target in LANGGRAPH_MODULES.items():
+        module = importlib.import_module(target)
+        sys.modules[name] = module
+        parent, _, child = name.rpartition(".")
+        setattr(sys.modules[parent], child, module)

@@ -1,0 +1,336 @@
+"""The runnable graph: invoke, stream, inspect and edit the state of its threads."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextvars import copy_context
+from typing import Any
+
+from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.execution import ExecutionContext
+from pyctx_web.graph._engine.execute import execute
+from pyctx_web.graph._engine.frames import Run, current_run
+from pyctx_web.graph._engine.loop import Engine
+from pyctx_web.graph._engine.options import (
+    DONE,
+    RunRequest,
+    config_of,
+    parse_config,
+    stream_modes,
+)
+from pyctx_web.graph._engine.outcome import Outcome
+from pyctx_web.graph._engine.records import decode_record
+from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph._engine.spec import GraphSpec
+from pyctx_web.graph._engine.values import StateSnapshot
+from pyctx_web.graph._engine.views import snapshot, update_state
+from pyctx_web.graph._runctx.lifecycle import (
+    ActiveRuns,
+    RunControl,
+    RunHandle,
+    managed,
+    new_context,
+)
+from pyctx_web.graph._runctx.services import RunRuntime
+from pyctx_web.graph._sync import SyncForms
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.events import EventBus, Listener
+
+__all__ = ["CompiledStateGraph"]
+
+ExecutionContextArg = ExecutionContext | Mapping[str, Any] | None
+
+
+class CompiledStateGraph(SyncForms):
+    """A checked graph, ready to run: made by :meth:`StateGraph.compile`.
+
+    One compiled graph serves any number of concurrent runs; each finds its
+    own state through the context store, never through shared attributes.
+    """
+
+    def __init__(
+        self,
+        spec: GraphSpec,
+        *,
+        checkpointer: Checkpointer | None,
+        interrupt_before: frozenset[str],
+        interrupt_after: frozenset[str],
+        name: str,
+        runtime: RunRuntime | None = None,
+    ) -> None:
+        if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
+            raise ArgumentTypeError(
+                "checkpointer must be a checkpoint saver (InMemorySaver, SqliteSaver...),"
+                f" not {type(checkpointer).__qualname__!r}"
+            )
+        self.spec = spec
+        self.checkpointer = checkpointer
+        self.interrupt_before = interrupt_before
+        self.interrupt_after = interrupt_after
+        self.name = name
+        self.serde = JsonSerde.for_schema(spec.schema.state_type)
+        self.runtime = runtime if runtime is not None else RunRuntime(name, EventBus())
+        """Tools, middleware, hooks, memory, default data and listeners of every run."""
+        self._active = ActiveRuns()
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """Node names in the order they were added."""
+        return tuple(self.spec.nodes)
+
+    def __repr__(self) -> str:
+        return f"<CompiledStateGraph {self.name!r} nodes={list(self.spec.nodes)}>"
+
+    def _engine(self, run: Run, request: RunRequest | None = None) -> Engine:
+        return Engine(
+            self.spec,
+            self.serde,
+            run,
+            interrupt_before=self.interrupt_before,
+            interrupt_after=self.interrupt_after,
+            recursion_limit=request.recursion_limit if request is not None else 25,
+        )
+
+    def _run(self, input: Any, request: RunRequest, **stream: Any) -> Run:
+        return Run(
+            self.name,
+            str(uuid.uuid4()),
+            request.thread_id,
+            self.checkpointer,
+            input,
+            config=request.config,
+            **stream,
+        )
+
+    def _result(self, outcome: Outcome) -> dict[str, Any]:
+        values = self.spec.schema.output(outcome.values)
+        if outcome.interrupts:
+            values["__interrupt__"] = list(outcome.interrupts)
+        return values
+
+    # -- running ---------------------------------------------------------------------
+
+    async def ainvoke(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        thread_id: Any = None,
+        data: Any = None,
+        execution_context: ExecutionContextArg = None,
+    ) -> dict[str, Any]:
+        """Run the graph and return the state values.
+
+        ``input`` is a dict (or dataclass) of state values that starts a run,
+        ``Command(resume=...)`` that answers a paused run, or ``None`` that
+        continues the thread's saved run. While paused, the values also hold
+        ``"__interrupt__": [Interrupt(value, id), ...]``. A new input on a
+        paused thread starts a new run and drops the pending questions.
+        ``config={"configurable": {"thread_id": ..., "checkpoint_id": ...},
+        "recursion_limit": 25}`` as in LangGraph; naming an older checkpoint
+        forks the thread from it. ``thread_id=`` is a shorthand.
+
+        ``data`` is merged onto the graph's default data for this run
+        (``ctx.data``); ``execution_context`` (an :class:`ExecutionContext`, or a
+        mapping merged onto the current one) is what the run's nodes and tools
+        see through ``current_execution_context()``. A cancelled run raises
+        :class:`~pyctx_web.graph.errors.RunCancelledError`.
+        """
+        return await self.start(
+            input, config, thread_id=thread_id, data=data, execution_context=execution_context
+        )
+
+    def start(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        thread_id: Any = None,
+        data: Any = None,
+        execution_context: ExecutionContextArg = None,
+    ) -> RunHandle:
+        """Start a run in a task of its own and return its handle, without waiting.
+
+        Takes what :meth:`ainvoke` takes; ``await handle`` gives what ``ainvoke``
+        returns, and ``handle.cancel()`` stops the run. Needs a running event loop.
+        """
+        run, control, body = self._prepare(input, config, thread_id, data, execution_context)
+        task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
+        control.task = task
+        assert run.plug is not None
+        return RunHandle(run.plug.context, control, task)
+
+    def _prepare(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None,
+        thread_id: Any,
+        data: Any,
+        execution_context: ExecutionContextArg,
+        **stream: Any,
+    ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
+        """A run with its context and cancel control, and the coroutine that executes it."""
+        request = parse_config(config, thread_id=thread_id)
+        run = self._run(input, request, **stream)
+        control = RunControl(run.run_id, request.thread_id)
+        plug = new_context(
+            self.runtime,
+            run,
+            input,
+            data=data,
+            execution_context=execution_context,
+            control=control,
+        )
+        engine = self._engine(run, request)
+        return run, control, managed(plug, control, lambda: execute(engine, input, request))
+
+    async def _tracked(
+        self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
+    ) -> dict[str, Any]:
+        self._active.add(control)
+        try:
+            outcome = await current_run.run(run, lambda: body)
+            return self._result(outcome)
+        finally:
+            self._active.remove(control)
+
+    def on(self, event: str, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(RunEvent)`` for every ``event`` of every run; return an unsubscribe.
+
+        Events: ``run:start``, ``run:end``, ``node:start``, ``node:end``,
+        ``tool:start``, ``tool:end``, ``interrupt``, ``token``, any custom name
+        sent with ``ctx.emit``, or ``"*"`` for all of them.
+        """
+        return self.runtime.bus.on(event, listener)
+
+    async def cancel(self, thread_id: Any, reason: str | None = None) -> int:
+        """Cancel every run of ``thread_id`` that is executing now; wait until they stop.
+
+        Each stops at its next ``await``; its caller gets ``RunCancelledError``.
+        Return how many runs were cancelled.
+        """
+        controls = self._active.of(None if thread_id is None else str(thread_id))
+        for control in controls:
+            control.cancel(reason)
+        tasks = [c.task for c in controls if c.task is not None]
+        if tasks:
+            await asyncio.wait(tasks)
+        return len(controls)
+
+    async def astream(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        stream_mode: str | Sequence[str] = "updates",
+        thread_id: Any = None,
+        data: Any = None,
+        execution_context: ExecutionContextArg = None,
+    ) -> AsyncGenerator[Any, None]:
+        """Run the graph like :meth:`ainvoke`, yielding chunks as it goes.
+
+        ``"updates"`` yields ``{node: update}`` as each task finishes and
+        ``{"__interrupt__": (Interrupt, ...)}`` when the run pauses;
+        ``"values"`` yields the state after the input and after each step;
+        ``"custom"`` yields what nodes send through ``get_stream_writer()``.
+        A list of modes yields ``(mode, chunk)`` pairs.
+        """
+        modes, single = stream_modes(stream_mode)
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        run, control, body = self._prepare(
+            input, config, thread_id, data, execution_context, stream_modes=modes, queue=queue
+        )
+
+        async def produce() -> None:
+            self._active.add(control)
+            try:
+                await body
+            finally:
+                self._active.remove(control)
+                queue.put_nowait((DONE, None))
+
+        context = copy_context()
+        context.run(current_run.enter_with, run)
+        producer = asyncio.create_task(produce(), context=context)
+        control.task = producer
+        try:
+            while True:
+                mode, chunk = await queue.get()
+                if mode == DONE:
+                    break
+                yield chunk if single else (mode, chunk)
+            await producer
+        finally:
+            if not producer.done():
+                producer.cancel()
+                # Waiting lets the run's finally blocks finish before we return.
+                await asyncio.wait([producer])
+            if not producer.cancelled():
+                # Mark the run's own error as retrieved; it was raised above, or
+                # the consumer stopped early and chose not to see it.
+                producer.exception()
+
+    # -- state -------------------------------------------------------------------------
+
+    def _thread(self, config: Any, what: str) -> RunRequest:
+        """A request from a config, or from a bare thread id (pyctx_web's shorthand)."""
+        if isinstance(config, Mapping) or config is None:
+            request = parse_config(config, what=what)
+        else:
+            request = parse_config(None, thread_id=config, what=what)
+        run = self._run(None, request)
+        self._engine(run).require_thread(request.thread_id, f"{what}()")
+        return request
+
+    async def aget_state(self, config: Any) -> StateSnapshot:
+        """The state of the thread at its latest checkpoint (or the one the config names)."""
+        request = self._thread(config, "get_state")
+        assert request.thread_id is not None
+        loaded = await self._engine(self._run(None, request)).load(
+            request.thread_id, request.checkpoint_id
+        )
+        if loaded is None:
+            return StateSnapshot({}, (), config_of(request.thread_id), None, None, None)
+        return snapshot(self.spec.schema, *loaded)
+
+    async def aget_state_history(
+        self,
+        config: Any,
+        *,
+        limit: int | None = None,
+        before: str | Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[StateSnapshot]:
+        """Yield the thread's checkpoints as snapshots, newest first.
+
+        ``before`` (a checkpoint id or a config naming one) starts below that
+        checkpoint; ``limit`` caps how many are yielded.
+        """
+        request = self._thread(config, "get_state_history")
+        assert self.checkpointer is not None
+        assert request.thread_id is not None
+        if isinstance(before, Mapping):
+            before = parse_config(before, what="before").checkpoint_id
+        async for record in self.checkpointer.alist(request.thread_id, limit=limit, before=before):
+            cp, pending = decode_record(self.serde, record)
+            yield snapshot(self.spec.schema, cp, pending)
+
+    async def aupdate_state(
+        self, config: Any, values: Mapping[str, Any] | None, as_node: str | None = None
+    ) -> dict[str, Any]:
+        """Write ``values`` as if ``as_node`` returned them; return the new checkpoint's config.
+
+        The reducers apply. ``as_node`` defaults to the node that ran last;
+        the next step is planned from its edges, so ``invoke(None, config)``
+        continues from there. ``as_node=END`` ends the run: a pending question
+        is dropped. A question still waiting on the same node stays pending with
+        its id.
+        """
+        request = self._thread(config, "update_state")
+        assert request.thread_id is not None
+        run = self._run(values, request)
+        engine = self._engine(run)
+        return await current_run.run(
+            run, update_state, engine, request.thread_id, request.checkpoint_id, values, as_node
+        )

@@ -1,0 +1,194 @@
+"""The state schema of a graph: its keys, their reducers, and how updates apply.
+
+A schema is a ``TypedDict`` or a dataclass. A key annotated
+``Annotated[T, reducer]`` combines writes with ``reducer(current, new)``
+(``operator.add`` appends lists); any other key keeps the last value written
+and accepts one write per step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints, is_typeddict
+
+from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.graph.constants import START
+from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
+
+__all__ = ["Reducer", "StateSchema"]
+
+Reducer = Callable[[Any, Any], Any]
+"""``reducer(current, update) -> new value``."""
+
+_MISSING: Final = object()
+_EMPTY_STARTS: Final[tuple[type, ...]] = (list, dict, tuple, set, frozenset, str, int, float)
+"""Types whose empty value starts a reduced key that has no value yet."""
+
+
+def _takes_two(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        # Builtins such as operator.add may have no signature: accept them.
+        return True
+    positional = [
+        p
+        for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in positional)
+
+
+class StateSchema:
+    """Keys, reducers and conversions of a ``TypedDict`` or dataclass state type."""
+
+    __slots__ = ("annotations", "is_dataclass", "reducers", "state_type")
+
+    state_type: type
+    annotations: dict[str, Any]
+    reducers: dict[str, Reducer | None]
+    is_dataclass: bool
+
+    def __init__(self, state_type: type) -> None:
+        if isinstance(state_type, type) and is_typeddict(state_type):
+            self.is_dataclass = False
+        elif isinstance(state_type, type) and dataclasses.is_dataclass(state_type):
+            self.is_dataclass = True
+        else:
+            raise ArgumentTypeError(
+                f"StateGraph() state type must be a TypedDict or a dataclass, not {state_type!r}"
+            )
+        self.state_type = state_type
+        try:
+            hints = get_type_hints(state_type, include_extras=True)
+        except NameError as exc:
+            raise InvalidGraphError(
+                f"cannot resolve the annotations of state type {state_type.__qualname__!r}: {exc}"
+            ) from exc
+        if self.is_dataclass:
+            names = [f.name for f in dataclasses.fields(state_type)]
+            hints = {name: hints[name] for name in names}
+        if not hints:
+            raise InvalidGraphError(f"state type {state_type.__qualname__!r} declares no keys")
+        self.annotations = hints
+        self.reducers = {key: self._reducer_of(key, hint) for key, hint in hints.items()}
+
+    @staticmethod
+    def _reducer_of(key: str, hint: Any) -> Reducer | None:
+        if get_origin(hint) is not Annotated:
+            return None
+        for meta in reversed(hint.__metadata__):
+            if callable(meta) and not isinstance(meta, type):
+                if not _takes_two(meta):
+                    raise InvalidGraphError(
+                        f"reducer of state key {key!r} must take two arguments (current, update), "
+                        f"got {meta!r}"
+                    )
+                return meta  # type: ignore[no-any-return]
+        return None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The state keys in declaration order."""
+        return tuple(self.annotations)
+
+    def _empty_start(self, key: str) -> Any:
+        base = get_args(self.annotations[key])[0]
+        origin = get_origin(base) or base
+        if isinstance(origin, type) and issubclass(origin, _EMPTY_STARTS):
+            for kind in _EMPTY_STARTS:
+                if issubclass(origin, kind):
+                    return kind()
+        return _MISSING
+
+    def check_update(self, node: str, update: Any) -> list[tuple[str, Any]]:
+        """Return the ``(key, value)`` writes of a node's update; raise if a key is unknown."""
+        if update is None:
+            return []
+        if self.is_dataclass and isinstance(update, self.state_type):
+            return [
+                (f.name, getattr(update, f.name))
+                for f in dataclasses.fields(update)  # type: ignore[arg-type]
+            ]
+        if not isinstance(update, Mapping):
+            who = "the input" if node == START else f"node {node!r}"
+            raise InvalidUpdateError(
+                f"{who} must give a dict of state updates, a Command or None, "
+                f"not {type(update).__qualname__!r}",
+                node=node,
+            )
+        writes: list[tuple[str, Any]] = []
+        for key, value in update.items():
+            if key not in self.reducers:
+                who = "the input" if node == START else f"node {node!r}"
+                raise InvalidUpdateError(
+                    f"{who} wrote state key {key!r}, which is not in "
+                    f"{self.state_type.__qualname__} (keys: {', '.join(self.keys)})",
+                    node=node,
+                    key=str(key),
+                )
+            writes.append((key, value))
+        return writes
+
+    def apply(
+        self, values: Mapping[str, Any], writes: Iterable[tuple[str, str, Any]]
+    ) -> dict[str, Any]:
+        """Return new values: ``values`` with ``(node, key, value)`` writes applied in order.
+
+        A key without a reducer written by more than one write raises
+        :class:`InvalidUpdateError`.
+        """
+        new = dict(values)
+        plain_writers: dict[str, str] = {}
+        for node, key, value in writes:
+            reducer = self.reducers[key]
+            if reducer is None:
+                if key in plain_writers:
+                    raise InvalidUpdateError(
+                        f"state key {key!r} received several values in one step (from "
+                        f"{plain_writers[key]!r} and {node!r}); it can receive only one value "
+                        f"per step: annotate it with a reducer, e.g. Annotated[list[str], "
+                        f"operator.add]",
+                        node=node,
+                        key=key,
+                    )
+                plain_writers[key] = node
+                new[key] = value
+                continue
+            current = new.get(key, _MISSING)
+            if current is _MISSING:
+                current = self._empty_start(key)
+            new[key] = value if current is _MISSING else reducer(current, value)
+        return new
+
+    def with_defaults(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` plus the dataclass field defaults of keys that have no value yet."""
+        new = dict(values)
+        if self.is_dataclass:
+            for f in dataclasses.fields(self.state_type):
+                if f.name in new:
+                    continue
+                if f.default is not dataclasses.MISSING:
+                    new[f.name] = f.default
+                elif f.default_factory is not dataclasses.MISSING:
+                    new[f.name] = f.default_factory()
+        return new
+
+    def to_state(self, values: Mapping[str, Any], node: str) -> Any:
+        """The state object a node receives: a dict copy, or a dataclass instance."""
+        if not self.is_dataclass:
+            return dict(values)
+        try:
+            return self.state_type(**values)
+        except TypeError as exc:
+            raise InvalidUpdateError(
+                f"cannot build state {self.state_type.__qualname__} for node {node!r}: {exc} "
+                f"(give the field a default or pass it in the input)",
+                node=node,
+            ) from exc
+
+    def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values a caller receives, in declaration order."""
+        return {key: values[key] for key in self.annotations if key in values}

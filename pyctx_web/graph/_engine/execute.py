@@ -1,0 +1,94 @@
+"""What an invocation does with its input: start, continue, fork or resume a thread."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pyctx_web.graph._engine.records import (
+    Checkpoint,
+    Pending,
+    new_checkpoint_id,
+    now_iso,
+    stable_id,
+)
+from pyctx_web.graph._engine.resume import resume
+from pyctx_web.graph._engine.values import Command
+from pyctx_web.graph.errors import GraphConfigError
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.loop import Engine
+    from pyctx_web.graph._engine.options import RunRequest
+    from pyctx_web.graph._engine.outcome import Outcome
+
+__all__ = ["execute"]
+
+_NEEDS_CHECKPOINTER = (
+    "{what} needs a checkpointer that saved the run: "
+    "compile(checkpointer=InMemorySaver()) and pass a thread_id"
+)
+
+
+async def execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
+    """Run ``input`` on the request's thread: a new input, ``None`` or ``Command(resume=...)``."""
+    if engine.checkpointer is None:
+        if isinstance(input, Command):
+            raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
+        if input is None:
+            raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="invoke(None)"))
+        cp = await engine.start(input, None)
+        return await engine.loop(cp, Pending(), skip_breakpoint=False)
+    thread_id = engine.require_thread(
+        request.thread_id, "Command(resume=...)" if isinstance(input, Command) else "a graph run"
+    )
+    latest = await engine.load(thread_id, None)
+    target = latest
+    if request.checkpoint_id is not None:
+        target = await engine.load(thread_id, request.checkpoint_id)
+    is_fork = target is not None and latest is not None and target[0].id != latest[0].id
+    if isinstance(input, Command):
+        return await resume(engine, input, target, is_fork)
+    if input is None:
+        return await _continue(engine, thread_id, target, is_fork)
+    cp = await engine.start(input, target[0] if target is not None else None)
+    return await engine.loop(cp, Pending(), skip_breakpoint=False)
+
+
+async def _continue(
+    engine: Engine, thread_id: str, target: tuple[Checkpoint, Pending] | None, is_fork: bool
+) -> Outcome:
+    """Run on from the thread's latest checkpoint, or fork from an older one."""
+    if target is None:
+        raise GraphConfigError(
+            f"thread {thread_id!r} has no checkpoint to continue from: start it with an input"
+        )
+    cp, pending = target
+    if is_fork:
+        cp = await _fork(engine, cp)
+        return await engine.loop(cp, Pending(), skip_breakpoint=False)
+    if pending.waiting(cp.tasks):
+        return engine.paused(cp, pending)
+    skip = pending.breakpoint_hit or cp.skip_breakpoint
+    return await engine.loop(cp, pending, skip_breakpoint=skip)
+
+
+async def _fork(engine: Engine, source: Checkpoint) -> Checkpoint:
+    """A copy of ``source`` as the thread's newest checkpoint, with tasks of its own."""
+    cid = new_checkpoint_id()
+    tasks = tuple(
+        type(t)(stable_id(cid, "fork", i, t.name), t.name, t.arg)
+        for i, t in enumerate(source.tasks)
+    )
+    fork = Checkpoint(
+        id=cid,
+        thread_id=source.thread_id,
+        parent_id=source.id,
+        created_at=now_iso(),
+        step=source.step,
+        source="fork",
+        values=source.values,
+        tasks=tasks,
+        last_nodes=source.last_nodes,
+        writes=None,
+    )
+    await engine.save_checkpoint(fork)
+    return fork

@@ -1,0 +1,63 @@
+"""``interrupt()``: ask a question from inside a node, and match answers to questions.
+
+A node that calls ``interrupt(value)`` is paused: the question is saved on
+the checkpoint and returned to the caller under ``"__interrupt__"``. When the
+caller answers with ``Command(resume=...)``, the node runs again from its
+first line and its ``interrupt()`` calls return the answers in the order they
+were asked. Each call has a deterministic id: a hash of the task id and the
+position of the call in the task.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyctx_web.errors import ContextMissingError
+from pyctx_web.graph._engine.frames import current_run, current_task
+from pyctx_web.graph._engine.records import stable_id
+from pyctx_web.graph._engine.values import Interrupt
+from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt
+
+__all__ = ["interrupt", "interrupt_id"]
+
+
+def interrupt_id(task_id: str, index: int) -> str:
+    """The id of the ``index``-th ``interrupt()`` call (from 0) of task ``task_id``."""
+    return stable_id(task_id, "interrupt", index)
+
+
+def interrupt(value: Any) -> Any:
+    """Pause the node with question ``value``; return the answer once the run is resumed.
+
+    The first time, it raises :class:`GraphInterrupt` (a ``BaseException``:
+    do not catch it). The node then runs again from its first line when the
+    caller answers with ``Command(resume=answer)``, and this call returns the
+    answer. Raises :class:`~pyctx_web.errors.ContextMissingError` when called
+    outside a node of a running graph.
+    """
+    frame = current_task.get_store()
+    if frame is None:
+        if current_run.get_store() is None:
+            raise ContextMissingError(
+                "interrupt() was called outside a graph run; "
+                "call it from a node while the graph runs",
+                operation="interrupt()",
+                source="graph run",
+            )
+        raise ContextMissingError(
+            "interrupt() was called outside a node of the graph run (in a router?); "
+            "only nodes can be paused",
+            operation="interrupt()",
+            source="graph node",
+        )
+    index = frame.calls
+    frame.calls += 1
+    if index < len(frame.answers):
+        return frame.answers[index]
+    if frame.run.checkpointer is None:
+        raise GraphConfigError(
+            "interrupt() needs a checkpointer to save the paused run: "
+            "compile(checkpointer=InMemorySaver()) and pass a thread_id"
+        )
+    frame.raised_index = index
+    raise GraphInterrupt((Interrupt(value, interrupt_id(frame.task.id, index)),))

@@ -1,0 +1,101 @@
+"""Call options: one run request parsed from a LangGraph-style config, and stream modes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
+__all__ = [
+    "DEFAULT_RECURSION_LIMIT",
+    "DONE",
+    "STREAM_MODES",
+    "RunRequest",
+    "config_of",
+    "next_item",
+    "parse_config",
+    "stream_modes",
+]
+
+T = TypeVar("T")
+
+STREAM_MODES: Final = frozenset({"updates", "values", "custom"})
+DEFAULT_RECURSION_LIMIT: Final = 25
+DONE: Final = "__done__"
+
+
+def config_of(thread_id: str | None, checkpoint_id: str | None = None) -> dict[str, Any]:
+    """The config that names a thread and, optionally, one of its checkpoints."""
+    conf: dict[str, Any] = {"thread_id": thread_id}
+    if checkpoint_id is not None:
+        conf["checkpoint_id"] = checkpoint_id
+    return {"configurable": conf}
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """What one call asks of a graph, parsed once from its config and keywords."""
+
+    thread_id: str | None
+    """The thread, as a str (LangGraph turns any value into one); ``None`` for none."""
+    checkpoint_id: str | None
+    """The checkpoint the config names, or ``None`` for the thread's latest."""
+    recursion_limit: int
+    """How many steps a run may take."""
+    config: dict[str, Any]
+    """The config as given, for ``get_config()``."""
+
+
+def parse_config(
+    config: Mapping[str, Any] | None, *, thread_id: Any = None, what: str = "config"
+) -> RunRequest:
+    """Parse a LangGraph config (``{"configurable": {"thread_id": ...}, ...}``) and keywords.
+
+    A ``thread_id`` keyword wins over the config's. Thread ids of any type are
+    turned into ``str`` (``uuid.uuid4()`` gives its text), as in LangGraph.
+    """
+    conf: Mapping[str, Any] = {}
+    limit: Any = DEFAULT_RECURSION_LIMIT
+    if config is not None:
+        if not isinstance(config, Mapping):
+            raise ArgumentTypeError(f"{what} must be a dict, not {type(config).__qualname__!r}")
+        conf = config.get("configurable") or {}
+        if not isinstance(conf, Mapping):
+            raise ArgumentTypeError(
+                f"{what}['configurable'] must be a dict, not {type(conf).__qualname__!r}"
+            )
+        limit = config.get("recursion_limit", limit)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise ArgumentValueError(f"recursion_limit must be an int >= 1, not {limit!r}")
+    if thread_id is None:
+        thread_id = conf.get("thread_id")
+    checkpoint_id = conf.get("checkpoint_id")
+    if checkpoint_id is not None and not isinstance(checkpoint_id, str):
+        raise ArgumentTypeError(
+            f"checkpoint_id must be a str, not {type(checkpoint_id).__qualname__!r}"
+        )
+    if isinstance(thread_id, bytes | bytearray):
+        raise ArgumentTypeError(f"thread_id must be a str, not {type(thread_id).__qualname__!r}")
+    thread = None if thread_id is None else str(thread_id)
+    return RunRequest(thread, checkpoint_id, limit, dict(config or {}))
+
+
+def stream_modes(stream_mode: str | Sequence[str]) -> tuple[frozenset[str], bool]:
+    """The set of modes, and whether a single mode was asked for (chunks without a name)."""
+    single = isinstance(stream_mode, str)
+    modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
+    for mode in modes:
+        if mode not in STREAM_MODES:
+            raise ArgumentValueError(
+                f"unknown stream_mode {mode!r}; expected one of {', '.join(sorted(STREAM_MODES))}"
+            )
+    if not modes:
+        raise ArgumentValueError("stream_mode must name at least one mode")
+    return frozenset(modes), single
+
+
+async def next_item(agen: AsyncIterator[T]) -> T:
+    """The next item of ``agen`` (for sync iteration through an event loop runner)."""
+    return await agen.__anext__()

@@ -1,0 +1,187 @@
+"""The values a graph exchanges with its nodes and callers.
+
+:data:`START` and :data:`END` name the virtual entry and exit nodes;
+:class:`Send` and :class:`Command` steer the run from routers and nodes;
+:class:`Interrupt` describes a question a node asked with
+:func:`~pyctx_web.graph._engine.interrupts`; :class:`StateSnapshot` and
+:class:`PregelTask` describe a saved checkpoint; :class:`RetryPolicy` says how
+often a failing node is tried again.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, final
+
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
+__all__ = [
+    "UNSET",
+    "Command",
+    "Interrupt",
+    "PregelTask",
+    "RetryPolicy",
+    "Send",
+    "StateSnapshot",
+]
+
+
+@final
+class _Unset:
+    """The type of :data:`UNSET`: a field that was not given."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNSET: Final = _Unset()
+"""Marks a :class:`Command` field that was not given (``None`` is a value)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Run ``node`` in the next step with ``arg`` as its input instead of the state.
+
+    Return one or a list from a router or in ``Command(goto=...)`` to fan out:
+    each ``Send`` becomes its own task, and the writes of those tasks are
+    applied in the order the ``Send`` objects were given.
+    """
+
+    node: str
+    """The node to run."""
+    arg: Any
+    """What the node receives as its first parameter."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.node, str) or not self.node:
+            raise ArgumentTypeError(f"Send() node must be a non-empty str, not {self.node!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """Resume a paused run, or, returned by a node, update the state and choose the next nodes.
+
+    ``ainvoke(Command(resume=value))`` answers the pending interrupt;
+    ``Command(resume={interrupt_id: value, ...})`` answers several at once.
+    A node returning ``Command(update={...}, goto="other")`` writes the update
+    and adds ``other`` to the next step (its static edges still apply).
+    """
+
+    resume: Any = UNSET
+    """The answer to the pending interrupt, or a map ``{interrupt_id: answer}``."""
+    update: Mapping[str, Any] | None = None
+    """State updates, applied through the reducers as if the node returned them."""
+    goto: str | Send | Sequence[str | Send] | None = None
+    """Nodes (or :class:`Send` objects) to run in the next step."""
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.resume is not UNSET:
+            parts.append(f"resume={self.resume!r}")
+        if self.update is not None:
+            parts.append(f"update={self.update!r}")
+        if self.goto is not None:
+            parts.append(f"goto={self.goto!r}")
+        return f"Command({', '.join(parts)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A question a node asked with :func:`~pyctx_web.graph.types.interrupt`, awaiting an answer."""
+
+    value: Any
+    """What the node passed to ``interrupt()``."""
+    id: str
+    """Deterministic id of this question: key of a ``Command(resume={id: answer})`` map."""
+
+
+@dataclass(frozen=True, slots=True)
+class PregelTask:
+    """A task of the step a checkpoint is about to run (or is running, when paused)."""
+
+    id: str
+    """Deterministic id of the task."""
+    name: str
+    """The node the task runs."""
+    interrupts: tuple[Interrupt, ...] = ()
+    """Questions of this task that wait for an answer."""
+    error: str | None = None
+    """``"ExcType: message"`` of the last failed attempt, if the task failed."""
+    result: Mapping[str, Any] | None = None
+    """The state update of the task if it finished while the step is paused."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateSnapshot:
+    """The state of a thread at one checkpoint, as ``aget_state`` and the history return it."""
+
+    values: dict[str, Any]
+    """The state values; while a step is paused, with the writes of its finished tasks."""
+    next: tuple[str, ...]
+    """Nodes that still have to run in the pending step (empty when the run is over)."""
+    config: dict[str, Any]
+    """``{"configurable": {"thread_id": ..., "checkpoint_id": ...}}`` naming this checkpoint."""
+    metadata: dict[str, Any] | None
+    """``source`` (input, loop, update, fork), ``step``, ``writes`` and ``parents``."""
+    created_at: str | None
+    """ISO 8601 UTC time the checkpoint was written."""
+    parent_config: dict[str, Any] | None
+    """Config naming the checkpoint this one follows, or ``None`` for the first."""
+    tasks: tuple[PregelTask, ...] = ()
+    """The tasks of the pending step."""
+    interrupts: tuple[Interrupt, ...] = ()
+    """Every question that waits for an answer, in task order."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How a node that raises is tried again (interrupts are never retried).
+
+    Attempt ``n`` (from 1) waits ``min(initial_interval * backoff_factor ** (n - 1),
+    max_interval)`` seconds before attempt ``n + 1``, plus up to one second of
+    jitter when ``jitter`` is true.
+    """
+
+    initial_interval: float = 0.5
+    """Seconds to wait before the second attempt."""
+    backoff_factor: float = 2.0
+    """Factor the wait grows by after each attempt."""
+    max_interval: float = 128.0
+    """Upper bound of a wait, in seconds."""
+    max_attempts: int = 3
+    """Attempts in all, the first included."""
+    jitter: bool = True
+    """Add a random delay of up to one second to each wait."""
+    retry_on: type[Exception] | tuple[type[Exception], ...] | Callable[[Exception], bool] = field(
+        default=Exception
+    )
+    """Exception types to retry, or a predicate on the exception."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+            raise ArgumentValueError(
+                f"RetryPolicy max_attempts must be an int >= 1, not {self.max_attempts!r}"
+            )
+        for name in ("initial_interval", "backoff_factor", "max_interval"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or value < 0:
+                raise ArgumentValueError(f"RetryPolicy {name} must be a number >= 0, not {value!r}")
+
+    def should_retry(self, exc: Exception) -> bool:
+        """Whether ``exc`` is one this policy retries."""
+        retry_on = self.retry_on
+        if isinstance(retry_on, type | tuple):
+            return isinstance(exc, retry_on)
+        return bool(retry_on(exc))
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (counted from 1)."""
+        base = min(self.initial_interval * self.backoff_factor ** (attempt - 1), self.max_interval)
+        return base + (random.random() if self.jitter else 0.0)

@@ -1,0 +1,186 @@
+"""The package's structure: no import cycles, layers kept apart, small modules and functions."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pyctx_web"
+
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+ENGINE = "pyctx_web.graph._engine"
+"""The graph engine: spec, channels, step loop, checkpoint records, serde."""
+
+RUN_CONTEXT_LAYER = (
+    "pyctx_web.graph._runctx",
+    "pyctx_web.graph.runtime",
+    "pyctx_web.graph.middleware",
+    "pyctx_web.graph.tools",
+    "pyctx_web.graph.memory",
+    "pyctx_web.graph.events",
+)
+"""The run-context layer, which plugs into the engine through the interface it declares."""
+
+FRONT = ("pyctx_web.graph.state", "pyctx_web.graph._compiled", "pyctx_web.graph._sync")
+"""The builder and the compiled graph, which assemble the engine and the run-context layer."""
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, known: set[str]) -> Iterator[str]:
+    """Every package module ``name`` imports, at any level, under TYPE_CHECKING or in a function."""
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = name.split(".")
+                anchor = anchor if is_package else anchor[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                yield target
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    return {name: set(_imports(name, path, known)) for name, path in modules.items()}
+
+
+def _is_ancestor_package(importer: str, imported: str) -> bool:
+    # Importing a submodule runs its packages' __init__ first: not an edge back.
+    return importer.startswith(imported + ".")
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    edges = {
+        name: {t for t in targets if not _is_ancestor_package(name, t)}
+        for name, targets in graph.items()
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in edges[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in edges:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    """No module imports itself back, counting TYPE_CHECKING and function-level imports."""
+    assert _cycles(_graph()) == []
+
+
+def test_engine_never_imports_the_run_context_layer() -> None:
+    """The engine knows the run-context layer only through the interface it declares."""
+    wrong = [
+        f"{name} -> {target}"
+        for name, targets in _graph().items()
+        if name.startswith(ENGINE)
+        for target in targets
+        if target.startswith(RUN_CONTEXT_LAYER + FRONT)
+    ]
+    assert wrong == []
+
+
+def test_modules_are_short() -> None:
+    """Every module of the package has at most 400 lines."""
+    long = {
+        name: n
+        for name, path in _modules().items()
+        if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
+
+
+def test_functions_are_short() -> None:
+    """Every function of the package has at most 60 lines, its docstring included."""
+    long = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                size = (node.end_lineno or node.lineno) - first + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name}: {size}")
+    assert long == []
+
+
+def _private_writes(path: Path) -> Iterator[str]:
+    """Assignments to another object's private attribute: ``other._x = ...``, ``setattr``."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr.startswith("_")
+                and not target.attr.startswith("__")
+                and not (isinstance(target.value, ast.Name) and target.value.id in {"self", "cls"})
+            ):
+                yield f"{path.name}:{node.lineno} {ast.unparse(target)}"
+        if (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) in {"setattr", "object.__setattr__"}
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and str(node.args[1].value).startswith("_")
+            and not (isinstance(node.args[0], ast.Name) and node.args[0].id in {"self", "cls"})
+        ):
+            yield f"{path.name}:{node.lineno} {ast.unparse(node)}"
+
+
+@pytest.mark.parametrize("name", sorted(_modules()))
+def test_no_module_writes_private_attributes_of_another(name: str) -> None:
+    """A module sets private attributes only on ``self`` or ``cls``."""
+    assert list(_private_writes(_modules()[name])) == []
