@@ -229,7 +229,7 @@ class ChatSession:
                     f"with interrupt_id (one of {', '.join(ids)})."
                 )
                 return
-            resume = Command(resume={interrupt_id or ids[0]: answer})
+            resume: Command[str] = Command(resume={interrupt_id or ids[0]: answer})
             async for event in self._turn(resume):
                 yield event
         finally:

@@ -36,11 +36,13 @@ from pyctx_web.graph._runctx.lifecycle import (
 from pyctx_web.graph._runctx.services import RunRuntime
 from pyctx_web.graph._sync import SyncForms
 from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.errors import InvalidGraphError
 from pyctx_web.graph.events import EventBus, Listener
 
 __all__ = ["CompiledStateGraph"]
 
 ExecutionContextArg = ExecutionContext | Mapping[str, Any] | None
+Breakpoints = Sequence[str] | str | None
 
 
 class CompiledStateGraph(SyncForms):
@@ -83,15 +85,38 @@ class CompiledStateGraph(SyncForms):
     def __repr__(self) -> str:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.spec.nodes)}>"
 
-    def _engine(self, run: Run, request: RunRequest | None = None) -> Engine:
+    def _engine(
+        self,
+        run: Run,
+        request: RunRequest | None = None,
+        before: Breakpoints = None,
+        after: Breakpoints = None,
+    ) -> Engine:
         return Engine(
             self.spec,
             self.serde,
             run,
-            interrupt_before=self.interrupt_before,
-            interrupt_after=self.interrupt_after,
+            interrupt_before=self._breakpoints(before, "interrupt_before", self.interrupt_before),
+            interrupt_after=self._breakpoints(after, "interrupt_after", self.interrupt_after),
             recursion_limit=request.recursion_limit if request is not None else 25,
         )
+
+    def _breakpoints(
+        self, names: Breakpoints, what: str, default: frozenset[str]
+    ) -> frozenset[str]:
+        """The nodes a call pauses at: its own ``interrupt_before``/``_after``, or compile()'s."""
+        if names is None:
+            return default
+        if names == "*":
+            return frozenset(self.spec.nodes)
+        chosen = frozenset([names] if isinstance(names, str) else names)
+        unknown = sorted(chosen - set(self.spec.nodes))
+        if unknown:
+            known = ", ".join(map(repr, self.spec.nodes))
+            raise InvalidGraphError(f"{what}: unknown node(s) {unknown} (known nodes: {known})")
+        if chosen and self.checkpointer is None:
+            raise InvalidGraphError(f"{what} needs a checkpointer to pause and resume")
+        return chosen
 
     def _run(self, input: Any, request: RunRequest, **stream: Any) -> Run:
         return Run(
@@ -118,6 +143,8 @@ class CompiledStateGraph(SyncForms):
         config: Mapping[str, Any] | None = None,
         *,
         thread_id: Any = None,
+        interrupt_before: Breakpoints = None,
+        interrupt_after: Breakpoints = None,
         data: Any = None,
         execution_context: ExecutionContextArg = None,
     ) -> dict[str, Any]:
@@ -139,7 +166,13 @@ class CompiledStateGraph(SyncForms):
         :class:`~pyctx_web.graph.errors.RunCancelledError`.
         """
         return await self.start(
-            input, config, thread_id=thread_id, data=data, execution_context=execution_context
+            input,
+            config,
+            thread_id=thread_id,
+            interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after,
+            data=data,
+            execution_context=execution_context,
         )
 
     def start(
@@ -148,6 +181,8 @@ class CompiledStateGraph(SyncForms):
         config: Mapping[str, Any] | None = None,
         *,
         thread_id: Any = None,
+        interrupt_before: Breakpoints = None,
+        interrupt_after: Breakpoints = None,
         data: Any = None,
         execution_context: ExecutionContextArg = None,
     ) -> RunHandle:
@@ -156,7 +191,10 @@ class CompiledStateGraph(SyncForms):
         Takes what :meth:`ainvoke` takes; ``await handle`` gives what ``ainvoke``
         returns, and ``handle.cancel()`` stops the run. Needs a running event loop.
         """
-        run, control, body = self._prepare(input, config, thread_id, data, execution_context)
+        breakpoints = (interrupt_before, interrupt_after)
+        run, control, body = self._prepare(
+            input, config, thread_id, data, execution_context, breakpoints
+        )
         task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
         control.task = task
         assert run.plug is not None
@@ -169,6 +207,7 @@ class CompiledStateGraph(SyncForms):
         thread_id: Any,
         data: Any,
         execution_context: ExecutionContextArg,
+        breakpoints: tuple[Breakpoints, Breakpoints] = (None, None),
         **stream: Any,
     ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
         """A run with its context and cancel control, and the coroutine that executes it."""
@@ -183,7 +222,7 @@ class CompiledStateGraph(SyncForms):
             execution_context=execution_context,
             control=control,
         )
-        engine = self._engine(run, request)
+        engine = self._engine(run, request, *breakpoints)
         return run, control, managed(plug, control, lambda: execute(engine, input, request))
 
     async def _tracked(
@@ -226,6 +265,8 @@ class CompiledStateGraph(SyncForms):
         *,
         stream_mode: str | Sequence[str] = "updates",
         thread_id: Any = None,
+        interrupt_before: Breakpoints = None,
+        interrupt_after: Breakpoints = None,
         data: Any = None,
         execution_context: ExecutionContextArg = None,
     ) -> AsyncGenerator[Any, None]:
@@ -240,8 +281,26 @@ class CompiledStateGraph(SyncForms):
         modes, single = stream_modes(stream_mode)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         run, control, body = self._prepare(
-            input, config, thread_id, data, execution_context, stream_modes=modes, queue=queue
+            input,
+            config,
+            thread_id,
+            data,
+            execution_context,
+            (interrupt_before, interrupt_after),
+            stream_modes=modes,
+            queue=queue,
         )
+        async for mode, chunk in self._consume(run, control, body, queue):
+            yield chunk if single else (mode, chunk)
+
+    async def _consume(
+        self,
+        run: Run,
+        control: RunControl,
+        body: Coroutine[Any, Any, Outcome],
+        queue: asyncio.Queue[tuple[str, Any]],
+    ) -> AsyncGenerator[tuple[str, Any], None]:
+        """Run ``body`` in a task of its own and yield its chunks as they come."""
 
         async def produce() -> None:
             self._active.add(control)
@@ -256,11 +315,9 @@ class CompiledStateGraph(SyncForms):
         producer = asyncio.create_task(produce(), context=context)
         control.task = producer
         try:
-            while True:
-                mode, chunk = await queue.get()
-                if mode == DONE:
-                    break
-                yield chunk if single else (mode, chunk)
+            while (item := await queue.get())[0] != DONE:
+                yield item
+                queue.task_done()  # the run's next step waits for this
             await producer
         finally:
             if not producer.done():

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._compiled import CompiledStateGraph
 from pyctx_web.graph._engine.channels import StateSchema
-from pyctx_web.graph._engine.spec import Branch, GraphSpec, NodeSpec, accepts_ctx
+from pyctx_web.graph._engine.spec import (
+    Branch,
+    GraphSpec,
+    Join,
+    NodeSpec,
+    accepts_ctx,
+    command_destinations,
+)
 from pyctx_web.graph._engine.values import RetryPolicy
 from pyctx_web.graph._runctx.services import RunRuntime
 from pyctx_web.graph.constants import END, START
@@ -39,13 +47,16 @@ class StateGraph:
         self._nodes: dict[str, NodeSpec] = {}
         self._edges: list[tuple[str, str]] = []
         self._branches: list[Branch] = []
+        self._joins: list[Join] = []
 
     def add_node(
         self,
         name: str | Callable[..., Any],
         fn: Callable[..., Any] | None = None,
         *,
+        retry_policy: RetryPolicy | None = None,
         retry: RetryPolicy | None = None,
+        defer: bool = False,
     ) -> StateGraph:
         """Add node ``name`` running ``fn(state)`` or ``fn(state, ctx)``; return the graph.
 
@@ -68,22 +79,62 @@ class StateGraph:
             raise InvalidGraphError(f"node {name!r} is already present in the graph")
         if not callable(fn):
             raise ArgumentTypeError(f"add_node() function of {name!r} must be callable, not {fn!r}")
+        if retry_policy is not None:
+            if retry is not None:
+                raise ArgumentTypeError("add_node() takes retry_policy or retry, not both")
+            retry = retry_policy
         if retry is not None and not isinstance(retry, RetryPolicy):
             raise ArgumentTypeError(
-                f"add_node() retry must be a RetryPolicy or None, not {retry!r}"
+                f"add_node() retry_policy must be a RetryPolicy or None, not {retry!r}"
             )
-        self._nodes[name] = NodeSpec(name, fn, accepts_ctx(name, fn), retry)
+        ends = command_destinations(fn)
+        self._nodes[name] = NodeSpec(name, fn, accepts_ctx(name, fn), retry, ends, bool(defer))
         return self
 
-    def add_edge(self, src: str, dst: str) -> StateGraph:
-        """Run ``dst`` in the step after ``src``; return the graph."""
-        if not isinstance(src, str) or not isinstance(dst, str):
-            raise ArgumentTypeError(f"add_edge() takes two node names, not {src!r} and {dst!r}")
-        if src == END:
+    def add_sequence(
+        self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]
+    ) -> StateGraph:
+        """Add ``nodes`` (functions, or ``(name, function)`` pairs) with an edge from each to
+        the next; return the graph. The first has no incoming edge yet: add one from START."""
+        if not isinstance(nodes, list | tuple) or not nodes:
+            raise ArgumentTypeError(
+                f"add_sequence() takes a non-empty list of nodes, not {nodes!r}"
+            )
+        names = []
+        for item in nodes:
+            if isinstance(item, tuple):
+                self.add_node(*item)
+                names.append(item[0])
+            else:
+                self.add_node(item)
+                names.append(getattr(item, "__name__", ""))
+        for src, dst in itertools.pairwise(names):
+            self.add_edge(src, dst)
+        return self
+
+    def add_edge(self, src: str | Sequence[str], dst: str) -> StateGraph:
+        """Run ``dst`` in the step after ``src``; return the graph.
+
+        With a list of sources, ``dst`` runs once every one of them has run
+        (since ``dst`` last ran), as in LangGraph.
+        """
+        if not isinstance(dst, str) or not (
+            isinstance(src, str)
+            or (isinstance(src, Sequence) and src and all(isinstance(s, str) for s in src))
+        ):
+            raise ArgumentTypeError(
+                f"add_edge() takes a node name (or a list of them) and a node name, "
+                f"not {src!r} and {dst!r}"
+            )
+        sources = [src] if isinstance(src, str) else list(src)
+        if END in sources:
             raise InvalidGraphError("add_edge(): END cannot be the source of an edge")
         if dst == START:
             raise InvalidGraphError("add_edge(): START cannot be the destination of an edge")
-        self._edges.append((src, dst))
+        if isinstance(src, str):
+            self._edges.append((src, dst))
+        else:
+            self._joins.append(Join(tuple(sources), dst))
         return self
 
     def add_conditional_edges(
@@ -139,6 +190,9 @@ class StateGraph:
         """Check the graph and return its immutable structure; raise on the first problem."""
         if not self._nodes:
             raise InvalidGraphError("graph has no nodes: add one with add_node()")
+        for node in self._nodes.values():
+            for dst in node.ends:
+                self._check_name(dst, f"the Command destinations of {node.name!r}", allow=(END,))
         edges: dict[str, list[str]] = {}
         for src, dst in self._edges:
             where = f"add_edge({src!r}, {dst!r})"
@@ -154,6 +208,11 @@ class StateGraph:
             for dst in (branch.path_map or {}).values():
                 self._check_name(dst, f"{where} path_map", allow=(END,))
             branches.setdefault(branch.source, []).append(branch)
+        for join in self._joins:
+            where = f"add_edge({list(join.sources)!r}, {join.target!r})"
+            for src in join.sources:
+                self._check_name(src, where, allow=(START,))
+            self._check_name(join.target, where, allow=(END,))
         if START not in edges and START not in branches:
             raise InvalidGraphError(
                 "graph has no entry point: add an edge from START, "
@@ -164,6 +223,7 @@ class StateGraph:
             nodes=dict(self._nodes),
             edges={src: tuple(dsts) for src, dsts in edges.items()},
             branches={src: tuple(bs) for src, bs in branches.items()},
+            joins=tuple(self._joins),
         )
 
     def compile(

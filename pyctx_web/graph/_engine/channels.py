@@ -27,6 +27,19 @@ _EMPTY_STARTS: Final[tuple[type, ...]] = (list, dict, tuple, set, frozenset, str
 """Types whose empty value starts a reduced key that has no value yet."""
 
 
+def _is_typeddict(state_type: object) -> bool:
+    """Whether ``state_type`` is a TypedDict of ``typing`` or of ``typing_extensions``.
+
+    ``typing_extensions`` makes TypedDicts of its own on older Pythons, which
+    ``typing.is_typeddict`` does not recognise: they are dict subclasses with
+    ``__required_keys__``.
+    """
+    return isinstance(state_type, type) and (
+        is_typeddict(state_type)
+        or (issubclass(state_type, dict) and hasattr(state_type, "__required_keys__"))
+    )
+
+
 def _takes_two(fn: Callable[..., Any]) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()
@@ -52,7 +65,7 @@ class StateSchema:
     is_dataclass: bool
 
     def __init__(self, state_type: type) -> None:
-        if isinstance(state_type, type) and is_typeddict(state_type):
+        if _is_typeddict(state_type):
             self.is_dataclass = False
         elif isinstance(state_type, type) and dataclasses.is_dataclass(state_type):
             self.is_dataclass = True
@@ -146,11 +159,10 @@ class StateSchema:
             reducer = self.reducers[key]
             if reducer is None:
                 if key in plain_writers:
+                    # LangGraph's wording; the nodes are on the error.
                     raise InvalidUpdateError(
-                        f"state key {key!r} received several values in one step (from "
-                        f"{plain_writers[key]!r} and {node!r}); it can receive only one value "
-                        f"per step: annotate it with a reducer, e.g. Annotated[list[str], "
-                        f"operator.add]",
+                        f"At key {key!r}: Can receive only one value per step. "
+                        f"Use an Annotated key to handle multiple values.",
                         node=node,
                         key=key,
                     )
@@ -164,16 +176,18 @@ class StateSchema:
         return new
 
     def with_defaults(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """``values`` plus the dataclass field defaults of keys that have no value yet."""
+        """``values`` plus the defaults of keys that have no value yet.
+
+        A reduced key of a type with an empty value (``Annotated[list, add]``)
+        starts from it, as LangGraph's reducer channels do. A dataclass field's
+        default is not a value: nodes see it in the state object they receive.
+        """
         new = dict(values)
-        if self.is_dataclass:
-            for f in dataclasses.fields(self.state_type):
-                if f.name in new:
-                    continue
-                if f.default is not dataclasses.MISSING:
-                    new[f.name] = f.default
-                elif f.default_factory is not dataclasses.MISSING:
-                    new[f.name] = f.default_factory()
+        for key, reducer in self.reducers.items():
+            if reducer is not None and key not in new:
+                empty = self._empty_start(key)
+                if empty is not _MISSING:
+                    new[key] = empty
         return new
 
     def to_state(self, values: Mapping[str, Any], node: str) -> Any:

@@ -35,8 +35,8 @@ async def execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
         if input is None:
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="invoke(None)"))
-        cp = await engine.start(input, None)
-        return await engine.loop(cp, Pending(), skip_breakpoint=False)
+        cp, pending = await engine.start(input, None)
+        return await engine.loop(cp, pending, skip_breakpoint=False)
     thread_id = engine.require_thread(
         request.thread_id, "Command(resume=...)" if isinstance(input, Command) else "a graph run"
     )
@@ -49,8 +49,8 @@ async def execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
         return await resume(engine, input, target, is_fork)
     if input is None:
         return await _continue(engine, thread_id, target, is_fork)
-    cp = await engine.start(input, target[0] if target is not None else None)
-    return await engine.loop(cp, Pending(), skip_breakpoint=False)
+    cp, pending = await engine.start(input, target[0] if target is not None else None)
+    return await engine.loop(cp, pending, skip_breakpoint=False)
 
 
 async def _continue(
@@ -63,11 +63,11 @@ async def _continue(
         )
     cp, pending = target
     if is_fork:
-        cp = await _fork(engine, cp)
-        return await engine.loop(cp, Pending(), skip_breakpoint=False)
-    if pending.waiting(cp.tasks):
+        cp, pending = await _fork(engine, cp), Pending()
+    elif pending.waiting(cp.tasks):
         return engine.paused(cp, pending)
-    skip = pending.breakpoint_hit or cp.skip_breakpoint
+    engine.emit_values(cp, pending)
+    skip = not is_fork and (pending.breakpoint_hit or cp.skip_breakpoint)
     return await engine.loop(cp, pending, skip_breakpoint=skip)
 
 
@@ -83,12 +83,13 @@ async def _fork(engine: Engine, source: Checkpoint) -> Checkpoint:
         thread_id=source.thread_id,
         parent_id=source.id,
         created_at=now_iso(),
-        step=source.step,
+        step=source.step + 1,
         source="fork",
         values=source.values,
         tasks=tasks,
         last_nodes=source.last_nodes,
         writes=None,
+        barriers=source.barriers,
     )
     await engine.save_checkpoint(fork)
     return fork

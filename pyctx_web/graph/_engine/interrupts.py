@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyctx_web.errors import ContextMissingError
+from pyctx_web.errors import ArgumentTypeError, ContextMissingError
 from pyctx_web.graph._engine.frames import current_run, current_task
 from pyctx_web.graph._engine.records import stable_id
 from pyctx_web.graph._engine.values import Interrupt
@@ -26,7 +26,7 @@ def interrupt_id(task_id: str, index: int) -> str:
     return stable_id(task_id, "interrupt", index)
 
 
-def interrupt(value: Any) -> Any:
+def interrupt(value: Any, *, response_schema: dict[str, Any] | None = None) -> Any:
     """Pause the node with question ``value``; return the answer once the run is resumed.
 
     The first time, it raises :class:`GraphInterrupt` (a ``BaseException``:
@@ -35,6 +35,11 @@ def interrupt(value: Any) -> Any:
     answer. Raises :class:`~pyctx_web.errors.ContextMissingError` when called
     outside a node of a running graph.
     """
+    if response_schema is not None and not isinstance(response_schema, dict):
+        raise ArgumentTypeError(
+            "interrupt() response_schema must be a JSON Schema dict, "
+            f"not {type(response_schema).__qualname__!r}"
+        )
     frame = current_task.get_store()
     if frame is None:
         if current_run.get_store() is None:
@@ -60,4 +65,5 @@ def interrupt(value: Any) -> Any:
             "compile(checkpointer=InMemorySaver()) and pass a thread_id"
         )
     frame.raised_index = index
-    raise GraphInterrupt((Interrupt(value, interrupt_id(frame.task.id, index)),))
+    question = Interrupt(value, interrupt_id(frame.task.id, index), response_schema)
+    raise GraphInterrupt((question,))

@@ -12,7 +12,6 @@ task stops there; continuing it runs only the tasks that have not finished.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from contextvars import copy_context
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -29,19 +28,16 @@ from pyctx_web.graph._engine.records import (
     TaskRecord,
     TaskResult,
     TaskSpec,
-    decode_record,
-    encode_checkpoint,
-    encode_input_update,
-    encode_write,
     new_checkpoint_id,
     now_iso,
+    stable_id,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
+from pyctx_web.graph._engine.store import Store
 from pyctx_web.graph._engine.values import UNSET, Command, Interrupt
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import (
-    GraphConfigError,
     GraphError,
     GraphInterrupt,
     GraphRecursionError,
@@ -65,7 +61,7 @@ class _TaskOutcome:
     error: Exception | None = None
 
 
-class Engine:
+class Engine(Store):
     """Runs the steps of one invocation of a compiled graph."""
 
     def __init__(
@@ -88,83 +84,36 @@ class Engine:
         self.interrupt_after = interrupt_after
         self.recursion_limit = recursion_limit
 
-    # -- persistence ---------------------------------------------------------------
-
-    async def save_checkpoint(self, cp: Checkpoint) -> None:
-        """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
-        if self.checkpointer is not None:
-            await self.checkpointer.aput(encode_checkpoint(self.serde, cp))
-
-    async def save_writes(
-        self,
-        cp: Checkpoint,
-        items: Sequence[tuple[TaskSpec | None, str, TaskRecord]],
-        *,
-        input_updates: Sequence[tuple[str, Any]] | None = None,
-    ) -> None:
-        """Write pending writes of ``cp`` in one transaction.
-
-        ``input_updates`` replaces the step's stored ``Command(update=...)`` writes.
-        """
-        if self.checkpointer is None or not (items or input_updates is not None):
-            return
-        writes = [encode_write(self.serde, task, kind, rec) for task, kind, rec in items]
-        if input_updates is not None:
-            writes.append(encode_input_update(self.serde, input_updates))
-        await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
-
-    def require_thread(self, thread_id: str | None, what: str) -> str:
-        """``thread_id``, or :class:`GraphConfigError` when ``what`` cannot run without one."""
-        if self.checkpointer is None:
-            raise GraphConfigError(
-                f"{what} needs a checkpointer: compile(checkpointer=InMemorySaver())"
-            )
-        if thread_id is None:
-            raise GraphConfigError(
-                f"{what} needs a thread_id because the graph has a checkpointer: pass "
-                f"config={{'configurable': {{'thread_id': '...'}}}} (or thread_id='...')"
-            )
-        return thread_id
-
-    async def load(
-        self, thread_id: str, checkpoint_id: str | None
-    ) -> tuple[Checkpoint, Pending] | None:
-        """The thread's latest checkpoint (or ``checkpoint_id``) and its pending writes.
-
-        ``None`` when the thread has none; :class:`GraphConfigError` when the named
-        checkpoint does not exist. ``Command(update=...)`` writes given to a paused
-        step are applied to the values, as the step's tasks see them.
-        """
-        assert self.checkpointer is not None
-        record = await self.checkpointer.aget(thread_id, checkpoint_id)
-        if record is None:
-            if checkpoint_id is not None:
-                raise GraphConfigError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
-            return None
-        cp, pending = decode_record(self.serde, record)
-        if pending.input_updates:
-            starts = [(START, k, v) for k, v in pending.input_updates]
-            cp.values = self.schema.apply(cp.values, starts)
-        return cp, pending
-
     # -- values --------------------------------------------------------------------
+
+    def emit_values(self, cp: Checkpoint, pending: Pending) -> None:
+        """Stream the state a resumed or continued run starts from."""
+        if self.run.listens("values"):
+            self.run.emit("values", self.schema.output(current_values(self.schema, cp, pending)))
 
     def paused(self, cp: Checkpoint, pending: Pending) -> Outcome:
         """The outcome of a run that stops at ``cp`` with questions waiting."""
         waiting = pending.waiting(cp.tasks)
+        values = current_values(self.schema, cp, pending)
         self.run.emit("updates", {"__interrupt__": tuple(waiting)})
-        return Outcome(cp, current_values(self.schema, cp, pending), waiting)
+        if self.run.listens("values"):
+            self.run.emit("values", {**self.schema.output(values), "__interrupt__": tuple(waiting)})
+        return Outcome(cp, values, waiting)
 
     # -- starting ------------------------------------------------------------------
 
-    async def start(self, input: Any, base: Checkpoint | None) -> Checkpoint:
-        """Write and return the ``input`` checkpoint of a new run on top of ``base``."""
+    async def start(self, input: Any, base: Checkpoint | None) -> tuple[Checkpoint, Pending]:
+        """Write the ``input`` checkpoint of a new run on top of ``base``.
+
+        As in LangGraph, the input is the write of a ``__start__`` task: the
+        checkpoint holds the values before it (the keys' defaults for a new
+        thread), and the first step applies it.
+        """
         values = self.schema.with_defaults(base.values if base is not None else {})
         updates = self.schema.check_update(START, input)
-        values = self.schema.apply(values, [(START, k, v) for k, v in updates])
         cid = new_checkpoint_id()
         self.run.step = base.step + 1 if base is not None else -1
-        tasks = await self.planner.plan(cid, [(START, TaskResult(updates))], values)
+        task = TaskSpec(stable_id(cid, "start"), START)
         cp = Checkpoint(
             id=cid,
             thread_id=self.run.thread_id or "",
@@ -173,14 +122,15 @@ class Engine:
             step=self.run.step,
             source="input",
             values=values,
-            tasks=tasks,
-            last_nodes=(START,),
+            tasks=(task,),
+            last_nodes=base.last_nodes if base is not None else (),
             writes={START: dict(updates)},
         )
+        pending = Pending()
+        pending.record(task.id).result = TaskResult(updates)
         await self.save_checkpoint(cp)
-        if self.run.listens("values"):
-            self.run.emit("values", self.schema.output(values))
-        return cp
+        await self.save_writes(cp, [(task, "result", pending.tasks[task.id])])
+        return cp, pending
 
     # -- the loop ------------------------------------------------------------------
 
@@ -188,6 +138,10 @@ class Engine:
         """Run steps from ``cp`` until the graph ends, pauses, or a task fails."""
         steps = 0
         while True:
+            if self.run.queue is not None:
+                # A stream goes on only when its consumer has taken the last step's chunks,
+                # so that what nodes print interleaves with the chunks as in LangGraph.
+                await self.run.queue.join()
             self.run.step = cp.step + 1
             if not cp.tasks:
                 return Outcome(cp, cp.values)
@@ -207,16 +161,18 @@ class Engine:
             ):
                 pending.breakpoint_hit = True
                 await self.save_writes(cp, [(None, "breakpoint", TaskRecord())])
+                self.run.emit("updates", {"__interrupt__": ()})
                 return Outcome(cp, current_values(self.schema, cp, pending))
             errors = await self._run_step(cp, pending, runnable)
             if errors:
                 raise errors[0]
             if pending.waiting(cp.tasks):
                 return self.paused(cp, pending)
-            steps += 1
+            # The input's __start__ step is not counted, as in LangGraph.
+            steps += cp.source != "input"
             new = await self._advance(cp, pending)
             if any(t.name in self.interrupt_after for t in cp.tasks):
-                return Outcome(new, new.values)
+                return await self._after_breakpoint(new)
             if new.tasks and steps >= self.recursion_limit:
                 raise GraphRecursionError(
                     f"recursion limit of {self.recursion_limit} steps reached without the graph "
@@ -224,6 +180,14 @@ class Engine:
                     limit=self.recursion_limit,
                 )
             cp, pending, skip_breakpoint = new, Pending(), False
+
+    async def _after_breakpoint(self, new: Checkpoint) -> Outcome:
+        """Pause after an ``interrupt_after`` node, once even if the next node is in
+        ``interrupt_before``: continuing runs that node without pausing again."""
+        if any(t.name in self.interrupt_before for t in new.tasks):
+            await self.save_writes(new, [(None, "breakpoint", TaskRecord())])
+        self.run.emit("updates", {"__interrupt__": ()})
+        return Outcome(new, new.values)
 
     async def _advance(self, cp: Checkpoint, pending: Pending) -> Checkpoint:
         """Apply the finished step of ``cp`` and write the next checkpoint."""
@@ -250,7 +214,7 @@ class Engine:
             else:
                 meta[task.name] = update
             answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
-        tasks = await self.planner.plan(cid, finished, values)
+        tasks, barriers = await self.planner.plan(cid, finished, values, cp.barriers)
         new = Checkpoint(
             id=cid,
             thread_id=cp.thread_id,
@@ -263,9 +227,10 @@ class Engine:
             last_nodes=tuple(dict.fromkeys(t.name for t in cp.tasks)),
             writes=meta,
             answered=tuple(answered),
+            barriers=barriers,
         )
         await self.save_checkpoint(new)
-        if self.run.listens("values"):
+        if self.run.listens("values") and any(meta.values()):
             self.run.emit("values", self.schema.output(values))
         return new
 

@@ -28,7 +28,7 @@ DONE: Final = "__done__"
 
 def config_of(thread_id: str | None, checkpoint_id: str | None = None) -> dict[str, Any]:
     """The config that names a thread and, optionally, one of its checkpoints."""
-    conf: dict[str, Any] = {"thread_id": thread_id}
+    conf: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": ""}
     if checkpoint_id is not None:
         conf["checkpoint_id"] = checkpoint_id
     return {"configurable": conf}

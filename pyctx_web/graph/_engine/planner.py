@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from pyctx_web.context import is_awaitable
 from pyctx_web.graph._engine.records import TaskResult, TaskSpec, stable_id
@@ -13,7 +13,10 @@ from pyctx_web.graph._engine.values import Send
 from pyctx_web.graph.constants import END
 from pyctx_web.graph.errors import InvalidUpdateError
 
-__all__ = ["Planner"]
+__all__ = ["DEFERRED", "Planner"]
+
+DEFERRED: Final = "__defer__"
+"""The barrier that holds ``defer=True`` nodes until nothing else is left to run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +69,62 @@ class Planner:
             out.append(item)
         return out
 
+    def joined(
+        self, names: Sequence[str], barriers: Mapping[str, Sequence[str]]
+    ) -> tuple[list[str], dict[str, list[str]]]:
+        """The targets of ``add_edge([a, b], c)`` joins that ``names`` complete, and the
+        sources each join has seen since it last fired."""
+        seen = {key: list(sources) for key, sources in barriers.items()}
+        fired: list[str] = []
+        for join in self.spec.joins:
+            key = join.key
+            for name in names:
+                if name in join.sources and name not in seen.setdefault(key, []):
+                    seen[key].append(name)
+            if set(seen.get(key, ())) == set(join.sources):
+                fired.append(join.target)
+                seen[key] = []
+        return fired, {key: sources for key, sources in seen.items() if sources}
+
+    def _deferred(
+        self, targets: list[str | Send], barriers: dict[str, list[str]]
+    ) -> tuple[list[str | Send], dict[str, list[str]]]:
+        """Hold back ``defer=True`` nodes while any other node is to run.
+
+        The held-back nodes wait in ``barriers[DEFERRED]``; they run in the first
+        step that has nothing else to run.
+        """
+        nodes = self.spec.nodes
+        waiting = barriers.pop(DEFERRED, [])
+        held = [t for t in targets if isinstance(t, str) and t in nodes and nodes[t].defer]
+        if not held and not waiting:
+            return targets, barriers
+        others = [t for t in targets if t not in held and t != END]
+        if others:
+            barriers[DEFERRED] = list(dict.fromkeys([*waiting, *held]))
+            return others, barriers
+        return list(dict.fromkeys([*waiting, *held])), barriers
+
     async def plan(
-        self, checkpoint_id: str, finished: Sequence[tuple[str, TaskResult]], values: dict[str, Any]
-    ) -> tuple[TaskSpec, ...]:
-        """The tasks that follow ``finished`` (node name, result) once ``values`` hold."""
+        self,
+        checkpoint_id: str,
+        finished: Sequence[tuple[str, TaskResult]],
+        values: dict[str, Any],
+        barriers: Mapping[str, Sequence[str]] | None = None,
+    ) -> tuple[tuple[TaskSpec, ...], dict[str, list[str]]]:
+        """The tasks that follow ``finished`` (node name, result) once ``values`` hold, and
+        the barriers after them: joins (:meth:`joined`) and deferred nodes."""
         targets: list[str | Send] = []
+        if self.spec.joins:
+            fired, barriers = self.joined([name for name, _ in finished], barriers or {})
+            targets.extend(fired)
         for name, result in finished:
             targets.extend(self.spec.edges.get(name, ()))
             for branch in self.spec.branches.get(name, ()):
                 targets.extend(await self._route(branch, values))
             targets.extend(result.goto)
+        held = {key: list(sources) for key, sources in (barriers or {}).items()}
+        targets, barriers = self._deferred(targets, held)
         tasks: list[TaskSpec] = []
         pulled: set[str] = set()
         for target in targets:
@@ -85,4 +134,4 @@ class Planner:
             elif target != END and target not in pulled:
                 pulled.add(target)
                 tasks.append(TaskSpec(stable_id(checkpoint_id, "pull", target), target))
-        return tuple(tasks)
+        return tuple(tasks), dict(barriers or {})

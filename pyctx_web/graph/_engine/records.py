@@ -49,10 +49,11 @@ _sequence = itertools.count()
 
 
 def new_checkpoint_id() -> str:
-    """A new unique checkpoint id, roughly ordered by creation time."""
-    # A time prefix keeps ids roughly ordered across processes too.
-    stamp = time.time_ns() // 1000
-    return f"{stamp:014x}-{next(_sequence) % 0x10000:04x}-{os.urandom(7).hex()}"
+    """A new unique checkpoint id in UUID form, as LangGraph's, ordered by creation time."""
+    # A time prefix keeps ids ordered across processes too; the counter orders ids made
+    # within one microsecond, the random part keeps processes apart.
+    text = f"{time.time_ns() // 1000:014x}{next(_sequence) % 0x10000:04x}{os.urandom(7).hex()}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def stable_id(*parts: object) -> str:
@@ -106,6 +107,9 @@ class Checkpoint:
     """The next step already stopped at its ``interrupt_before`` breakpoint."""
     answered: tuple[str, ...] = ()
     """Interrupt ids answered in the step that produced this checkpoint."""
+    barriers: dict[str, list[str]] = field(default_factory=dict)
+    """The sources each ``add_edge([a, b], c)`` join has seen since it last fired, and the
+    ``defer=True`` nodes held back until nothing else is left to run."""
 
     def metadata(self) -> dict[str, Any]:
         """The LangGraph-style metadata of the checkpoint."""
@@ -229,6 +233,8 @@ def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
         "skip_breakpoint": cp.skip_breakpoint,
         "answered": list(cp.answered),
     }
+    if cp.barriers:
+        doc["barriers"] = cp.barriers
     return StoredCheckpoint(cp.thread_id, cp.id, cp.parent_id, cp.created_at, serde.dumps(doc))
 
 
@@ -258,6 +264,8 @@ def encode_write(
             rec.interrupt.value, key="value", label=f"the interrupt value of node {task.name!r}"
         )
         doc = {"index": rec.interrupt_index, "id": rec.interrupt.id, "value": value}
+        if rec.interrupt.response_schema is not None:
+            doc["schema"] = serde.encode(rec.interrupt.response_schema, key="response_schema")
     elif kind == "resume":
         doc = {
             "answers": [
@@ -304,6 +312,7 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
             writes=None if writes is None else {n: serde.decode(u) for n, u in writes.items()},
             skip_breakpoint=bool(doc["skip_breakpoint"]),
             answered=tuple(doc["answered"]),
+            barriers={str(k): list(v) for k, v in doc.get("barriers", {}).items()},
         )
         pending = Pending()
         for w in record.writes:
@@ -319,7 +328,8 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
                 updates = [(str(k), serde.decode(v)) for k, v in wdoc["updates"]]
                 rec.result = TaskResult(updates, _decode_goto(serde, wdoc["goto"]))
             elif w.kind == "interrupt":
-                rec.interrupt = Interrupt(serde.decode(wdoc["value"]), str(wdoc["id"]))
+                schema = serde.decode(wdoc["schema"]) if "schema" in wdoc else None
+                rec.interrupt = Interrupt(serde.decode(wdoc["value"]), str(wdoc["id"]), schema)
                 rec.interrupt_index = int(wdoc["index"])
             elif w.kind == "resume":
                 rec.answers = [serde.decode(a) for a in wdoc["answers"]]

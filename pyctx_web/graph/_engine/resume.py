@@ -95,7 +95,7 @@ def plan_resume(resume: Any, cp: Checkpoint, pending: Pending) -> dict[str, Any]
 
 
 async def resume(
-    engine: Engine, command: Command, target: tuple[Checkpoint, Pending] | None, is_fork: bool
+    engine: Engine, command: Command[Any], target: tuple[Checkpoint, Pending] | None, is_fork: bool
 ) -> Outcome:
     """Answer the questions of ``target`` (the thread's latest checkpoint) and run on."""
     thread_id = engine.run.thread_id or ""
@@ -123,6 +123,7 @@ async def resume(
     answers = plan_resume(command.resume, cp, pending)
     updates = engine.schema.check_update("__start__", command.update)
     before = await _save_answers(engine, cp, pending, answers, updates)
+    engine.emit_values(cp, pending)
     try:
         return await engine.loop(cp, pending, skip_breakpoint=True)
     except asyncio.CancelledError:

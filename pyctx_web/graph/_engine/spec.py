@@ -5,13 +5,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from pyctx_web.graph._engine.channels import StateSchema
-from pyctx_web.graph._engine.values import RetryPolicy
+from pyctx_web.graph._engine.values import Command, RetryPolicy
 from pyctx_web.graph.errors import InvalidGraphError
 
-__all__ = ["Branch", "GraphSpec", "NodeSpec", "accepts_ctx"]
+__all__ = ["Branch", "GraphSpec", "Join", "NodeSpec", "accepts_ctx", "command_destinations"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,10 @@ class NodeSpec:
     """Whether ``fn`` receives the run context as its second parameter."""
     retry: RetryPolicy | None
     """How a failing call is tried again; ``None`` for a single attempt."""
+    ends: tuple[str, ...] = ()
+    """Where a returned ``Command`` may go, from a ``-> Command[Literal[...]]`` annotation."""
+    defer: bool = False
+    """Whether the node waits until no other node is left to run (``add_node(defer=True)``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +45,21 @@ class Branch:
 
 
 @dataclass(frozen=True, slots=True)
+class Join:
+    """An edge from several nodes: ``target`` runs once every source has run since it last did."""
+
+    sources: tuple[str, ...]
+    """The nodes that must all finish."""
+    target: str
+    """The node that runs then."""
+
+    @property
+    def key(self) -> str:
+        """The name of this join's barrier in a checkpoint."""
+        return f"{'|'.join(self.sources)}->{self.target}"
+
+
+@dataclass(frozen=True, slots=True)
 class GraphSpec:
     """The checked, immutable structure a :class:`CompiledGraph` runs."""
 
@@ -52,6 +71,8 @@ class GraphSpec:
     """Static edges: source -> destinations (END included)."""
     branches: Mapping[str, tuple[Branch, ...]]
     """Conditional edges by source."""
+    joins: tuple[Join, ...] = ()
+    """Edges from several nodes (``add_edge([a, b], c)``)."""
 
 
 def accepts_ctx(name: str, fn: Callable[..., Any]) -> bool:
@@ -79,3 +100,22 @@ def accepts_ctx(name: str, fn: Callable[..., Any]) -> bool:
             f"its signature is {sig}"
         )
     return len(positional) >= 2
+
+
+def command_destinations(fn: Callable[..., Any]) -> tuple[str, ...]:
+    """The nodes ``fn`` declares it may go to with ``-> Command[Literal["a", "b"]]``."""
+    # A callable object declares its destinations on its __call__ method.
+    target = fn if inspect.isroutine(fn) else type(fn).__call__
+    try:
+        hints = get_type_hints(target)
+    except Exception:
+        # Annotations that cannot be resolved declare nothing: the node still runs.
+        return ()
+    returned = hints.get("return")
+    if get_origin(returned) is not Command:
+        return ()
+    names: list[str] = []
+    for arg in get_args(returned):
+        options = get_args(arg) if get_origin(arg) is Literal else (arg,)
+        names.extend(name for name in options if isinstance(name, str))
+    return tuple(names)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, final
+from typing import Any, Final, Generic, TypeVar, final
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 
@@ -64,14 +64,19 @@ class Send:
             raise ArgumentTypeError(f"Send() node must be a non-empty str, not {self.node!r}")
 
 
+N = TypeVar("N", bound=str)
+
+
 @dataclass(frozen=True, slots=True)
-class Command:
+class Command(Generic[N]):
     """Resume a paused run, or, returned by a node, update the state and choose the next nodes.
 
-    ``ainvoke(Command(resume=value))`` answers the pending interrupt;
-    ``Command(resume={interrupt_id: value, ...})`` answers several at once.
-    A node returning ``Command(update={...}, goto="other")`` writes the update
-    and adds ``other`` to the next step (its static edges still apply).
+    ``invoke(Command(resume=value), config)`` answers the pending interrupt;
+    ``Command(resume={interrupt_id: value, ...})`` answers several at once, and
+    ``update=`` given with it changes the state the resumed node sees. A node
+    returning ``Command(update={...}, goto="other")`` writes the update and adds
+    ``other`` to the next step (its static edges still apply); annotate it
+    ``-> Command[Literal["other", ...]]`` to declare where it may go.
     """
 
     resume: Any = UNSET
@@ -100,6 +105,8 @@ class Interrupt:
     """What the node passed to ``interrupt()``."""
     id: str
     """Deterministic id of this question: key of a ``Command(resume={id: answer})`` map."""
+    response_schema: dict[str, Any] | None = None
+    """JSON Schema of the answer the node expects, if it gave one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +147,38 @@ class StateSnapshot:
     """Every question that waits for an answer, in task order."""
 
 
+_NOT_RETRIED: Final = (
+    ValueError,
+    TypeError,
+    ArithmeticError,
+    ImportError,
+    LookupError,
+    NameError,
+    SyntaxError,
+    RuntimeError,
+    ReferenceError,
+    StopIteration,
+    StopAsyncIteration,
+    OSError,
+)
+
+
+def default_retry_on(exc: Exception) -> bool:
+    """Whether :class:`RetryPolicy` retries ``exc`` by default, as LangGraph decides.
+
+    Connection errors and HTTP errors with a 5xx status are retried; errors that
+    a second attempt would raise again (bad values, types, lookups, runtime and
+    OS errors) are not; anything else is.
+    """
+    if isinstance(exc, ConnectionError):
+        return True
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    if isinstance(status, int) and type(exc).__name__ in {"HTTPStatusError", "HTTPError"}:
+        return 500 <= status < 600
+    return not isinstance(exc, _NOT_RETRIED)
+
+
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """How a node that raises is tried again (interrupts are never retried).
@@ -160,9 +199,9 @@ class RetryPolicy:
     jitter: bool = True
     """Add a random delay of up to one second to each wait."""
     retry_on: type[Exception] | tuple[type[Exception], ...] | Callable[[Exception], bool] = field(
-        default=Exception
+        default=default_retry_on
     )
-    """Exception types to retry, or a predicate on the exception."""
+    """Exception types to retry, or a predicate on the exception (:func:`default_retry_on`)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_attempts, int) or self.max_attempts < 1:

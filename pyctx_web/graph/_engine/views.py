@@ -45,7 +45,8 @@ def snapshot(schema: StateSchema, cp: Checkpoint, pending: Pending) -> StateSnap
         )
     return StateSnapshot(
         values=schema.output(current_values(schema, cp, pending)),
-        next=tuple(t.name for t in tasks if t.result is None),
+        # The input's __start__ task is listed until the step that applies it has run.
+        next=tuple(t.name for t in tasks if t.result is None or t.name == START),
         config=config_of(cp.thread_id, cp.id),
         metadata=cp.metadata(),
         created_at=cp.created_at,
@@ -108,8 +109,10 @@ async def update_state(
     new_values = schema.apply(base, [(as_node, k, v) for k, v in updates])
     new_id = new_checkpoint_id()
     tasks: tuple[TaskSpec, ...] = ()
+    barriers = cp.barriers if cp is not None else {}
     if as_node != END:
-        tasks = await engine.planner.plan(new_id, [(as_node, TaskResult(updates))], new_values)
+        finished = [(as_node, TaskResult(updates))]
+        tasks, barriers = await engine.planner.plan(new_id, finished, new_values, barriers)
     carried = Pending()
     if cp is not None:
         tasks, carried = _carry_questions(cp, pending, tasks)
@@ -125,6 +128,7 @@ async def update_state(
         last_nodes=(as_node,),
         writes={as_node: dict(updates)},
         skip_breakpoint=cp is not None and (cp.skip_breakpoint or pending.breakpoint_hit),
+        barriers=barriers,
     )
     await engine.save_checkpoint(new)
     task_of = {t.id: t for t in tasks}
