@@ -224,6 +224,7 @@ class StateGraph:
             edges={src: tuple(dsts) for src, dsts in edges.items()},
             branches={src: tuple(bs) for src, bs in branches.items()},
             joins=tuple(self._joins),
+            defers=any(node.defer for node in self._nodes.values()),
         )
 
     def compile(

@@ -123,8 +123,9 @@ class Planner:
             for branch in self.spec.branches.get(name, ()):
                 targets.extend(await self._route(branch, values))
             targets.extend(result.goto)
-        held = {key: list(sources) for key, sources in (barriers or {}).items()}
-        targets, barriers = self._deferred(targets, held)
+        if barriers or self.spec.defers:
+            held = {key: list(sources) for key, sources in (barriers or {}).items()}
+            targets, barriers = self._deferred(targets, held)
         tasks: list[TaskSpec] = []
         pulled: set[str] = set()
         for target in targets:
@@ -134,4 +135,6 @@ class Planner:
             elif target != END and target not in pulled:
                 pulled.add(target)
                 tasks.append(TaskSpec(stable_id(checkpoint_id, "pull", target), target))
-        return tuple(tasks), dict(barriers or {})
+        if not barriers:
+            return tuple(tasks), {}
+        return tuple(tasks), {key: list(sources) for key, sources in barriers.items()}

@@ -73,6 +73,8 @@ class GraphSpec:
     """Conditional edges by source."""
     joins: tuple[Join, ...] = ()
     """Edges from several nodes (``add_edge([a, b], c)``)."""
+    defers: bool = False
+    """Whether any node waits until nothing else is left to run (``defer=True``)."""
 
 
 def accepts_ctx(name: str, fn: Callable[..., Any]) -> bool:

@@ -6,7 +6,6 @@ and ``node:end`` events, and the node's record in the run's ``state.steps``.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -48,61 +47,55 @@ class ContextPlug:
         An error of a ``node:before`` middleware fails the node without running it;
         one of a ``node:after`` middleware fails a node that had succeeded.
         """
-        started_at = time.time()
-        clock = time.perf_counter()
+        ctx, services = self.context, self.services
+        middleware, bus = services.middleware, services.bus
+        started_at, clock = time.time(), time.perf_counter()
         status = "cancelled"
         try:
-            out = await self._run(run, task, attempts, error_outcome)
+            try:
+                if middleware:
+                    before = MiddlewareContext("node:before", ctx, node=task.name)
+                    await run_scope(middleware, before)
+            except Exception as error:
+                out = error_outcome(error)
+            else:
+                if bus.has_listeners("node:start"):
+                    payload = {"node": task.name, "task_id": task.id, "step": run.step}
+                    services.emit(ctx, "node:start", payload)
+                out = await attempts()
+            if out.interrupt is not None:
+                question = {"node": task.name, "id": out.interrupt.id, "value": out.interrupt.value}
+                services.emit(ctx, "interrupt", question)
+            if middleware:
+                out = await self._after(task, out, error_outcome)
             status = "interrupted" if out.interrupt else "error" if out.error else "done"
-            self._node_end(task, status, out.raw, out.error)
+            if bus.has_listeners("node:end"):
+                self._node_end(task, status, out.raw, out.error)
             return out
-        except asyncio.CancelledError:
-            status = "cancelled"
-            raise
         finally:
             duration_ms = (time.perf_counter() - clock) * 1000
             self.log.steps.append(StepRecord(task.name, run.step, status, started_at, duration_ms))
 
-    async def _run(
-        self,
-        run: Run,
-        task: TaskSpec,
-        attempts: Callable[[], Awaitable[OutcomeT]],
-        error_outcome: Callable[[Exception], OutcomeT],
+    async def _after(
+        self, task: TaskSpec, out: OutcomeT, error_outcome: Callable[[Exception], OutcomeT]
     ) -> OutcomeT:
-        ctx, services = self.context, self.services
-        middleware = services.middleware
+        """Run the ``node:after`` middleware; its error fails a node that had succeeded."""
+        after = MiddlewareContext(
+            "node:after", self.context, node=task.name, result=out.raw, error=out.error
+        )
         try:
-            if middleware:
-                await run_scope(middleware, MiddlewareContext("node:before", ctx, node=task.name))
-        except Exception as error:
-            out = error_outcome(error)
-        else:
-            if services.bus.has_listeners("node:start"):
-                payload = {"node": task.name, "task_id": task.id, "step": run.step}
-                services.emit(ctx, "node:start", payload)
-            out = await attempts()
-        if out.interrupt is not None:
-            question = {"node": task.name, "id": out.interrupt.id, "value": out.interrupt.value}
-            services.emit(ctx, "interrupt", question)
-        try:
-            if middleware:
-                after = MiddlewareContext(
-                    "node:after", ctx, node=task.name, result=out.raw, error=out.error
-                )
-                await run_scope(middleware, after)
+            await run_scope(self.services.middleware, after)
         except Exception as error:
             if out.error is None and out.interrupt is None:
-                out = error_outcome(error)
+                return error_outcome(error)
         return out
 
     def _node_end(self, task: TaskSpec, status: str, raw: Any, error: Exception | None) -> None:
-        if self.services.bus.has_listeners("node:end"):
-            payload = {
-                "node": task.name,
-                "task_id": task.id,
-                "status": status,
-                "update": raw,
-                "error": None if error is None else repr(error),
-            }
-            self.services.emit(self.context, "node:end", payload)
+        payload = {
+            "node": task.name,
+            "task_id": task.id,
+            "status": status,
+            "update": raw,
+            "error": None if error is None else repr(error),
+        }
+        self.services.emit(self.context, "node:end", payload)
