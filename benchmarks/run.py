@@ -71,6 +71,26 @@ def run_cpython(quick: bool) -> list[Measured]:
     return [json.loads(asyncio.run(driver.main(runtime, quick, modules)))]
 
 
+def run_cpython_langgraph(quick: bool) -> list[Measured]:
+    """The modules made for real LangGraph only, run in ``.venv-langgraph``'s CPython."""
+    venv = ROOT / ".venv-langgraph" / "bin" / "python"
+    modules = [name for name in bench_modules("langgraph") if name not in bench_modules("cpython")]
+    code = (
+        "import asyncio, platform, sys; sys.path.insert(0, sys.argv[1]); import driver; "
+        "print(asyncio.run(driver.main(f'cpython {platform.python_version()}', "
+        "sys.argv[2] == '1', sys.argv[3:])))"
+    )
+    python = str(venv if venv.exists() else sys.executable)
+    out = subprocess.run(
+        [python, "-c", code, str(HERE), "1" if quick else "0", *modules],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1800,
+    )
+    return [json.loads(out.stdout.strip().splitlines()[-1])]
+
+
 def run_node_pyodide(dist: Path, quick: bool) -> list[Measured]:
     files = [str(HERE / name) for name in SUPPORT_FILES]
     files += [str(HERE / f"{name}.py") for name in bench_modules("pyodide-node")]
@@ -269,6 +289,7 @@ def measure(quick: bool, dist: Path) -> tuple[list[Measured], list[str]]:
     """Every runtime's measurements, and one line for each runtime that could not be measured."""
     steps = [
         ("CPython", lambda: run_cpython(quick)),
+        ("CPython with real LangGraph", lambda: run_cpython_langgraph(quick)),
         ("Pyodide in Node", lambda: run_node_pyodide(dist, quick)),
         ("Node's AsyncLocalStorage", lambda: run_node_reference(quick)),
         ("Pyodide in Chromium", lambda: run_chromium(dist, quick)),

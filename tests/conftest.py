@@ -17,8 +17,8 @@ def clean_context() -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test with its tier (unit, pyodide or e2e), taken from its folder."""
+    """Mark every test with its tier (unit, differential, pyodide or e2e), taken from its folder."""
     for item in items:
         tier = item.path.parent.relative_to(item.config.rootpath / "tests").parts[0]
-        if tier in {"unit", "pyodide", "e2e"}:
+        if tier in {"unit", "differential", "pyodide", "e2e"}:
             item.add_marker(tier)

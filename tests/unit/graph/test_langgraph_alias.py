@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 import pyctx_web.graph
-from pyctx_web.graph._alias import LANGGRAPH_MODULES
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
 ROOT = Path(__file__).resolve().parents[3]
