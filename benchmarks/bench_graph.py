@@ -22,8 +22,8 @@ from stats import COARSE, clock, compare_async, figure
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 
 
@@ -79,8 +79,8 @@ def _window(stamps: list[float], first: bool, size: int = 100) -> float:
 def _checkpointers(folder: str) -> dict[str, Checkpointer | None]:
     return {
         "no checkpointer": None,
-        "InMemoryCheckpointer": InMemoryCheckpointer(),
-        "SQLiteCheckpointer": SQLiteCheckpointer(os.path.join(folder, "bench.db")),
+        "InMemorySaver": InMemorySaver(),
+        "SqliteSaver": SqliteSaver(os.path.join(folder, "bench.db")),
     }
 
 
@@ -105,9 +105,9 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
 
             cmp = await compare_async(graph_run, plain_run, rounds=rounds, units=steps, scale=1e6)
             # The goal is set for CPython with the in-memory checkpointer only.
-            judged = label == "InMemoryCheckpointer" and runtime.startswith("cpython")
+            judged = label == "InMemorySaver" and runtime.startswith("cpython")
             results.append(_step_row(f"graph step, {label}", runtime, cmp, judged=judged))
-        for label in ("InMemoryCheckpointer", "SQLiteCheckpointer"):
+        for label in ("InMemorySaver", "SqliteSaver"):
             saver = savers[label]
             firsts, lasts = [], []
             for _ in range(3 if quick else 5):
@@ -119,8 +119,8 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
                 firsts.append(_window(stamps, first=True))
                 lasts.append(_window(stamps, first=False))
             results.append(_growth_row(label, runtime, firsts, lasts))
-        sqlite_saver = savers["SQLiteCheckpointer"]
-        if isinstance(sqlite_saver, SQLiteCheckpointer):
+        sqlite_saver = savers["SqliteSaver"]
+        if isinstance(sqlite_saver, SqliteSaver):
             sqlite_saver.close()
     return results
 

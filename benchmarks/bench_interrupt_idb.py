@@ -27,9 +27,9 @@ def _ask(state: Ask) -> dict[str, str]:
 
 async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
     """Measure ainvoke-to-interrupt plus resume-to-end, over IndexedDB."""
-    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
-    checkpointer = IndexedDBCheckpointer(f"pyctx-bench-{uuid.uuid4().hex[:8]}")
+    checkpointer = IndexedDBSaver(f"pyctx-bench-{uuid.uuid4().hex[:8]}")
     graph = (
         StateGraph(Ask)
         .add_node("ask", _ask)

@@ -22,7 +22,7 @@ from pyctx_web import IN_PYODIDE, current_execution_context
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.runtime import RunContext, require_run_context
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.tools import tool
 from pyctx_web.graph.types import interrupt
 
@@ -172,7 +172,7 @@ async def respond(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str,
     }
 
 
-def build_assistant(checkpointer: Checkpointer) -> CompiledGraph:
+def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
     """Compile the demo assistant over ``checkpointer``."""
     builder = StateGraph(ChatState)
     builder.add_node("intake", intake)

@@ -28,9 +28,9 @@ from models import ModelError, OfflineModel, OpenAICompatibleModel, make_model
 from pyctx_web import IN_BROWSER, ExecutionContext
 from pyctx_web.chat import ChatSession
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.events import RunEvent
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.state import CompiledStateGraph
 
 __all__ = ["boot", "receive"]
 
@@ -43,7 +43,7 @@ class DemoWorker:
     def __init__(self, post: Callable[[str], Any], checkpointer: Checkpointer) -> None:
         self.post = post
         self.checkpointer = checkpointer
-        self.graph: CompiledGraph = build_assistant(checkpointer)
+        self.graph: CompiledStateGraph = build_assistant(checkpointer)
         self.graph.on("inspect", self._inspect)
         self.model: OfflineModel | OpenAICompatibleModel = OfflineModel()
         self.sessions: dict[str, ChatSession] = {}
@@ -168,11 +168,11 @@ async def boot(post: Callable[[str], Any] | None = None) -> None:
     if post is None:
         from demo_bridge import post  # type: ignore[import-not-found, no-redef]
     if IN_BROWSER:
-        from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
+        from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
-        checkpointer: Checkpointer = IndexedDBCheckpointer("pyctx-demo")
+        checkpointer: Checkpointer = IndexedDBSaver("pyctx-demo")
     else:
-        checkpointer = InMemoryCheckpointer()
+        checkpointer = InMemorySaver()
     _worker = DemoWorker(post, checkpointer)
 
 

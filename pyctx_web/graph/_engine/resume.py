@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.records import Checkpoint, Pending, TaskRecord
 from pyctx_web.graph._engine.values import UNSET, Command
-from pyctx_web.graph.errors import ResumeError
+from pyctx_web.graph.errors import InvalidUpdateError, ResumeError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
@@ -99,6 +99,11 @@ async def resume(
 ) -> Outcome:
     """Answer the questions of ``target`` (the thread's latest checkpoint) and run on."""
     thread_id = engine.run.thread_id or ""
+    if command.goto is not None and command.goto != ():
+        raise InvalidUpdateError(
+            "Command(goto=...) cannot be the input of a run: its next nodes come from the "
+            "thread's checkpoint; use update_state(config, values, as_node=...) instead"
+        )
     if command.resume is UNSET:
         raise ResumeError(
             "Command() passed as input needs resume=<answer>",
