@@ -40,6 +40,15 @@ def _is_typeddict(state_type: object) -> bool:
     )
 
 
+def _is_model(state_type: object) -> bool:
+    """Whether ``state_type`` is a pydantic-style model class (``model_fields``, ``model_dump``)."""
+    return (
+        isinstance(state_type, type)
+        and isinstance(getattr(state_type, "model_fields", None), Mapping)
+        and callable(getattr(state_type, "model_dump", None))
+    )
+
+
 def _takes_two(fn: Callable[..., Any]) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()
@@ -57,21 +66,28 @@ def _takes_two(fn: Callable[..., Any]) -> bool:
 class StateSchema:
     """Keys, reducers and conversions of a ``TypedDict`` or dataclass state type."""
 
-    __slots__ = ("annotations", "is_dataclass", "reducers", "state_type")
+    __slots__ = ("annotations", "is_dataclass", "is_model", "reducers", "state_type")
 
     state_type: type
     annotations: dict[str, Any]
     reducers: dict[str, Reducer | None]
     is_dataclass: bool
+    """Nodes receive an instance of the state type (a dataclass or a pydantic model)."""
+    is_model: bool
+    """The state type is a pydantic-style model."""
 
     def __init__(self, state_type: type) -> None:
+        self.is_model = _is_model(state_type)
         if _is_typeddict(state_type):
             self.is_dataclass = False
-        elif isinstance(state_type, type) and dataclasses.is_dataclass(state_type):
+        elif self.is_model or (
+            isinstance(state_type, type) and dataclasses.is_dataclass(state_type)
+        ):
             self.is_dataclass = True
         else:
             raise ArgumentTypeError(
-                f"StateGraph() state type must be a TypedDict or a dataclass, not {state_type!r}"
+                "StateGraph() state type must be a TypedDict, a dataclass or a pydantic model, "
+                f"not {state_type!r}"
             )
         self.state_type = state_type
         try:
@@ -81,12 +97,16 @@ class StateSchema:
                 f"cannot resolve the annotations of state type {state_type.__qualname__!r}: {exc}"
             ) from exc
         if self.is_dataclass:
-            names = [f.name for f in dataclasses.fields(state_type)]
-            hints = {name: hints[name] for name in names}
+            hints = {name: hints[name] for name in self._field_names(state_type)}
         if not hints:
             raise InvalidGraphError(f"state type {state_type.__qualname__!r} declares no keys")
         self.annotations = hints
         self.reducers = {key: self._reducer_of(key, hint) for key, hint in hints.items()}
+
+    def _field_names(self, state_type: type) -> list[str]:
+        if self.is_model:
+            return list(state_type.model_fields)  # type: ignore[attr-defined]
+        return [f.name for f in dataclasses.fields(state_type)]
 
     @staticmethod
     def _reducer_of(key: str, hint: Any) -> Reducer | None:
@@ -121,10 +141,7 @@ class StateSchema:
         if update is None:
             return []
         if self.is_dataclass and isinstance(update, self.state_type):
-            return [
-                (f.name, getattr(update, f.name))
-                for f in dataclasses.fields(update)  # type: ignore[arg-type]
-            ]
+            return [(name, getattr(update, name)) for name in self.annotations]
         if not isinstance(update, Mapping):
             who = "the input" if node == START else f"node {node!r}"
             raise InvalidUpdateError(
@@ -191,9 +208,12 @@ class StateSchema:
         return new
 
     def to_state(self, values: Mapping[str, Any], node: str) -> Any:
-        """The state object a node receives: a dict copy, or a dataclass instance."""
+        """The state object a node receives: a dict copy, a dataclass or a model instance."""
         if not self.is_dataclass:
             return dict(values)
+        if self.is_model:
+            # A model validates its input and raises its own error, as in LangGraph.
+            return self.state_type(**values)
         try:
             return self.state_type(**values)
         except TypeError as exc:
