@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextlib import aclosing
 from contextvars import copy_context
 from typing import Any
 
@@ -290,8 +291,10 @@ class CompiledStateGraph(SyncForms):
             stream_modes=modes,
             queue=queue,
         )
-        async for mode, chunk in self._consume(run, control, body, queue):
-            yield chunk if single else (mode, chunk)
+        # Closing the chunks when the caller stops early cancels the run and waits for it.
+        async with aclosing(self._consume(run, control, body, queue)) as chunks:
+            async for mode, chunk in chunks:
+                yield chunk if single else (mode, chunk)
 
     async def _consume(
         self,

@@ -148,13 +148,13 @@ async def scenario_interrupt_pauses_and_keeps_finished_sibling_writes(
         assert pending.id
         assert out["log"] == ["a"]
         state = await graph.aget_state(f"item1-{mode}")
-        assert state.values == {"log": ["a"]}
+        assert state.values == {"log": ["a"], "answers": []}
         assert state.next == ("b",)
         assert state.interrupts == (pending,)
         assert {t.name: t.result for t in state.tasks} == {"a": {"log": ["a"]}, "b": None}
         assert counts == Counter({"a": 1, "b": 1})
         final = await graph.ainvoke(Command(resume="B"), thread_id=f"item1-{mode}")
-        assert final == {"log": ["a", "b:B", "c"]}
+        assert final == {"log": ["a", "b:B", "c"], "answers": []}
         assert counts == Counter({"a": 1, "b": 2, "c": 1})
 
 
@@ -197,7 +197,7 @@ async def scenario_resume_reruns_node_from_first_line_not_upstream(
         assert [i.value for i in paused["__interrupt__"]] == ["name?"]
         assert counts == Counter({"a": 1, "b": 1})
         out = await graph.ainvoke(Command(resume="Ada"), thread_id=f"item2-{mode}")
-        assert out == {"log": ["a", "c:Ada"], "answer": "Ada"}
+        assert out == {"log": ["a", "c:Ada"], "answers": [], "answer": "Ada"}
         assert seen == ["Ada"]
         assert counts == Counter({"a": 1, "b": 2, "c": 1})
         assert (await graph.aget_state(f"item2-{mode}")).next == ()
@@ -232,7 +232,7 @@ async def scenario_parallel_branches_run_concurrently(
         .compile(checkpointer=saver)
     )
     out = await graph.ainvoke({"log": []}, thread_id="item4-concurrent")
-    assert out == {"log": ["a", "b"]}
+    assert out == {"log": ["a", "b"], "answers": []}
 
 
 def _two_questions_graph(saver: Checkpointer, mode: str, counts: Counter[str]) -> CompiledGraph:
@@ -267,9 +267,9 @@ async def scenario_several_pending_answered_all_at_once(
         assert (qx.value, qy.value) == ("qx", "qy")
         assert qx.id != qy.id
         assert out["log"] == ["z"]
-        assert (await graph.aget_state(tid)).values == {"log": ["z"]}
+        assert (await graph.aget_state(tid)).values == {"log": ["z"], "answers": []}
         final = await graph.ainvoke(Command(resume={qy.id: "Y", qx.id: "X"}), thread_id=tid)
-        assert final == {"log": ["x:X", "y:Y", "z"]}
+        assert final == {"log": ["x:X", "y:Y", "z"], "answers": []}
         assert counts == Counter({"x": 2, "y": 2, "z": 1})
 
 
@@ -289,7 +289,7 @@ async def scenario_several_pending_answered_some_at_a_time(
         assert (await graph.aget_state(tid)).interrupts == (qy,)
         assert counts == Counter({"x": 2, "y": 1, "z": 1})
         final = await graph.ainvoke(Command(resume={qy.id: "Y"}), thread_id=tid)
-        assert final == {"log": ["x:X", "y:Y", "z"]}
+        assert final == {"log": ["x:X", "y:Y", "z"], "answers": []}
         assert counts == Counter({"x": 2, "y": 2, "z": 1})
 
 
@@ -312,7 +312,7 @@ async def scenario_single_value_refused_while_several_pending(
         assert await history(graph, tid) == before_history
         assert counts == Counter({"x": 1, "y": 1, "z": 1})
         final = await graph.ainvoke(Command(resume={qx.id: "X", qy.id: "Y"}), thread_id=tid)
-        assert final == {"log": ["x:X", "y:Y", "z"]}
+        assert final == {"log": ["x:X", "y:Y", "z"], "answers": []}
 
 
 # --- item 7 --------------------------------------------------------------------------------
@@ -399,7 +399,7 @@ async def scenario_resume_when_nothing_pending_is_refused(
         graph, _ = await _paused_two_questions(saver, mode, tid)
         await graph.ainvoke(Command(resume="A"), thread_id=tid)
         done = await graph.ainvoke(Command(resume="B"), thread_id=tid)
-        assert done == {"answers": ["A", "B"]}
+        assert done == {"log": [], "answers": ["A", "B"]}
         before, before_history = await graph.aget_state(tid), await history(graph, tid)
         err = await refused(graph.ainvoke(Command(resume="C"), thread_id=tid))
         assert "nothing to resume" in str(err)
@@ -497,7 +497,12 @@ async def scenario_fifty_threads_keep_their_interrupts_and_resumes(
         assert out["answers"] == [f"one-{tid}"]
     finals = await asyncio.gather(*(answer(t, "two") for t in tids))
     for tid, out in zip(tids, finals, strict=True):
-        assert out == {"topic": tid, "answers": [f"one-{tid}"], "answer": f"two-{tid}"}
+        assert out == {
+            "topic": tid,
+            "log": [],
+            "answers": [f"one-{tid}"],
+            "answer": f"two-{tid}",
+        }
         state = await graph.aget_state(tid)
         assert (state.next, state.interrupts) == ((), ())
     assert mismatches == []
@@ -545,13 +550,13 @@ async def scenario_new_graph_and_checkpointer_show_pending_and_resume(
         state = await reopened.aget_state(tid)
         assert state.interrupts == (pending,)
         assert state.next == ("ask",)
-        assert state.values == {"log": ["a"]}
+        assert state.values == {"log": ["a"], "answers": []}
         assert counts == Counter({"a": 1, "ask": 1})
 
         resumed = await _durable_graph(make_checkpointer(), counts, mode).ainvoke(
             Command(resume="Ada"), thread_id=tid
         )
-        assert resumed == {"log": ["a", "hello Ada"], "answer": "Ada"}
+        assert resumed == {"log": ["a", "hello Ada"], "answers": [], "answer": "Ada"}
         assert counts == Counter({"a": 1, "ask": 2, "c": 1})
 
         reference_counts: Counter[str] = Counter()

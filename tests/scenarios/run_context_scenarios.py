@@ -22,7 +22,7 @@ from pyctx_web.graph.errors import RunCancelledError
 from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.runtime import Hooks, RunContext, RunOutcome, get_run_context
 from pyctx_web.graph.tools import tool
-from pyctx_web.graph.types import interrupt
+from pyctx_web.graph.types import StateSnapshot, interrupt
 
 F = TypeVar("F", bound=Callable[..., Coroutine[Any, Any, None]])
 
@@ -149,6 +149,13 @@ async def scenario_events_reach_listeners_in_order() -> None:
     names = [e.name for e in events]
     assert names.index("processing:started") < names.index("processing:progress")
     assert names.index("processing:progress") < names.index("processing:completed")
+    payloads = {e.name: e.payload for e in events if e.name != "processing:progress"}
+    assert payloads["processing:started"] == {"total": 2}
+    assert payloads["processing:completed"] == {"total": 2}
+    assert payloads["interrupt"]["value"] == "more?"
+    assert payloads["node:end"]["status"] == "interrupted"
+    assert payloads["run:end"]["status"] == "interrupt"
+    assert len({e.run_id for e in events}) == 1
 
 
 @tool(
@@ -170,11 +177,13 @@ async def scenario_tool_cancel_stops_the_run_and_keeps_the_last_checkpoint() -> 
     """A tool calling ctx.cancel() ends the run at its next await and keeps the checkpoint."""
     outcomes: list[RunOutcome] = []
     reached: list[str] = []
+    before: list[StateSnapshot] = []
 
     def prepare(state: State) -> dict[str, Any]:
         return {"text": "prepared"}
 
     async def act(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        before.append(await app.aget_state(ctx.thread_id))
         result = await ctx.call_tool("dangerous_action", {"confirm": ctx.data["confirm"]})
         await asyncio.sleep(0)
         reached.append("after the await")
@@ -204,6 +213,7 @@ async def scenario_tool_cancel_stops_the_run_and_keeps_the_last_checkpoint() -> 
     assert outcomes == [RunOutcome("cancelled", reason="not confirmed")]
     snapshot = await app.aget_state("t")
     assert (snapshot.values, snapshot.next) == ({"text": "prepared"}, ("act",))
+    assert [snapshot] == before
     done = await app.ainvoke(None, thread_id="t", data={"confirm": True})
     assert done == {"text": "prepared", "answer": "done"}
 
@@ -280,6 +290,7 @@ async def scenario_twenty_concurrent_runs_are_isolated() -> None:
     runs = 20
     arrived = 0
     everyone_in = asyncio.Event()
+    ended: dict[str, Any] = {}
 
     def on_start(ctx: RunContext[Any]) -> None:
         ctx.user_context["who"] = ctx.data["who"]
@@ -310,11 +321,20 @@ async def scenario_twenty_concurrent_runs_are_isolated() -> None:
         from_tool = await ctx.call_tool("whoami", {})
         return {"seen": [look(ctx), from_tool]}
 
+    async def later(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"seen": [*state["seen"], look(ctx)]}
+
+    def on_end(ctx: RunContext[Any], outcome: RunOutcome) -> None:
+        ended[ctx.data["who"]] = look(ctx)
+
     app = (
         StateGraph(State)
         .add_node("node", node)
+        .add_node("later", later)
         .add_edge(START, "node")
-        .compile(data={"who": None}, hooks=Hooks(on_start=on_start), tools=[whoami])
+        .add_edge("node", "later")
+        .compile(data={"who": None}, hooks=Hooks(on_start=on_start, on_end=on_end), tools=[whoami])
     )
     results = await asyncio.gather(
         *(
@@ -324,5 +344,7 @@ async def scenario_twenty_concurrent_runs_are_isolated() -> None:
     )
     for i, result in enumerate(results):
         who = f"w{i}"
-        assert result["seen"] == [(who, who, who, who, True), (who, who, who)]
+        mine = (who, who, who, who, True)
+        assert result["seen"] == [mine, (who, who, who), mine]
+        assert ended[who] == mine
     assert marker.get_store() is None

@@ -28,6 +28,7 @@ from pyctx_web.graph._engine.records import (
     TaskRecord,
     TaskResult,
     TaskSpec,
+    encode_write,
     new_checkpoint_id,
     now_iso,
     stable_id,
@@ -127,9 +128,14 @@ class Engine(Store):
             writes={START: dict(updates)},
         )
         pending = Pending()
-        pending.record(task.id).result = TaskResult(updates)
-        await self.save_checkpoint(cp)
-        await self.save_writes(cp, [(task, "result", pending.tasks[task.id])])
+        record = pending.record(task.id)
+        record.result = TaskResult(updates)
+        if self.checkpointer is not None:
+            # Encoded first: a value that cannot be stored is refused naming its state key,
+            # before anything is written.
+            write = encode_write(self.serde, task, "result", record)
+            await self.save_checkpoint(cp)
+            await self.checkpointer.aput_writes(cp.thread_id, cp.id, [write])
         return cp, pending
 
     # -- the loop ------------------------------------------------------------------

@@ -22,6 +22,10 @@ class State(TypedDict, total=False):
     answer: Any
 
 
+EMPTY: dict[str, Any] = {"log": [], "answers": [], "results": []}
+"""The values of a new State thread before anything is written: its reducer keys, empty."""
+
+
 # The node wrappers and the history reader are the ones the shared graph scenarios use.
 _scenarios = load("graph_scenarios")
 node: Callable[[Callable[..., Any], str], Callable[..., Any]] = _scenarios.node

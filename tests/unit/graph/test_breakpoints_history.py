@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections import Counter
 from typing import Any
 
@@ -14,7 +15,7 @@ from pyctx_web.graph.errors import InvalidUpdateError
 from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 from pyctx_web.graph.types import Command, RetryPolicy, interrupt
 
-from .helpers import State, checkpoint_id, counting, history, node
+from .helpers import EMPTY, State, checkpoint_id, counting, history, node
 
 
 def _appender(name: str) -> Any:
@@ -41,11 +42,11 @@ async def test_interrupt_before_pauses_and_none_continues(
     counts: Counter[str] = Counter()
     graph = _chain(checkpointer, mode, counts, interrupt_before=["b"])
     out = await graph.ainvoke({"log": []}, thread_id="t")
-    assert out == {"log": ["a"]}
+    assert out == {**EMPTY, "log": ["a"]}
     assert (await graph.aget_state("t")).next == ("b",)
     assert counts == Counter({"a": 1})
     final = await graph.ainvoke(None, thread_id="t")
-    assert final == {"log": ["a", "b", "c"]}
+    assert final == {**EMPTY, "log": ["a", "b", "c"]}
     assert counts == Counter({"a": 1, "b": 1, "c": 1})
 
 
@@ -56,11 +57,26 @@ async def test_interrupt_after_pauses_and_none_continues(
     """interrupt_after stops once the node ran; ainvoke(None) continues with the next node."""
     counts: Counter[str] = Counter()
     graph = _chain(checkpointer, mode, counts, interrupt_after=["a"], interrupt_before=["c"])
-    assert await graph.ainvoke({"log": []}, thread_id="t") == {"log": ["a"]}
+    assert await graph.ainvoke({"log": []}, thread_id="t") == {**EMPTY, "log": ["a"]}
     assert (await graph.aget_state("t")).next == ("b",)
-    assert await graph.ainvoke(None, thread_id="t") == {"log": ["a", "b"]}
+    assert await graph.ainvoke(None, thread_id="t") == {**EMPTY, "log": ["a", "b"]}
     assert (await graph.aget_state("t")).next == ("c",)
-    assert await graph.ainvoke(None, thread_id="t") == {"log": ["a", "b", "c"]}
+    assert await graph.ainvoke(None, thread_id="t") == {**EMPTY, "log": ["a", "b", "c"]}
+    assert counts == Counter({"a": 1, "b": 1, "c": 1})
+
+
+@pytest.mark.asyncio
+async def test_breakpoints_at_one_boundary_pause_once_and_stream_an_empty_interrupt(
+    checkpointer: Checkpointer, mode: str
+) -> None:
+    """interrupt_after a and interrupt_before b pause once, streaming {"__interrupt__": ()}."""
+    counts: Counter[str] = Counter()
+    graph = _chain(checkpointer, mode, counts, interrupt_after=["a"], interrupt_before=["b"])
+    first = [c async for c in graph.astream({"log": []}, thread_id="t")]
+    assert first == [{"a": {"log": ["a"]}}, {"__interrupt__": ()}]
+    assert (await graph.aget_state("t")).next == ("b",)
+    rest = [c async for c in graph.astream(None, thread_id="t")]
+    assert rest == [{"b": {"log": ["b"]}}, {"c": {"log": ["c"]}}]
     assert counts == Counter({"a": 1, "b": 1, "c": 1})
 
 
@@ -75,13 +91,13 @@ async def test_update_state_applies_reducers_as_last_node_then_run_continues(
     config = await graph.aupdate_state("t", {"log": ["human"]})
     state = await graph.aget_state("t")
     assert state.config == config
-    assert state.values == {"log": ["a", "human"]}
+    assert state.values == {**EMPTY, "log": ["a", "human"]}
     assert state.next == ("b",)
     assert state.metadata is not None
     assert state.metadata["source"] == "update"
     assert state.metadata["writes"] == {"a": {"log": ["human"]}}
     final = await graph.ainvoke(None, thread_id="t")
-    assert final == {"log": ["a", "human", "b", "c"]}
+    assert final == {**EMPTY, "log": ["a", "human", "b", "c"]}
     assert counts == Counter({"a": 1, "b": 1, "c": 1})
 
 
@@ -93,7 +109,7 @@ async def test_update_state_as_named_node_plans_from_its_edges(checkpointer: Che
     await graph.ainvoke({"log": []}, thread_id="t")
     await graph.aupdate_state("t", {"log": ["as-b"]}, as_node="b")
     assert (await graph.aget_state("t")).next == ("c",)
-    assert await graph.ainvoke(None, thread_id="t") == {"log": ["a", "as-b", "c"]}
+    assert await graph.ainvoke(None, thread_id="t") == {**EMPTY, "log": ["a", "as-b", "c"]}
     assert counts == Counter({"a": 1, "c": 1})
 
 
@@ -114,7 +130,7 @@ async def test_update_state_as_end_clears_pending_interrupt(
     state = await graph.aget_state("t")
     assert state.next == ()
     assert state.interrupts == ()
-    assert await graph.ainvoke(None, thread_id="t") == {"log": [], "answer": "given"}
+    assert await graph.ainvoke(None, thread_id="t") == {**EMPTY, "answer": "given"}
     assert counts == Counter({"ask": 1})
 
 
@@ -168,7 +184,7 @@ def _asking_chain(checkpointer: Checkpointer, mode: str, counts: Counter[str]) -
 async def test_history_newest_first_with_sources_limit_and_before(
     checkpointer: Checkpointer, mode: str
 ) -> None:
-    """The history lists checkpoints newest first with their source; limit and before page it."""
+    """History lists checkpoints newest first, down to the input one; limit and before page it."""
     counts: Counter[str] = Counter()
     graph = _asking_chain(checkpointer, mode, counts)
     await graph.ainvoke({"log": []}, thread_id="t")
@@ -176,13 +192,22 @@ async def test_history_newest_first_with_sources_limit_and_before(
     await graph.ainvoke(Command(resume="yes"), thread_id="t")
     snaps = await history(graph, "t")
     sources = [s.metadata["source"] for s in snaps if s.metadata]
-    assert sources == ["loop", "loop", "update", "loop", "input"]
-    assert [s.metadata["step"] for s in snaps if s.metadata] == [3, 2, 1, 0, -1]
-    assert snaps[0].values == {"log": ["a", "note", "c:yes"], "answer": "yes"}
+    assert sources == ["loop", "loop", "update", "loop", "loop", "input"]
+    assert [s.metadata["step"] for s in snaps if s.metadata] == [4, 3, 2, 1, 0, -1]
+    assert snaps[0].values == {**EMPTY, "log": ["a", "note", "c:yes"], "answer": "yes"}
     assert snaps[0].next == ()
+    assert (snaps[-1].values, snaps[-1].next) == (EMPTY, ("__start__",))
+    assert [t.name for t in snaps[-1].tasks] == ["__start__"]
+    assert (snaps[-2].values, snaps[-2].next) == ({**EMPTY, "log": []}, ("a",))
     assert snaps[-1].parent_config is None
     for newer, older in itertools.pairwise(snaps):
         assert newer.parent_config == older.config
+    ids = [checkpoint_id(s) for s in snaps]
+    assert ids == sorted(ids, reverse=True)
+    assert [str(uuid.UUID(i)) for i in ids] == ids
+    assert snaps[0].config == {
+        "configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": ids[0]}
+    }
     limited = [s async for s in graph.aget_state_history("t", limit=2)]
     assert limited == snaps[:2]
     below = [s async for s in graph.aget_state_history("t", before=snaps[2].config)]
@@ -219,6 +244,9 @@ async def test_running_from_old_checkpoint_refires_interrupt_and_forks(
     assert old_final.values["log"] == ["a", "c:first"]
     fork = next(s for s in new_history if s.metadata and s.metadata["source"] == "fork")
     assert fork.parent_config == paused_at.config
+    assert fork.metadata is not None
+    assert paused_at.metadata is not None
+    assert fork.metadata["step"] == paused_at.metadata["step"] + 1
 
 
 @pytest.mark.asyncio
@@ -249,7 +277,7 @@ async def test_failing_node_keeps_sibling_writes_and_continues_after_fix(
     assert state.next == ("flaky",)
     assert [t.error for t in state.tasks] == [None, "ValueError: service down"]
     broken["on"] = False
-    assert await graph.ainvoke(None, thread_id="t") == {"log": ["ok", "flaky"]}
+    assert await graph.ainvoke(None, thread_id="t") == {**EMPTY, "log": ["ok", "flaky"]}
     assert counts == Counter({"ok": 1, "flaky": 2})
 
 
@@ -273,7 +301,7 @@ async def test_retry_policy_retries_errors(checkpointer: Checkpointer, mode: str
         .add_edge(START, "n")
         .compile(checkpointer=checkpointer)
     )
-    assert await graph.ainvoke({"log": []}, thread_id="t") == {"log": ["done"]}
+    assert await graph.ainvoke({"log": []}, thread_id="t") == {**EMPTY, "log": ["done"]}
     assert counts["n"] == 3
 
 

@@ -24,7 +24,7 @@ from pyctx_web.graph.errors import (
 from pyctx_web.graph.runtime import RunContext
 from pyctx_web.graph.types import Command, Send, interrupt
 
-from .helpers import State, node
+from .helpers import EMPTY, State, node
 
 
 def _noop(state: State) -> None:
@@ -91,8 +91,8 @@ def test_compile_rejects_unknown_nodes_and_missing_entry() -> None:
 
 
 def test_state_type_must_be_typeddict_or_dataclass() -> None:
-    """StateGraph refuses a state type that is neither a TypedDict nor a dataclass."""
-    with pytest.raises(TypeError, match="TypedDict or a dataclass"):
+    """StateGraph refuses a state type that is not a TypedDict, a dataclass or a pydantic model."""
+    with pytest.raises(TypeError, match="TypedDict, a dataclass or a pydantic model"):
         StateGraph(dict)
 
     class Bad(TypedDict):
@@ -132,8 +132,12 @@ async def test_two_writes_to_plain_key_in_one_step_are_refused(mode: str) -> Non
         .add_edge(START, "b")
         .compile()
     )
-    with pytest.raises(InvalidUpdateError, match=r"'topic' received several values.*reducer"):
+    with pytest.raises(
+        InvalidUpdateError, match=r"At key 'topic': Can receive only one value per step"
+    ) as info:
         await graph.ainvoke({})
+    assert info.value.key == "topic"
+    assert info.value.node in {"a", "b"}
 
 
 @pytest.mark.asyncio
@@ -160,7 +164,7 @@ async def test_routers_path_maps_command_goto_and_node_context(mode: str) -> Non
     )
     out = await graph.ainvoke({"log": []})
     assert out["log"] == ["start", "fan:s1", "middle", "done"]
-    assert seen == [("start", 0)]
+    assert seen == [("start", 1)]
 
 
 @pytest.mark.asyncio
@@ -234,27 +238,35 @@ def _streaming_graph(checkpointer: Checkpointer, mode: str) -> Any:
 
 @pytest.mark.asyncio
 async def test_astream_modes(checkpointer: Checkpointer, mode: str) -> None:
-    """astream yields updates, values, custom chunks, or (mode, chunk) pairs for a list of modes."""
+    """astream yields updates, values (with a pause's interrupts), custom chunks or mode pairs."""
     graph = _streaming_graph(checkpointer, mode)
     updates = [c async for c in graph.astream({"log": []}, thread_id="u")]
     assert updates[0] == {"a": {"log": ["a"]}}
     assert [i.value for i in updates[1]["__interrupt__"]] == ["q"]
     assert len(updates) == 2
     values = [c async for c in graph.astream({"log": []}, thread_id="v", stream_mode="values")]
-    assert values == [{"log": []}, {"log": ["a"]}]
+    *steps, paused = values
+    assert steps == [{**EMPTY, "log": []}, {**EMPTY, "log": ["a"]}]
+    assert [i.value for i in paused.pop("__interrupt__")] == ["q"]
+    assert paused == {**EMPTY, "log": ["a"]}
     custom = [c async for c in graph.astream({"log": []}, thread_id="c", stream_mode="custom")]
     assert custom == ["from-a", "from-b"]
     both = [
         c async for c in graph.astream({"log": []}, thread_id="m", stream_mode=["custom", "values"])
     ]
-    assert both == [
-        ("values", {"log": []}),
+    assert both[:4] == [
+        ("values", {**EMPTY, "log": []}),
         ("custom", "from-a"),
-        ("values", {"log": ["a"]}),
+        ("values", {**EMPTY, "log": ["a"]}),
         ("custom", "from-b"),
     ]
+    assert [(m, set(c)) for m, c in both[4:]] == [("values", {*EMPTY, "__interrupt__"})]
     resumed = [c async for c in graph.astream(Command(resume="x"), thread_id="u")]
     assert resumed == [{"b": {"answer": "x"}}]
+    resumed_values = [
+        c async for c in graph.astream(Command(resume="x"), thread_id="v", stream_mode="values")
+    ]
+    assert resumed_values == [{**EMPTY, "log": ["a"]}, {**EMPTY, "log": ["a"], "answer": "x"}]
     with pytest.raises(ValueError, match="unknown stream_mode 'debug'"):
         [c async for c in graph.astream({}, thread_id="z", stream_mode="debug")]
 
@@ -301,9 +313,9 @@ def test_sync_forms_run_async_nodes(checkpointer: Checkpointer, mode: str) -> No
     assert [c for c in graph.stream(Command(resume="ok"), thread_id="t")] == [
         {"b": {"answer": "ok"}}
     ]
-    assert graph.get_state("t").values == {"log": ["a", "human"], "answer": "ok"}
+    assert graph.get_state("t").values == {**EMPTY, "log": ["a", "human"], "answer": "ok"}
     sources = [s.metadata["source"] for s in graph.get_state_history("t") if s.metadata]
-    assert sources == ["loop", "update", "loop", "input"]
+    assert sources == ["loop", "update", "loop", "loop", "input"]
 
 
 @pytest.mark.asyncio

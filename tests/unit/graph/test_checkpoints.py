@@ -1,4 +1,8 @@
-"""Checkpoint storage: JSON types, errors naming the state key, atomic writes, corrupt rows."""
+"""Checkpoints of graph runs: JSON types, errors naming the state key, a failed write, reads.
+
+The checkpointers themselves, and corrupt rows read by a graph, are the contract scenarios of
+tests/scenarios/checkpointer_contract.py.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +17,12 @@ import pytest
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph._engine.serde import JsonSerde
-from pyctx_web.graph.checkpoint.base import Checkpointer, StoredCheckpoint, StoredWrite
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
 from pyctx_web.graph.errors import CheckpointError, SerializationError
 from pyctx_web.graph.types import interrupt
 
-from .helpers import State, checkpoint_id, history, node
+from .helpers import EMPTY, State, history, node
 
 
 @dataclasses.dataclass
@@ -102,7 +105,31 @@ async def test_unsupported_value_fails_at_checkpoint_naming_key_and_type(
     assert "state key 'topic'" in str(err)
     assert f"{type_name!r}" in str(err)
     snaps = await history(graph, "t")
-    assert [s.metadata["source"] for s in snaps if s.metadata] == ["input"]
+    assert [s.metadata["source"] for s in snaps if s.metadata] == ["loop", "input"]
+    assert (snaps[0].values, snaps[0].next) == ({**EMPTY, "log": []}, ("a",))
+    assert [t.result for t in snaps[0].tasks] == [None]
+
+
+@pytest.mark.asyncio
+async def test_unsupported_input_value_is_refused_before_anything_is_stored(
+    checkpointer: Checkpointer,
+) -> None:
+    """An input value outside the JSON types fails naming the key and type, and stores nothing."""
+    graph = (
+        StateGraph(State)
+        .add_node("a", lambda s: {"log": ["a"]})
+        .add_edge(START, "a")
+        .compile(checkpointer=checkpointer)
+    )
+    await graph.ainvoke({"topic": "fine"}, thread_id="old")
+    before = await history(graph, "old")
+    for tid in ("new", "old"):
+        with pytest.raises(SerializationError) as info:
+            await graph.ainvoke({"topic": {"a", "b"}}, thread_id=tid)
+        assert info.value.type_name == "set"
+        assert "'topic'" in str(info.value)
+    assert await history(graph, "new") == []
+    assert await history(graph, "old") == before
 
 
 @pytest.mark.asyncio
@@ -128,7 +155,8 @@ def test_serde_refuses_dataclass_not_in_schema() -> None:
         serde.decode(stored)
 
 
-def _corruptible_graph(checkpointer: Checkpointer) -> Any:
+def _asking_graph(checkpointer: Checkpointer) -> Any:
+    """a -> ask, where ask asks "q"."""
     return (
         StateGraph(State)
         .add_node("a", lambda s: {"log": ["a"]})
@@ -140,51 +168,11 @@ def _corruptible_graph(checkpointer: Checkpointer) -> Any:
 
 
 @pytest.mark.asyncio
-async def test_corrupt_sqlite_checkpoint_names_thread_and_id(tmp_path: Path) -> None:
-    """A corrupt row gives CheckpointError naming thread and id; older ones stay readable."""
-    db = tmp_path / "c.db"
-    saver = SQLiteCheckpointer(db)
-    graph = _corruptible_graph(saver)
-    await graph.ainvoke({"log": []}, thread_id="t")
-    snaps = await history(graph, "t")
-    latest = checkpoint_id(snaps[0])
-    with closing(sqlite3.connect(db)) as conn, conn:
-        conn.execute(
-            'UPDATE pyctx_checkpoints SET data = \'{"v": 1, "values": [\' WHERE checkpoint_id = ?',
-            (latest,),
-        )
-    with pytest.raises(CheckpointError) as info:
-        await graph.aget_state("t")
-    assert (info.value.thread_id, info.value.checkpoint_id) == ("t", latest)
-    assert "'t'" in str(info.value)
-    assert latest in str(info.value)
-    older = await graph.aget_state(snaps[1].config)
-    assert older.values == {"log": []}
-    assert older.next == ("a",)
-    saver.close()
-
-
-@pytest.mark.asyncio
-async def test_corrupt_pending_write_names_thread_and_id(tmp_path: Path) -> None:
-    """A corrupt pending write makes its checkpoint unreadable with an error naming it."""
-    db = tmp_path / "w.db"
-    saver = SQLiteCheckpointer(db)
-    graph = _corruptible_graph(saver)
-    await graph.ainvoke({"log": []}, thread_id="t")
-    latest = checkpoint_id((await history(graph, "t"))[0])
-    with closing(sqlite3.connect(db)) as conn, conn:
-        conn.execute("UPDATE pyctx_writes SET data = 'not json'")
-    with pytest.raises(CheckpointError, match=latest):
-        await graph.aget_state("t")
-    saver.close()
-
-
-@pytest.mark.asyncio
 async def test_failed_sqlite_write_leaves_previous_checkpoint(tmp_path: Path) -> None:
-    """A checkpoint write that fails inside its transaction leaves the previous one the latest."""
+    """A failed checkpoint write keeps the previous one the latest; the run goes on from it."""
     db = tmp_path / "f.db"
     saver = SQLiteCheckpointer(db)
-    graph = _corruptible_graph(saver)
+    graph = _asking_graph(saver)
     await graph.ainvoke({"log": []}, thread_id="ok")
     with closing(sqlite3.connect(db)) as conn, conn:
         conn.execute(
@@ -198,67 +186,14 @@ async def test_failed_sqlite_write_leaves_previous_checkpoint(tmp_path: Path) ->
     state = await graph.aget_state("t")
     assert state.metadata is not None
     assert state.metadata["source"] == "input"
-    assert state.next == ("a",)
+    assert state.next == ("__start__",)
+    assert [(t.name, t.result) for t in state.tasks] == [("__start__", {"log": []})]
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("DROP TRIGGER refuse_loop")
+    out = await graph.ainvoke(None, thread_id="t")
+    assert [i.value for i in out["__interrupt__"]] == ["q"]
+    assert out["log"] == ["a"]
     saver.close()
-
-
-@pytest.mark.asyncio
-async def test_corrupt_memory_checkpoint_names_thread_and_id() -> None:
-    """The in-memory checkpointer reports a corrupt document the same way."""
-    saver = InMemoryCheckpointer()
-    graph = _corruptible_graph(saver)
-    await graph.ainvoke({"log": []}, thread_id="t")
-    record = await saver.aget("t")
-    assert record is not None
-    broken = dataclasses.replace(record.checkpoint, checkpoint_id="broken", data="[]")
-    await saver.aput(broken)
-    with pytest.raises(CheckpointError) as info:
-        await graph.aget_state("t")
-    assert (info.value.thread_id, info.value.checkpoint_id) == ("t", "broken")
-    assert (
-        await graph.aget_state(
-            record.checkpoint
-            and {
-                "configurable": {"thread_id": "t", "checkpoint_id": record.checkpoint.checkpoint_id}
-            }
-        )
-    ).next == ("ask",)
-
-
-@pytest.mark.asyncio
-async def test_checkpointer_contract(checkpointer: Checkpointer) -> None:
-    """Both checkpointers order, page, upsert, refuse unknown ids and delete threads alike."""
-    for i in range(5):
-        await checkpointer.aput(
-            StoredCheckpoint("t", f"c{i}", f"c{i - 1}" if i else None, "now", f"d{i}")
-        )
-    await checkpointer.aput(StoredCheckpoint("other", "x", None, "now", "dx"))
-    latest = await checkpointer.aget("t")
-    assert latest is not None
-    assert latest.checkpoint.checkpoint_id == "c4"
-    assert await checkpointer.aget("t", "nope") is None
-    assert await checkpointer.aget("missing") is None
-    ids = [r.checkpoint.checkpoint_id async for r in checkpointer.alist("t")]
-    assert ids == ["c4", "c3", "c2", "c1", "c0"]
-    ids = [r.checkpoint.checkpoint_id async for r in checkpointer.alist("t", before="c3", limit=2)]
-    assert ids == ["c2", "c1"]
-    assert [r async for r in checkpointer.alist("t", limit=0)] == []
-    with pytest.raises(CheckpointError, match="no checkpoint 'nope'"):
-        [r async for r in checkpointer.alist("t", before="nope")]
-    await checkpointer.aput_writes("t", "c2", [StoredWrite("task", "result", "1")])
-    await checkpointer.aput_writes(
-        "t", "c2", [StoredWrite("task2", "error", "2"), StoredWrite("task", "result", "3")]
-    )
-    record = await checkpointer.aget("t", "c2")
-    assert record is not None
-    assert record.writes == (StoredWrite("task", "result", "3"), StoredWrite("task2", "error", "2"))
-    with pytest.raises(CheckpointError, match="no checkpoint 'zz'"):
-        await checkpointer.aput_writes("t", "zz", [StoredWrite("task", "result", "1")])
-    with pytest.raises(CheckpointError, match="already exists"):
-        await checkpointer.aput(StoredCheckpoint("t", "c1", None, "now", "dup"))
-    await checkpointer.adelete_thread("t")
-    assert await checkpointer.aget("t") is None
-    assert await checkpointer.aget("other") is not None
 
 
 @pytest.mark.asyncio

@@ -1,4 +1,7 @@
-"""The run context of nodes and tools: typed data, memory, run state, middleware and events."""
+"""The run context of nodes and tools: typed data, memory, run state, middleware and events.
+
+What CPython and Pyodide share is in tests/scenarios/run_context_scenarios.py.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,6 @@ from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry
 from pyctx_web.graph.middleware import Middleware, MiddlewareContext
 from pyctx_web.graph.runtime import Hooks, RunContext
 from pyctx_web.graph.tools import tool
-from pyctx_web.graph.types import interrupt
 
 
 class State(TypedDict, total=False):
@@ -68,30 +70,6 @@ def _session_graph(seen: list[tuple[str, str, int]]) -> Any:
         .add_edge("bump", "report")
         .compile(data=SessionData(), tools=[increment_session])
     )
-
-
-@pytest.mark.asyncio
-async def test_tool_changes_typed_data_seen_by_later_nodes_of_the_run() -> None:
-    """A tool that increments ctx.data.session_count is seen by the next node of the same run."""
-    seen: list[tuple[str, str, int]] = []
-    app = _session_graph(seen)
-    result = await app.ainvoke({}, data={"user": "ada"})
-    assert result["seen"] == 2
-    assert [(user, count) for _, user, count in seen] == [("ada", 2)]
-
-
-@pytest.mark.asyncio
-async def test_typed_data_changes_stay_in_their_run() -> None:
-    """Each run starts from the default data: later and concurrent runs never see a change."""
-    seen: list[tuple[str, str, int]] = []
-    app = _session_graph(seen)
-    await app.ainvoke({})
-    await asyncio.gather(*(app.ainvoke({}, data={"user": f"u{i}"}) for i in range(5)))
-    assert sorted((user, count) for _, user, count in seen) == [
-        ("anonymous", 2),
-        *((f"u{i}", 2) for i in range(5)),
-    ]
-    assert app.runtime.default_data == SessionData()
 
 
 @pytest.mark.asyncio
@@ -303,55 +281,6 @@ async def test_analytics_middleware_sees_input_session_and_tool_and_emits_events
     assert [e.node for e in received] == [None, "think", None]
 
 
-@tool(
-    parameters={
-        "type": "object",
-        "properties": {"items": {"type": "array", "items": {"type": "string"}}},
-        "required": ["items"],
-    }
-)
-async def process_items(args: dict[str, Any], ctx: RunContext[Any]) -> int:
-    """Process items one by one, reporting progress."""
-    items = args["items"]
-    ctx.emit("processing:started", {"total": len(items)})
-    for done, _item in enumerate(items, start=1):
-        await asyncio.sleep(0)
-        ctx.emit(
-            "processing:progress",
-            {"completed": done, "total": len(items), "percentage": round(100 * done / len(items))},
-        )
-    ctx.emit("processing:completed", {"total": len(items)})
-    return len(items)
-
-
-@pytest.mark.asyncio
-async def test_progress_events_reach_listeners_in_order() -> None:
-    """processing:started, a processing:progress per item, processing:completed come in order."""
-
-    async def work(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        return {"answer": await ctx.call_tool("process_items", {"items": ["a", "b", "c", "d"]})}
-
-    app = (
-        StateGraph(State)
-        .add_node("work", work)
-        .add_edge(START, "work")
-        .compile(tools=[process_items])
-    )
-    received: list[tuple[str, Any]] = []
-    for name in ("processing:started", "processing:progress", "processing:completed"):
-        app.on(name, lambda e: received.append((e.name, e.payload)))
-    result = await app.ainvoke({})
-    assert result["answer"] == 4
-    assert received == [
-        ("processing:started", {"total": 4}),
-        ("processing:progress", {"completed": 1, "total": 4, "percentage": 25}),
-        ("processing:progress", {"completed": 2, "total": 4, "percentage": 50}),
-        ("processing:progress", {"completed": 3, "total": 4, "percentage": 75}),
-        ("processing:progress", {"completed": 4, "total": 4, "percentage": 100}),
-        ("processing:completed", {"total": 4}),
-    ]
-
-
 @pytest.mark.asyncio
 async def test_unsubscribed_listener_hears_nothing_more() -> None:
     """The function on() returns unsubscribes the listener; others keep hearing events."""
@@ -365,44 +294,6 @@ async def test_unsubscribed_listener_hears_nothing_more() -> None:
     await app.ainvoke({})
     assert len(first) == 1
     assert len(second) == 2
-
-
-@pytest.mark.asyncio
-async def test_built_in_events_arrive_in_order() -> None:
-    """run:start, node:start, tool:start/end, node:end, interrupt and run:end arrive in order."""
-
-    async def act(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        return {"answer": await ctx.call_tool("lookup", {"q": "x"})}
-
-    def ask(state: State) -> dict[str, Any]:
-        return {"seen": interrupt("sure?")}
-
-    app = (
-        StateGraph(State)
-        .add_node("act", act)
-        .add_node("ask", ask)
-        .add_edge(START, "act")
-        .add_edge("act", "ask")
-        .compile(InMemoryCheckpointer(), tools=[lookup])
-    )
-    events: list[RunEvent] = []
-    app.on("*", events.append)
-    await app.ainvoke({}, thread_id="t")
-    assert [(e.name, e.node) for e in events] == [
-        ("run:start", None),
-        ("node:start", "act"),
-        ("tool:start", "act"),
-        ("tool:end", "act"),
-        ("node:end", "act"),
-        ("node:start", "ask"),
-        ("interrupt", "ask"),
-        ("node:end", "ask"),
-        ("run:end", None),
-    ]
-    assert events[-2].payload["status"] == "interrupted"
-    assert events[-1].payload["status"] == "interrupt"
-    assert events[6].payload["value"] == "sure?"
-    assert len({e.run_id for e in events}) == 1
 
 
 @pytest.mark.asyncio

@@ -1,4 +1,7 @@
-"""Execution context, tool argument checks and isolation between nodes, tool calls and runs."""
+"""Execution context, tool argument checks and isolation between nodes, tool calls and runs.
+
+What CPython and Pyodide share is in tests/scenarios/run_context_scenarios.py.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ import pytest
 
 from pyctx_web import (
     AsyncLocalStorage,
-    ContextMissingError,
     ExecutionContext,
     current_execution_context,
     require_execution_context,
@@ -22,7 +24,7 @@ from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
 from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.middleware import Middleware, MiddlewareContext
-from pyctx_web.graph.runtime import Hooks, RunContext, get_run_context
+from pyctx_web.graph.runtime import RunContext
 from pyctx_web.graph.tools import tool
 
 marker: AsyncLocalStorage[str] = AsyncLocalStorage(name="test.marker")
@@ -77,31 +79,6 @@ async def tenant_tool(args: dict[str, Any], ctx: RunContext[Any]) -> str | None:
     """Return the tenant a service function finds from inside a tool."""
     await asyncio.sleep(0)
     return tenant_of_caller()
-
-
-@pytest.mark.asyncio
-async def test_service_function_finds_the_tenant_from_a_node_and_a_tool() -> None:
-    """require_execution_context().tenant_id works in a service called from a node and a tool."""
-
-    async def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        from_node = tenant_of_caller()
-        from_tool = await ctx.call_tool("tenant_tool", {})
-        assert current_execution_context() == ctx.execution_context
-        return {"seen": {"node": from_node, "tool": from_tool, "ec": ctx.execution_context}}
-
-    app = (
-        StateGraph(State)
-        .add_node("node", node)
-        .add_edge(START, "node")
-        .compile(tools=[tenant_tool])
-    )
-    result = await app.ainvoke({}, execution_context={"tenant_id": "acme", "user_id": "u1"})
-    seen = result["seen"]
-    assert (seen["node"], seen["tool"]) == ("acme", "acme")
-    assert seen["ec"].user_id == "u1"
-    assert seen["ec"].correlation_id is not None
-    with pytest.raises(ContextMissingError):
-        tenant_of_caller()
 
 
 @pytest.mark.asyncio
@@ -372,85 +349,3 @@ async def test_unknown_tool_lists_the_known_ones() -> None:
 
 
 # --- 50 concurrent runs ---------------------------------------------------------------------------
-
-
-@tool
-async def whoami(args: dict[str, Any], ctx: RunContext[Any]) -> dict[str, Any]:
-    """Report what the tool sees of its run."""
-    await asyncio.sleep(0)
-    return {
-        "data": ctx.data["who"],
-        "user_context": ctx.user_context["who"],
-        "tenant": tenant_of_caller(),
-        "marker": marker.get_store(),
-        "run": get_run_context() is ctx,
-    }
-
-
-@pytest.mark.asyncio
-async def test_fifty_concurrent_runs_never_see_each_others_values() -> None:
-    """50 runs in flight at once each see only their own data, user_context and contexts."""
-    runs = 50
-    arrived = 0
-    everyone_in = asyncio.Event()
-
-    def on_start(ctx: RunContext[Any]) -> None:
-        ctx.user_context["who"] = ctx.data["who"]
-        marker.enter_with(f"marker-{ctx.data['who']}")
-
-    def look(ctx: RunContext[Any]) -> dict[str, Any]:
-        return {
-            "data": ctx.data["who"],
-            "user_context": ctx.user_context["who"],
-            "tenant": tenant_of_caller(),
-            "marker": marker.get_store(),
-            "run": get_run_context() is ctx,
-        }
-
-    async def first(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        nonlocal arrived
-        arrived += 1
-        if arrived == runs:
-            everyone_in.set()
-        await everyone_in.wait()
-        return {"seen": {"first": look(ctx), "tool": await ctx.call_tool("whoami", {})}}
-
-    async def second(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        await asyncio.sleep(0)
-        return {"seen": {**state["seen"], "second": look(ctx)}}
-
-    ended: dict[str, str] = {}
-
-    def on_end(ctx: RunContext[Any], outcome: Any) -> None:
-        ended[ctx.data["who"]] = ctx.user_context["who"]
-
-    app = (
-        StateGraph(State)
-        .add_node("first", first)
-        .add_node("second", second)
-        .add_edge(START, "first")
-        .add_edge("first", "second")
-        .compile(
-            data={"who": None},
-            hooks=Hooks(on_start=on_start, on_end=on_end),
-            tools=[whoami],
-        )
-    )
-    results = await asyncio.gather(
-        *(
-            app.ainvoke({}, data={"who": f"w{i}"}, execution_context={"tenant_id": f"tenant-w{i}"})
-            for i in range(runs)
-        )
-    )
-    for i, result in enumerate(results):
-        who = f"w{i}"
-        expected = {
-            "data": who,
-            "user_context": who,
-            "tenant": f"tenant-{who}",
-            "marker": f"marker-{who}",
-            "run": True,
-        }
-        assert result["seen"] == {"first": expected, "tool": expected, "second": expected}
-    assert ended == {f"w{i}": f"w{i}" for i in range(runs)}
-    assert marker.get_store() is None
