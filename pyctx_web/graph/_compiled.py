@@ -7,10 +7,11 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import aclosing
 from contextvars import copy_context
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext
+from pyctx_web.graph._engine.channels import is_state_type
 from pyctx_web.graph._engine.execute import execute
 from pyctx_web.graph._engine.frames import Run, current_run
 from pyctx_web.graph._engine.loop import Engine
@@ -40,10 +41,27 @@ from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.errors import InvalidGraphError
 from pyctx_web.graph.events import EventBus, Listener
 
-__all__ = ["CompiledStateGraph"]
+__all__ = ["CompiledStateGraph", "RunOptions"]
 
 ExecutionContextArg = ExecutionContext | Mapping[str, Any] | None
 Breakpoints = Sequence[str] | str | None
+
+
+class RunOptions(TypedDict, total=False):
+    """The keywords of ``invoke``, ``ainvoke``, ``stream``, ``astream`` and ``start``."""
+
+    context: Any
+    """The run's context (``runtime.context``, ``ctx.data``); a dict becomes the context schema."""
+    data: Any
+    """pyctx_web's name for ``context``: give one of them."""
+    thread_id: Any
+    """Shorthand for ``config={"configurable": {"thread_id": ...}}``."""
+    interrupt_before: Breakpoints
+    """Nodes to pause before in this run, instead of compile()'s."""
+    interrupt_after: Breakpoints
+    """Nodes to pause after in this run, instead of compile()'s."""
+    execution_context: ExecutionContextArg
+    """Tenant, user and correlation id: an ExecutionContext, or a mapping merged onto it."""
 
 
 class CompiledStateGraph(SyncForms):
@@ -131,7 +149,7 @@ class CompiledStateGraph(SyncForms):
         )
 
     def _result(self, outcome: Outcome) -> dict[str, Any]:
-        values = self.spec.schema.output(outcome.values)
+        values = self.spec.schema.result(outcome.values)
         if outcome.interrupts:
             values["__interrupt__"] = list(outcome.interrupts)
         return values
@@ -139,17 +157,9 @@ class CompiledStateGraph(SyncForms):
     # -- running ---------------------------------------------------------------------
 
     async def ainvoke(
-        self,
-        input: Any,
-        config: Mapping[str, Any] | None = None,
-        *,
-        thread_id: Any = None,
-        interrupt_before: Breakpoints = None,
-        interrupt_after: Breakpoints = None,
-        data: Any = None,
-        execution_context: ExecutionContextArg = None,
+        self, input: Any, config: Mapping[str, Any] | None = None, **options: Unpack[RunOptions]
     ) -> dict[str, Any]:
-        """Run the graph and return the state values.
+        """Run the graph and return the state values (those of the output schema, if any).
 
         ``input`` is a dict (or dataclass) of state values that starts a run,
         ``Command(resume=...)`` that answers a paused run, or ``None`` that
@@ -158,73 +168,60 @@ class CompiledStateGraph(SyncForms):
         paused thread starts a new run and drops the pending questions.
         ``config={"configurable": {"thread_id": ..., "checkpoint_id": ...},
         "recursion_limit": 25}`` as in LangGraph; naming an older checkpoint
-        forks the thread from it. ``thread_id=`` is a shorthand.
-
-        ``data`` is merged onto the graph's default data for this run
-        (``ctx.data``); ``execution_context`` (an :class:`ExecutionContext`, or a
-        mapping merged onto the current one) is what the run's nodes and tools
-        see through ``current_execution_context()``. A cancelled run raises
-        :class:`~pyctx_web.graph.errors.RunCancelledError`.
+        forks the thread from it. The keywords are :class:`RunOptions`. A
+        cancelled run raises :class:`~pyctx_web.graph.errors.RunCancelledError`.
         """
-        return await self.start(
-            input,
-            config,
-            thread_id=thread_id,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-            data=data,
-            execution_context=execution_context,
-        )
+        return await self.start(input, config, **options)
 
     def start(
-        self,
-        input: Any,
-        config: Mapping[str, Any] | None = None,
-        *,
-        thread_id: Any = None,
-        interrupt_before: Breakpoints = None,
-        interrupt_after: Breakpoints = None,
-        data: Any = None,
-        execution_context: ExecutionContextArg = None,
+        self, input: Any, config: Mapping[str, Any] | None = None, **options: Unpack[RunOptions]
     ) -> RunHandle:
         """Start a run in a task of its own and return its handle, without waiting.
 
         Takes what :meth:`ainvoke` takes; ``await handle`` gives what ``ainvoke``
         returns, and ``handle.cancel()`` stops the run. Needs a running event loop.
         """
-        breakpoints = (interrupt_before, interrupt_after)
-        run, control, body = self._prepare(
-            input, config, thread_id, data, execution_context, breakpoints
-        )
+        run, control, body = self._prepare(input, config, options)
         task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
         control.task = task
         assert run.plug is not None
         return RunHandle(run.plug.context, control, task)
 
     def _prepare(
-        self,
-        input: Any,
-        config: Mapping[str, Any] | None,
-        thread_id: Any,
-        data: Any,
-        execution_context: ExecutionContextArg,
-        breakpoints: tuple[Breakpoints, Breakpoints] = (None, None),
-        **stream: Any,
+        self, input: Any, config: Mapping[str, Any] | None, options: RunOptions, **stream: Any
     ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
         """A run with its context and cancel control, and the coroutine that executes it."""
-        request = parse_config(config, thread_id=thread_id)
+        unknown = set(options) - set(RunOptions.__annotations__)
+        if unknown:
+            raise ArgumentTypeError(
+                f"got an unexpected keyword argument {sorted(unknown)[0]!r}; "
+                f"expected {', '.join(sorted(RunOptions.__annotations__))}"
+            )
+        request = parse_config(config, thread_id=options.get("thread_id"))
         run = self._run(input, request, **stream)
         control = RunControl(run.run_id, request.thread_id)
         plug = new_context(
             self.runtime,
             run,
             input,
-            data=data,
-            execution_context=execution_context,
+            data=self._context_of(options),
+            execution_context=options.get("execution_context"),
             control=control,
         )
-        engine = self._engine(run, request, *breakpoints)
+        before, after = options.get("interrupt_before"), options.get("interrupt_after")
+        engine = self._engine(run, request, before, after)
         return run, control, managed(plug, control, lambda: execute(engine, input, request))
+
+    def _context_of(self, options: RunOptions) -> Any:
+        """The run's ``context=`` (or ``data=``, its other name), as ``context_schema`` types it."""
+        context, data = options.get("context"), options.get("data")
+        if context is not None and data is not None:
+            raise ArgumentTypeError("pass context= or data= (the same thing), not both")
+        given = data if context is None else context
+        schema = self.spec.context_schema
+        if isinstance(given, Mapping) and schema is not None and is_state_type(schema):
+            return schema(**given)  # LangGraph builds the context schema from a dict
+        return given
 
     async def _tracked(
         self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
@@ -265,11 +262,7 @@ class CompiledStateGraph(SyncForms):
         config: Mapping[str, Any] | None = None,
         *,
         stream_mode: str | Sequence[str] = "updates",
-        thread_id: Any = None,
-        interrupt_before: Breakpoints = None,
-        interrupt_after: Breakpoints = None,
-        data: Any = None,
-        execution_context: ExecutionContextArg = None,
+        **options: Unpack[RunOptions],
     ) -> AsyncGenerator[Any, None]:
         """Run the graph like :meth:`ainvoke`, yielding chunks as it goes.
 
@@ -281,16 +274,7 @@ class CompiledStateGraph(SyncForms):
         """
         modes, single = stream_modes(stream_mode)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        run, control, body = self._prepare(
-            input,
-            config,
-            thread_id,
-            data,
-            execution_context,
-            (interrupt_before, interrupt_after),
-            stream_modes=modes,
-            queue=queue,
-        )
+        run, control, body = self._prepare(input, config, options, stream_modes=modes, queue=queue)
         # Closing the chunks when the caller stops early cancels the run and waits for it.
         async with aclosing(self._consume(run, control, body, queue)) as chunks:
             async for mode, chunk in chunks:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pyctx_web.errors import ContextMissingError
 from pyctx_web.graph._engine.frames import Run, current_run
+from pyctx_web.graph._engine.injection import run_config
 
 __all__ = ["get_config", "get_stream_writer"]
 
@@ -29,12 +30,7 @@ def get_config() -> dict[str, Any]:
     a copy, so changing it changes nothing. Outside a run it raises
     :class:`~pyctx_web.errors.ContextMissingError`.
     """
-    run = _current("get_config()")
-    config = dict(run.config)
-    config["configurable"] = dict(config.get("configurable") or {})
-    config["configurable"].setdefault("thread_id", run.thread_id)
-    config.setdefault("run_id", run.run_id)
-    return config
+    return run_config(_current("get_config()"))
 
 
 def get_stream_writer() -> Callable[[Any], None]:
@@ -44,9 +40,4 @@ def get_stream_writer() -> Callable[[Any], None]:
     nobody streams the custom mode. Outside a run it raises
     :class:`~pyctx_web.errors.ContextMissingError`.
     """
-    run = _current("get_stream_writer()")
-
-    def write(chunk: Any) -> None:
-        run.emit("custom", chunk)
-
-    return write
+    return _current("get_stream_writer()").writer()

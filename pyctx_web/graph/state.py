@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._compiled import CompiledStateGraph
 from pyctx_web.graph._engine.channels import StateSchema
+from pyctx_web.graph._engine.injection import node_input_type, node_parameters
 from pyctx_web.graph._engine.spec import (
     Branch,
     GraphSpec,
     Join,
     NodeSpec,
-    accepts_ctx,
     command_destinations,
 )
 from pyctx_web.graph._engine.values import RetryPolicy
@@ -37,13 +37,28 @@ _RESERVED_CHARS = ("|", ":", "\n")
 class StateGraph:
     """A graph of nodes that read and update a shared state.
 
-    ``state_type`` is a ``TypedDict`` or a dataclass; keys annotated with
-    ``Annotated[T, reducer]`` combine writes with the reducer. Add nodes and
-    edges, then :meth:`compile` to get a runnable :class:`CompiledStateGraph`.
+    ``state_schema`` is a ``TypedDict``, a dataclass or a pydantic model; keys
+    annotated with ``Annotated[T, reducer]`` combine writes with the reducer.
+    ``context_schema`` types the runs' context (``invoke(..., context=...)``);
+    ``input_schema`` and ``output_schema`` restrict what a run takes and
+    returns. Add nodes and edges, then :meth:`compile` to get a runnable
+    :class:`CompiledStateGraph`.
     """
 
-    def __init__(self, state_type: type) -> None:
-        self.schema = StateSchema(state_type)
+    def __init__(
+        self,
+        state_schema: type,
+        context_schema: type | None = None,
+        *,
+        input_schema: type | None = None,
+        output_schema: type | None = None,
+    ) -> None:
+        self.schema = StateSchema(state_schema)
+        self.context_schema = context_schema
+        if input_schema is not None:
+            self.schema.input_keys = self._extend(input_schema)
+        if output_schema is not None:
+            self.schema.output_keys = self._extend(output_schema)
         self._nodes: dict[str, NodeSpec] = {}
         self._edges: list[tuple[str, str]] = []
         self._branches: list[Branch] = []
@@ -87,9 +102,24 @@ class StateGraph:
             raise ArgumentTypeError(
                 f"add_node() retry_policy must be a RetryPolicy or None, not {retry!r}"
             )
+        takes_ctx, inject = node_parameters(name, fn)
         ends = command_destinations(fn)
-        self._nodes[name] = NodeSpec(name, fn, accepts_ctx(name, fn), retry, ends, bool(defer))
+        state_in = node_input_type(fn)
+        reads = None
+        if state_in is not None and state_in is not self.schema.state_type:
+            # As in LangGraph, the node reads only the keys of the type it annotates its
+            # state with, and those keys become channels of the graph.
+            reads = StateSchema(state_in)
+            self.schema.extend(reads)
+        spec = NodeSpec(name, fn, takes_ctx, retry, ends, bool(defer), inject, reads)
+        self._nodes[name] = spec
         return self
+
+    def _extend(self, schema: type) -> tuple[str, ...]:
+        """Add the keys of ``schema`` to the graph's channels and return them."""
+        other = StateSchema(schema)
+        self.schema.extend(other)
+        return tuple(other.annotations)
 
     def add_sequence(
         self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]
@@ -225,6 +255,7 @@ class StateGraph:
             branches={src: tuple(bs) for src, bs in branches.items()},
             joins=tuple(self._joins),
             defers=any(node.defer for node in self._nodes.values()),
+            context_schema=self.context_schema,
         )
 
     def compile(

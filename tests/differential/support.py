@@ -37,7 +37,6 @@ LATER: dict[str, str] = {
     "later_messages_state": "chat messages: langchain_core messages, add_messages, MessagesState",
     "later_functional_api": "the functional API: @entrypoint and @task",
     "later_subgraph": "subgraphs: a compiled graph as a node, stream(subgraphs=True)",
-    "later_context_schema": "runtime context: context_schema and Runtime",
 }
 """Programs of LangGraph features pyctx_web does not offer yet, with the feature.
 

@@ -17,7 +17,7 @@ from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
 
-__all__ = ["Reducer", "StateSchema"]
+__all__ = ["Reducer", "StateSchema", "is_state_type"]
 
 Reducer = Callable[[Any, Any], Any]
 """``reducer(current, update) -> new value``."""
@@ -49,6 +49,15 @@ def _is_model(state_type: object) -> bool:
     )
 
 
+def is_state_type(cls: object) -> bool:
+    """Whether ``cls`` can describe a state: a TypedDict, a dataclass or a pydantic model."""
+    return (
+        _is_typeddict(cls)
+        or _is_model(cls)
+        or (isinstance(cls, type) and dataclasses.is_dataclass(cls))
+    )
+
+
 def _takes_two(fn: Callable[..., Any]) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()
@@ -66,7 +75,16 @@ def _takes_two(fn: Callable[..., Any]) -> bool:
 class StateSchema:
     """Keys, reducers and conversions of a ``TypedDict`` or dataclass state type."""
 
-    __slots__ = ("annotations", "is_dataclass", "is_model", "reducers", "state_type")
+    __slots__ = (
+        "annotations",
+        "input_keys",
+        "is_dataclass",
+        "is_model",
+        "output_keys",
+        "own_keys",
+        "reducers",
+        "state_type",
+    )
 
     state_type: type
     annotations: dict[str, Any]
@@ -75,6 +93,12 @@ class StateSchema:
     """Nodes receive an instance of the state type (a dataclass or a pydantic model)."""
     is_model: bool
     """The state type is a pydantic-style model."""
+    input_keys: tuple[str, ...] | None
+    """The keys a run's input may set (``input_schema``); ``None`` for every key."""
+    output_keys: tuple[str, ...] | None
+    """The keys ``invoke`` returns (``output_schema``); ``None`` for the state type's."""
+    own_keys: frozenset[str] | None
+    """The state type's own keys once other schemas added channels; ``None`` until then."""
 
     def __init__(self, state_type: type) -> None:
         self.is_model = _is_model(state_type)
@@ -102,6 +126,16 @@ class StateSchema:
             raise InvalidGraphError(f"state type {state_type.__qualname__!r} declares no keys")
         self.annotations = hints
         self.reducers = {key: self._reducer_of(key, hint) for key, hint in hints.items()}
+        self.input_keys = self.output_keys = self.own_keys = None
+
+    def extend(self, other: StateSchema) -> None:
+        """Add the keys of ``other`` that this schema lacks (an input, output or node schema)."""
+        for key, hint in other.annotations.items():
+            if key not in self.annotations:
+                if self.own_keys is None:
+                    self.own_keys = frozenset(self.annotations)
+                self.annotations[key] = hint
+                self.reducers[key] = other.reducers[key]
 
     def _field_names(self, state_type: type) -> list[str]:
         if self.is_model:
@@ -140,6 +174,9 @@ class StateSchema:
         """Return the ``(key, value)`` writes of a node's update; raise if a key is unknown."""
         if update is None:
             return []
+        if node == START and self.input_keys is not None and isinstance(update, Mapping):
+            # As in LangGraph, input keys outside the input schema are ignored.
+            update = {k: v for k, v in update.items() if k in self.input_keys}
         if self.is_dataclass and isinstance(update, self.state_type):
             return [(name, getattr(update, name)) for name in self.annotations]
         if not isinstance(update, Mapping):
@@ -208,7 +245,13 @@ class StateSchema:
         return new
 
     def to_state(self, values: Mapping[str, Any], node: str) -> Any:
-        """The state object a node receives: a dict copy, a dataclass or a model instance."""
+        """The state object a node receives: a dict copy, a dataclass or a model instance.
+
+        Only the state type's keys: channels other schemas added are private to the
+        nodes that annotate those schemas.
+        """
+        if self.own_keys is not None:
+            values = {k: v for k, v in values.items() if k in self.own_keys}
         if not self.is_dataclass:
             return dict(values)
         if self.is_model:
@@ -224,5 +267,16 @@ class StateSchema:
             ) from exc
 
     def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The values a caller receives, in declaration order."""
-        return {key: values[key] for key in self.annotations if key in values}
+        """The state type's values in declaration order, as snapshots and ``"values"`` show them."""
+        own = self.own_keys
+        return {
+            key: values[key]
+            for key in self.annotations
+            if key in values and (own is None or key in own)
+        }
+
+    def result(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values ``invoke`` returns: those of the output schema, when there is one."""
+        if self.output_keys is None:
+            return self.output(values)
+        return {key: values[key] for key in self.output_keys if key in values}

@@ -88,6 +88,8 @@ class Run:
     """The step being run."""
     config: dict[str, Any] = field(default_factory=dict)
     """The config the run was called with, as :func:`~pyctx_web.graph.config.get_config` shows."""
+    context: Any = None
+    """The run's context (``invoke(..., context=...)``), as ``Runtime.context`` shows it."""
     plug: RunPlug | None = None
     """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
 
@@ -99,6 +101,14 @@ class Run:
         """Send ``chunk`` to the stream if someone listens to ``mode``."""
         if self.queue is not None and mode in self.stream_modes:
             self.queue.put_nowait((mode, chunk))
+
+    def writer(self) -> Callable[[Any], None]:
+        """A function that sends chunks to ``stream_mode="custom"`` consumers of this run."""
+
+        def write(chunk: Any) -> None:
+            self.emit("custom", chunk)
+
+        return write
 
 
 @dataclass(eq=False, slots=True)
@@ -115,14 +125,19 @@ class TaskFrame:
     """``interrupt()`` calls made so far in the current attempt."""
     raised_index: int | None = None
     """Position of the question that paused the current attempt."""
+    checkpoint_id: str = ""
+    """The checkpoint whose step the task belongs to."""
+    attempt: int = 0
+    """The current attempt, from 1."""
 
     def reset(self) -> None:
         """Start a new attempt: ``interrupt()`` calls count from the first again."""
         self.calls = 0
         self.raised_index = None
+        self.attempt += 1
 
 
-current_run: AsyncLocalStorage[Run] = AsyncLocalStorage(name="pyctx_web.graph._engine.frames")
+current_run: AsyncLocalStorage[Run] = AsyncLocalStorage(name="pyctx_web.graph.run")
 """The run the current code belongs to."""
 
 current_task: AsyncLocalStorage[TaskFrame] = AsyncLocalStorage(name="pyctx_web.graph.task")

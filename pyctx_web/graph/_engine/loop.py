@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
+from pyctx_web.graph._engine.injection import injected
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.outcome import Outcome, current_values, step_writes
 from pyctx_web.graph._engine.planner import Planner
@@ -34,7 +35,7 @@ from pyctx_web.graph._engine.records import (
     stable_id,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
-from pyctx_web.graph._engine.spec import GraphSpec
+from pyctx_web.graph._engine.spec import GraphSpec, NodeSpec
 from pyctx_web.graph._engine.store import Store
 from pyctx_web.graph._engine.values import UNSET, Command, Interrupt
 from pyctx_web.graph.constants import START
@@ -248,7 +249,7 @@ class Engine(Store):
 
         async def one(task: TaskSpec) -> Exception | None:
             rec = pending.record(task.id)
-            frame = TaskFrame(self.run, task, list(rec.answers))
+            frame = TaskFrame(self.run, task, list(rec.answers), checkpoint_id=cp.id)
             # gather() gives this coroutine a task, hence a context, of its own.
             current_task.enter_with(frame)
             plug = self.run.plug
@@ -316,6 +317,22 @@ class Engine(Store):
             )
         return self.run.plug.context
 
+    def _state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
+        """The state ``node`` receives: the graph's, or only the keys its annotation names."""
+        if node.reads is None:
+            return self.schema.to_state(values, node.name)
+        keys = node.reads.annotations
+        return node.reads.to_state({k: v for k, v in values.items() if k in keys}, node.name)
+
+    def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
+        """Call the node with what it asked for besides its state."""
+        if node.inject:
+            extra = injected(self.run, frame, node.inject)
+            if node.takes_ctx:
+                return node.fn(arg, self._context(), **extra)
+            return node.fn(arg, **extra)
+        return node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)
+
     async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> _TaskOutcome:
         node = self.spec.nodes[task.name]
         policy = node.retry
@@ -324,8 +341,8 @@ class Engine(Store):
             attempt += 1
             frame.reset()
             try:
-                arg = self.schema.to_state(cp.values, task.name) if task.arg is NO_ARG else task.arg
-                ret = node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)
+                arg = self._state_of(node, cp.values) if task.arg is NO_ARG else task.arg
+                ret = self._call(node, arg, frame)
                 if is_awaitable(ret):
                     ret = await ret
                 result, raw = self._to_result(task.name, ret)

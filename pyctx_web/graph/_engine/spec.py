@@ -9,9 +9,8 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from pyctx_web.graph._engine.channels import StateSchema
 from pyctx_web.graph._engine.values import Command, RetryPolicy
-from pyctx_web.graph.errors import InvalidGraphError
 
-__all__ = ["Branch", "GraphSpec", "Join", "NodeSpec", "accepts_ctx", "command_destinations"]
+__all__ = ["Branch", "GraphSpec", "Join", "NodeSpec", "command_destinations"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +29,10 @@ class NodeSpec:
     """Where a returned ``Command`` may go, from a ``-> Command[Literal[...]]`` annotation."""
     defer: bool = False
     """Whether the node waits until no other node is left to run (``add_node(defer=True)``)."""
+    inject: tuple[tuple[str, str], ...] = ()
+    """Keyword parameters the node asked for and what each gets: runtime, config, writer, store."""
+    reads: StateSchema | None = None
+    """The schema the node annotates its state with, when not the graph's: it reads only that."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,33 +78,8 @@ class GraphSpec:
     """Edges from several nodes (``add_edge([a, b], c)``)."""
     defers: bool = False
     """Whether any node waits until nothing else is left to run (``defer=True``)."""
-
-
-def accepts_ctx(name: str, fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` takes ``(state, ctx)``; raise if it takes neither form."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        # Callables without a signature (some builtins): pass the state only.
-        return False
-    positional = []
-    for p in sig.parameters.values():
-        if p.kind is p.VAR_POSITIONAL:
-            return True
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            positional.append(p)
-        elif p.kind is p.KEYWORD_ONLY and p.default is p.empty:
-            raise InvalidGraphError(
-                f"node {name!r}: function {fn!r} has a required keyword-only parameter "
-                f"{p.name!r}; a node is called as fn(state) or fn(state, ctx)"
-            )
-    required = [p for p in positional if p.default is p.empty]
-    if not positional or len(required) > 2:
-        raise InvalidGraphError(
-            f"node {name!r}: function {fn!r} must take (state) or (state, ctx), "
-            f"its signature is {sig}"
-        )
-    return len(positional) >= 2
+    context_schema: type | None = None
+    """The type of the runs' context (``StateGraph(..., context_schema=...)``)."""
 
 
 def command_destinations(fn: Callable[..., Any]) -> tuple[str, ...]:

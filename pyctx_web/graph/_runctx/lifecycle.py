@@ -116,6 +116,7 @@ def new_context(
         execution_context=ec,
         cancel=control.cancel,
     )
+    run.context = ctx.data  # runtime.context and ctx.data are one object
     run.plug = plug = ContextPlug(ctx, runtime, log)
     return plug
 
