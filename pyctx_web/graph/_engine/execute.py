@@ -9,7 +9,7 @@ from pyctx_web.graph._engine.records import (
     Pending,
     new_checkpoint_id,
     now_iso,
-    stable_id,
+    task_id,
 )
 from pyctx_web.graph._engine.resume import resume
 from pyctx_web.graph._engine.values import Command
@@ -75,8 +75,7 @@ async def _fork(engine: Engine, source: Checkpoint) -> Checkpoint:
     """A copy of ``source`` as the thread's newest checkpoint, with tasks of its own."""
     cid = new_checkpoint_id()
     tasks = tuple(
-        type(t)(stable_id(cid, "fork", i, t.name), t.name, t.arg)
-        for i, t in enumerate(source.tasks)
+        type(t)(task_id(cid, "fork", i, t.name), t.name, t.arg) for i, t in enumerate(source.tasks)
     )
     fork = Checkpoint(
         id=cid,

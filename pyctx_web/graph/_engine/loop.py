@@ -32,11 +32,12 @@ from pyctx_web.graph._engine.records import (
     encode_write,
     new_checkpoint_id,
     now_iso,
-    stable_id,
+    task_id,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec, NodeSpec
 from pyctx_web.graph._engine.store import Store
+from pyctx_web.graph._engine.streams import emit_task, emit_task_result
 from pyctx_web.graph._engine.values import UNSET, Command, Interrupt
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import (
@@ -115,7 +116,7 @@ class Engine(Store):
         updates = self.schema.check_update(START, input)
         cid = new_checkpoint_id()
         self.run.step = base.step + 1 if base is not None else -1
-        task = TaskSpec(stable_id(cid, "start"), START)
+        task = TaskSpec(task_id(cid, "start"), START)
         cp = Checkpoint(
             id=cid,
             thread_id=self.run.thread_id or "",
@@ -252,6 +253,7 @@ class Engine(Store):
             frame = TaskFrame(self.run, task, list(rec.answers), checkpoint_id=cp.id)
             # gather() gives this coroutine a task, hence a context, of its own.
             current_task.enter_with(frame)
+            emit_task(self.run, self.schema, cp, task)
             plug = self.run.plug
             if plug is None:
                 out = await self._attempts(task, frame, cp)
@@ -263,6 +265,7 @@ class Engine(Store):
                     lambda error: _TaskOutcome(error=error),
                 )
             kind = "result" if out.result is not None else "interrupt" if out.interrupt else "error"
+            emit_task_result(self.run, cp.step + 1, task, out.raw, out.error, out.interrupt)
             if out.result is not None:
                 rec.result = out.result
             elif out.interrupt is not None:

@@ -21,7 +21,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-STREAM_MODES: Final = frozenset({"updates", "values", "custom"})
+STREAM_MODES: Final = frozenset({"updates", "values", "custom", "checkpoints", "tasks", "debug"})
 DEFAULT_RECURSION_LIMIT: Final = 25
 DONE: Final = "__done__"
 

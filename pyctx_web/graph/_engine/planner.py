@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pyctx_web.context import is_awaitable
-from pyctx_web.graph._engine.records import TaskResult, TaskSpec, stable_id
+from pyctx_web.graph._engine.records import TaskResult, TaskSpec, task_id
 from pyctx_web.graph._engine.spec import Branch, GraphSpec
 from pyctx_web.graph._engine.values import Send
 from pyctx_web.graph.constants import END
@@ -130,11 +130,11 @@ class Planner:
         pulled: set[str] = set()
         for target in targets:
             if isinstance(target, Send):
-                task_id = stable_id(checkpoint_id, "push", len(tasks), target.node)
-                tasks.append(TaskSpec(task_id, target.node, target.arg))
+                pushed = task_id(checkpoint_id, "push", len(tasks), target.node)
+                tasks.append(TaskSpec(pushed, target.node, target.arg))
             elif target != END and target not in pulled:
                 pulled.add(target)
-                tasks.append(TaskSpec(stable_id(checkpoint_id, "pull", target), target))
+                tasks.append(TaskSpec(task_id(checkpoint_id, "pull", target), target))
         if not barriers:
             return tuple(tasks), {}
         return tuple(tasks), {key: list(sources) for key, sources in barriers.items()}

@@ -36,6 +36,7 @@ __all__ = [
     "encode_write",
     "new_checkpoint_id",
     "stable_id",
+    "task_id",
 ]
 
 FORMAT_VERSION: Final = 1
@@ -72,6 +73,12 @@ def stable_id(*parts: object) -> str:
     """A deterministic 32-hex-digit id of ``parts``."""
     text = "\x1f".join(str(p) for p in parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def task_id(*parts: object) -> str:
+    """A deterministic task id of ``parts``, in UUID form as LangGraph's task ids."""
+    text = stable_id(*parts)
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
 
 
 _second: list[Any] = [None, ""]
@@ -132,13 +139,8 @@ class Checkpoint:
     ``defer=True`` nodes held back until nothing else is left to run."""
 
     def metadata(self) -> dict[str, Any]:
-        """The LangGraph-style metadata of the checkpoint."""
-        return {
-            "source": self.source,
-            "step": self.step,
-            "writes": self.writes,
-            "parents": {},
-        }
+        """The checkpoint's metadata, as LangGraph's: ``source``, ``step``, ``parents``."""
+        return {"source": self.source, "step": self.step, "parents": {}}
 
 
 @dataclass(slots=True)

@@ -15,11 +15,13 @@ from pyctx_web.graph._engine.records import (
     encode_input_update,
     encode_write,
 )
+from pyctx_web.graph._engine.streams import emit_checkpoint
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import GraphConfigError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
+    from pyctx_web.graph._engine.frames import Run
     from pyctx_web.graph._engine.serde import JsonSerde
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
@@ -32,11 +34,13 @@ class Store:
     checkpointer: Checkpointer | None
     serde: JsonSerde
     schema: StateSchema
+    run: Run
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
         if self.checkpointer is not None:
             await self.checkpointer.aput(encode_checkpoint(self.serde, cp))
+        emit_checkpoint(self.run, self.schema, cp)
 
     async def save_writes(
         self,

@@ -267,8 +267,8 @@ async def test_astream_modes(checkpointer: Checkpointer, mode: str) -> None:
         c async for c in graph.astream(Command(resume="x"), thread_id="v", stream_mode="values")
     ]
     assert resumed_values == [{**EMPTY, "log": ["a"]}, {**EMPTY, "log": ["a"], "answer": "x"}]
-    with pytest.raises(ValueError, match="unknown stream_mode 'debug'"):
-        [c async for c in graph.astream({}, thread_id="z", stream_mode="debug")]
+    with pytest.raises(ValueError, match="unknown stream_mode 'everything'"):
+        [c async for c in graph.astream({}, thread_id="z", stream_mode="everything")]
 
 
 @pytest.mark.asyncio

@@ -1,0 +1,99 @@
+"""The ``checkpoints``, ``tasks`` and ``debug`` stream modes: their chunks, as LangGraph's.
+
+``checkpoints`` yields each checkpoint as it is saved (config, parent config,
+values, metadata, next, tasks); ``tasks`` yields each task as it starts
+(id, name, input, triggers) and as it ends (id, name, error, result,
+interrupts); ``debug`` yields both kinds wrapped with the step, a timestamp and
+a type (``checkpoint``, ``task``, ``task_result``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from pyctx_web.graph._engine.records import NO_ARG, Checkpoint, TaskSpec, now_iso
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.channels import StateSchema
+    from pyctx_web.graph._engine.frames import Run
+    from pyctx_web.graph._engine.values import Interrupt
+
+__all__ = ["TASK_MODES", "emit_checkpoint", "emit_task", "emit_task_result"]
+
+TASK_MODES: Final = ("tasks", "debug")
+CHECKPOINT_MODES: Final = ("checkpoints", "debug")
+
+
+def _listens(run: Run, modes: tuple[str, ...]) -> bool:
+    return any(run.listens(mode) for mode in modes)
+
+
+def _emit(run: Run, kind: str, step: int, payload: dict[str, Any]) -> None:
+    run.emit("tasks" if kind != "checkpoint" else "checkpoints", payload)
+    if run.listens("debug"):
+        run.emit("debug", {"step": step, "timestamp": now_iso(), "type": kind, "payload": payload})
+
+
+def _config(thread_id: str, checkpoint_id: str) -> dict[str, Any]:
+    # The key order of LangGraph's stream chunks, which differs from its snapshots'.
+    conf = {"checkpoint_ns": "", "thread_id": thread_id, "checkpoint_id": checkpoint_id}
+    return {"configurable": conf}
+
+
+def emit_checkpoint(run: Run, schema: StateSchema, cp: Checkpoint) -> None:
+    """Stream ``cp``, just saved, to ``checkpoints`` and ``debug`` consumers."""
+    if not _listens(run, CHECKPOINT_MODES):
+        return
+    payload = {
+        "config": _config(cp.thread_id, cp.id),
+        "parent_config": _config(cp.thread_id, cp.parent_id) if cp.parent_id else None,
+        "values": schema.output(cp.values),
+        "metadata": cp.metadata(),
+        "next": [t.name for t in cp.tasks],
+        "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in cp.tasks],
+    }
+    _emit(run, "checkpoint", cp.step, payload)
+
+
+def emit_task(run: Run, schema: StateSchema, cp: Checkpoint, task: TaskSpec) -> None:
+    """Stream that ``task`` starts, to ``tasks`` and ``debug`` consumers."""
+    if not _listens(run, TASK_MODES):
+        return
+    pushed = task.arg is not NO_ARG
+    payload = {
+        "id": task.id,
+        "name": task.name,
+        "input": task.arg if pushed else schema.output(cp.values),
+        "triggers": ("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
+    }
+    _emit(run, "task", cp.step + 1, payload)
+
+
+def emit_task_result(
+    run: Run,
+    step: int,
+    task: TaskSpec,
+    result: Any,
+    error: Exception | None,
+    interrupt: Interrupt | None,
+) -> None:
+    """Stream how ``task`` ended, to ``tasks`` and ``debug`` consumers."""
+    if not _listens(run, TASK_MODES):
+        return
+    questions = []
+    if interrupt is not None:
+        questions.append(
+            {
+                "value": interrupt.value,
+                "id": interrupt.id,
+                "response_schema": interrupt.response_schema,
+            }
+        )
+    payload = {
+        "id": task.id,
+        "name": task.name,
+        "error": None if error is None else repr(error),
+        "result": dict(result or {}),
+        "interrupts": questions,
+    }
+    _emit(run, "task_result", step, payload)
