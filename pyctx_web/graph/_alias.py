@@ -25,6 +25,7 @@ LANGGRAPH_MODULES: Final = {
     "langgraph.errors": "pyctx_web.graph.errors",
     "langgraph.config": "pyctx_web.graph.config",
     "langgraph.runtime": "pyctx_web.graph.runtime",
+    "langgraph.func": "pyctx_web.graph.func",
     "langgraph.checkpoint": "pyctx_web.graph.checkpoint",
     "langgraph.checkpoint.base": "pyctx_web.graph.checkpoint.base",
     "langgraph.checkpoint.memory": "pyctx_web.graph.checkpoint.memory",

@@ -148,7 +148,15 @@ class CompiledStateGraph(SyncForms):
             **stream,
         )
 
-    def _result(self, outcome: Outcome) -> dict[str, Any]:
+    def _view(self, state: StateSnapshot) -> StateSnapshot:
+        """A snapshot as the caller sees it (a graph that wraps its state changes it)."""
+        return state
+
+    def _present(self, mode: str, chunk: Any) -> Any:
+        """A stream chunk as the caller sees it (a graph that wraps its state changes it)."""
+        return chunk
+
+    def _result(self, outcome: Outcome) -> Any:
         values = self.spec.schema.result(outcome.values)
         if outcome.interrupts:
             values["__interrupt__"] = list(outcome.interrupts)
@@ -225,7 +233,7 @@ class CompiledStateGraph(SyncForms):
 
     async def _tracked(
         self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
-    ) -> dict[str, Any]:
+    ) -> Any:
         self._active.add(control)
         try:
             outcome = await current_run.run(run, lambda: body)
@@ -278,6 +286,7 @@ class CompiledStateGraph(SyncForms):
         # Closing the chunks when the caller stops early cancels the run and waits for it.
         async with aclosing(self._consume(run, control, body, queue)) as chunks:
             async for mode, chunk in chunks:
+                chunk = self._present(mode, chunk)
                 yield chunk if single else (mode, chunk)
 
     async def _consume(
@@ -336,8 +345,8 @@ class CompiledStateGraph(SyncForms):
             request.thread_id, request.checkpoint_id
         )
         if loaded is None:
-            return StateSnapshot({}, (), config_of(request.thread_id), None, None, None)
-        return snapshot(self.spec.schema, *loaded)
+            return self._view(StateSnapshot({}, (), config_of(request.thread_id), None, None, None))
+        return self._view(snapshot(self.spec.schema, *loaded))
 
     async def aget_state_history(
         self,
@@ -358,7 +367,7 @@ class CompiledStateGraph(SyncForms):
             before = parse_config(before, what="before").checkpoint_id
         async for record in self.checkpointer.alist(request.thread_id, limit=limit, before=before):
             cp, pending = decode_record(self.serde, record)
-            yield snapshot(self.spec.schema, cp, pending)
+            yield self._view(snapshot(self.spec.schema, cp, pending))
 
     async def aupdate_state(
         self, config: Any, values: Mapping[str, Any] | None, as_node: str | None = None

@@ -35,7 +35,6 @@ TIMEOUT = 120.0
 
 LATER: dict[str, str] = {
     "later_messages_state": "chat messages: langchain_core messages, add_messages, MessagesState",
-    "later_functional_api": "the functional API: @entrypoint and @task",
     "later_subgraph": "subgraphs: a compiled graph as a node, stream(subgraphs=True)",
 }
 """Programs of LangGraph features pyctx_web does not offer yet, with the feature.
@@ -48,6 +47,7 @@ this list), and do not count towards the tier's programs.
 PYODIDE = frozenset(
     {
         "errors_async",
+        "functional_async",
         "interrupt_validate",
         "map_reduce_send",
         "parallel_branches",

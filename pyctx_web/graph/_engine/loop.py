@@ -250,7 +250,13 @@ class Engine(Store):
 
         async def one(task: TaskSpec) -> Exception | None:
             rec = pending.record(task.id)
-            frame = TaskFrame(self.run, task, list(rec.answers), checkpoint_id=cp.id)
+            frame = TaskFrame(
+                self.run,
+                task,
+                list(rec.answers),
+                checkpoint_id=cp.id,
+                task_results=dict(rec.task_results),
+            )
             # gather() gives this coroutine a task, hence a context, of its own.
             current_task.enter_with(frame)
             emit_task(self.run, self.schema, cp, task)
@@ -264,22 +270,10 @@ class Engine(Store):
                     lambda: self._attempts(task, frame, cp),
                     lambda error: _TaskOutcome(error=error),
                 )
-            kind = "result" if out.result is not None else "interrupt" if out.interrupt else "error"
             emit_task_result(self.run, cp.step + 1, task, out.raw, out.error, out.interrupt)
-            if out.result is not None:
-                rec.result = out.result
-            elif out.interrupt is not None:
-                rec.interrupt, rec.interrupt_index = out.interrupt, out.index
-            else:
-                rec.error = f"{type(out.error).__name__}: {out.error}"
-            if save_each or kind != "result":
-                try:
-                    await self.save_writes(cp, [(task, kind, rec)])
-                except Exception as exc:
-                    # An unsaveable result must not count as finished.
-                    rec.result = None
-                    rec.error = f"{type(exc).__name__}: {exc}"
-                    return exc
+            error = await self._record(cp, task, rec, out, frame, save_each)
+            if error is not None:
+                return error
             if out.result is not None and self.run.listens("updates"):
                 self.run.emit("updates", {task.name: out.raw})
             return out.error
@@ -319,6 +313,38 @@ class Engine(Store):
                 "nodes run only within ainvoke() or astream(), which give them a context"
             )
         return self.run.plug.context
+
+    async def _record(
+        self,
+        cp: Checkpoint,
+        task: TaskSpec,
+        rec: TaskRecord,
+        out: _TaskOutcome,
+        frame: TaskFrame,
+        save_each: bool,
+    ) -> Exception | None:
+        """Record how ``task`` ended and save it; return the error of an unsaveable result."""
+        kind = "result" if out.result is not None else "interrupt" if out.interrupt else "error"
+        if out.result is not None:
+            rec.result = out.result
+        elif out.interrupt is not None:
+            rec.interrupt, rec.interrupt_index = out.interrupt, out.index
+        else:
+            rec.error = f"{type(out.error).__name__}: {out.error}"
+        items = [(task, kind, rec)]
+        if frame.task_results and kind != "result":
+            # Finished @task calls are not run again when the node runs again.
+            rec.task_results = frame.task_results
+            items.append((task, "tasks", rec))
+        if save_each or kind != "result":
+            try:
+                await self.save_writes(cp, items)
+            except Exception as exc:
+                # An unsaveable result must not count as finished.
+                rec.result = None
+                rec.error = f"{type(exc).__name__}: {exc}"
+                return exc
+        return None
 
     def _state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
         """The state ``node`` receives: the graph's, or only the keys its annotation names."""

@@ -167,6 +167,8 @@ class TaskRecord:
     """Answers to the task's questions, by position."""
     error: str | None = None
     """``"ExcType: message"`` of the last failed attempt."""
+    task_results: dict[int, Any] = field(default_factory=dict)
+    """Results of the ``@task`` calls the node made, by call position (functional API)."""
 
     @property
     def waiting(self) -> bool:
@@ -297,6 +299,9 @@ def encode_write(
         }
     elif kind == "error":
         doc = {"error": rec.error}
+    elif kind == "tasks":
+        label = f"a task result of {task.name!r}"
+        doc = {"results": [[i, serde.encode(r, key=label)] for i, r in rec.task_results.items()]}
     else:
         raise ValueError(f"unknown pending write kind {kind!r}")
     return StoredWrite(task.id, kind, serde.dumps(doc))
@@ -357,6 +362,8 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
                 rec.answers = [serde.decode(a) for a in wdoc["answers"]]
             elif w.kind == "error":
                 rec.error = str(wdoc["error"])
+            elif w.kind == "tasks":
+                rec.task_results = {int(i): serde.decode(r) for i, r in wdoc["results"]}
             else:
                 raise ValueError(f"unknown pending write kind {w.kind!r}")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:

@@ -129,8 +129,10 @@ class PregelTask:
 class StateSnapshot:
     """The state of a thread at one checkpoint, as ``aget_state`` and the history return it."""
 
-    values: dict[str, Any]
-    """The state values; while a step is paused, with the writes of its finished tasks."""
+    values: dict[str, Any] | Any
+    """The state values; while a step is paused, with the writes of its finished tasks.
+
+    For an ``@entrypoint``, what the workflow returned."""
     next: tuple[str, ...]
     """Nodes that still have to run in the pending step (empty when the run is over)."""
     config: dict[str, Any]
