@@ -40,14 +40,17 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from pyctx_web.graph._alias import install_as_langgraph
     from pyctx_web.graph.constants import END, START
+    from pyctx_web.graph.message import MessagesState, add_messages
     from pyctx_web.graph.state import StateGraph
 
-__all__ = ["END", "START", "StateGraph", "install_as_langgraph"]
+__all__ = ["END", "START", "MessagesState", "StateGraph", "add_messages", "install_as_langgraph"]
 
 _HOMES: Final = {
     "END": ("pyctx_web.graph.constants", "END"),
     "START": ("pyctx_web.graph.constants", "START"),
+    "MessagesState": ("pyctx_web.graph.message", "MessagesState"),
     "StateGraph": ("pyctx_web.graph.state", "StateGraph"),
+    "add_messages": ("pyctx_web.graph.message", "add_messages"),
     "install_as_langgraph": ("pyctx_web.graph._alias", "install_as_langgraph"),
 }
 """The public names, imported when first used: importing a submodule stays cheap."""

@@ -20,6 +20,7 @@ __all__ = ["LANGGRAPH_MODULES", "install_as_langgraph"]
 LANGGRAPH_MODULES: Final = {
     "langgraph.graph": "pyctx_web.graph",
     "langgraph.graph.state": "pyctx_web.graph.state",
+    "langgraph.graph.message": "pyctx_web.graph.message",
     "langgraph.constants": "pyctx_web.graph.constants",
     "langgraph.types": "pyctx_web.graph.types",
     "langgraph.errors": "pyctx_web.graph.errors",

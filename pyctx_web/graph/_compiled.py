@@ -4,30 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
 from contextlib import aclosing
 from contextvars import copy_context
-from typing import Any, TypedDict, Unpack
+from typing import Any, Unpack
 
 from pyctx_web.errors import ArgumentTypeError
-from pyctx_web.execution import ExecutionContext
-from pyctx_web.graph._engine.channels import is_state_type
+from pyctx_web.graph._calls import Breakpoints, RunOptions, breakpoints, context_of, forwarded
 from pyctx_web.graph._engine.execute import execute
-from pyctx_web.graph._engine.frames import Run, current_run
+from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
 from pyctx_web.graph._engine.loop import Engine
 from pyctx_web.graph._engine.options import (
     DONE,
     RunRequest,
-    config_of,
     parse_config,
     stream_modes,
 )
 from pyctx_web.graph._engine.outcome import Outcome
-from pyctx_web.graph._engine.records import decode_record
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
-from pyctx_web.graph._engine.values import StateSnapshot
-from pyctx_web.graph._engine.views import snapshot, update_state
+from pyctx_web.graph._engine.values import Interrupt, StateSnapshot
 from pyctx_web.graph._runctx.lifecycle import (
     ActiveRuns,
     RunControl,
@@ -36,35 +32,16 @@ from pyctx_web.graph._runctx.lifecycle import (
     new_context,
 )
 from pyctx_web.graph._runctx.services import RunRuntime
+from pyctx_web.graph._states import StateAccess
+from pyctx_web.graph._subgraph import ChildPlace, Subgraphs
 from pyctx_web.graph._sync import SyncForms
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.errors import InvalidGraphError
 from pyctx_web.graph.events import EventBus, Listener
 
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
-ExecutionContextArg = ExecutionContext | Mapping[str, Any] | None
-Breakpoints = Sequence[str] | str | None
 
-
-class RunOptions(TypedDict, total=False):
-    """The keywords of ``invoke``, ``ainvoke``, ``stream``, ``astream`` and ``start``."""
-
-    context: Any
-    """The run's context (``runtime.context``, ``ctx.data``); a dict becomes the context schema."""
-    data: Any
-    """pyctx_web's name for ``context``: give one of them."""
-    thread_id: Any
-    """Shorthand for ``config={"configurable": {"thread_id": ...}}``."""
-    interrupt_before: Breakpoints
-    """Nodes to pause before in this run, instead of compile()'s."""
-    interrupt_after: Breakpoints
-    """Nodes to pause after in this run, instead of compile()'s."""
-    execution_context: ExecutionContextArg
-    """Tenant, user and correlation id: an ExecutionContext, or a mapping merged onto it."""
-
-
-class CompiledStateGraph(SyncForms):
+class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     """A checked graph, ready to run: made by :meth:`StateGraph.compile`.
 
     One compiled graph serves any number of concurrent runs; each finds its
@@ -115,38 +92,49 @@ class CompiledStateGraph(SyncForms):
             self.spec,
             self.serde,
             run,
-            interrupt_before=self._breakpoints(before, "interrupt_before", self.interrupt_before),
-            interrupt_after=self._breakpoints(after, "interrupt_after", self.interrupt_after),
+            interrupt_before=breakpoints(
+                self.spec, self.checkpointer, before, "interrupt_before", self.interrupt_before
+            ),
+            interrupt_after=breakpoints(
+                self.spec, self.checkpointer, after, "interrupt_after", self.interrupt_after
+            ),
             recursion_limit=request.recursion_limit if request is not None else 25,
         )
 
-    def _breakpoints(
-        self, names: Breakpoints, what: str, default: frozenset[str]
-    ) -> frozenset[str]:
-        """The nodes a call pauses at: its own ``interrupt_before``/``_after``, or compile()'s."""
-        if names is None:
-            return default
-        if names == "*":
-            return frozenset(self.spec.nodes)
-        chosen = frozenset([names] if isinstance(names, str) else names)
-        unknown = sorted(chosen - set(self.spec.nodes))
-        if unknown:
-            known = ", ".join(map(repr, self.spec.nodes))
-            raise InvalidGraphError(f"{what}: unknown node(s) {unknown} (known nodes: {known})")
-        if chosen and self.checkpointer is None:
-            raise InvalidGraphError(f"{what} needs a checkpointer to pause and resume")
-        return chosen
+    def _pauses(self, names: Breakpoints, what: str, default: frozenset[str]) -> frozenset[str]:
+        return breakpoints(self.spec, self.checkpointer, names, what, default)
 
-    def _run(self, input: Any, request: RunRequest, **stream: Any) -> Run:
+    def _run(
+        self, input: Any, request: RunRequest, place: ChildPlace | None = None, **stream: Any
+    ) -> Run:
+        if place is None:
+            checkpointer = self.checkpointer
+        else:
+            checkpointer, stream = place.checkpointer, forwarded(place)
+            stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
+        run_id = str(uuid.uuid4())
         return Run(
             self.name,
-            str(uuid.uuid4()),
+            run_id,
             request.thread_id,
-            self.checkpointer,
+            checkpointer,
             input,
             config=request.config,
             **stream,
         )
+
+    def engine_for(self, place: ChildPlace) -> Engine:
+        """An engine that reads and writes the checkpoints of this graph run as a subgraph."""
+        request = RunRequest(place.thread_id, None, 25, {})
+        return self._engine(self._run(None, request, place))
+
+    async def run_child(
+        self, input: Any, options: RunOptions, place: ChildPlace
+    ) -> tuple[dict[str, Any], list[Interrupt]]:
+        """Run as a subgraph at ``place``; its result's values and the questions it paused on."""
+        run, _, body = self._prepare(input, None, options, place=place)
+        outcome = await current_run.run(run, lambda: body)
+        return self.spec.schema.result(outcome.values), list(outcome.interrupts)
 
     def _view(self, state: StateSnapshot) -> StateSnapshot:
         """A snapshot as the caller sees it (a graph that wraps its state changes it)."""
@@ -179,6 +167,10 @@ class CompiledStateGraph(SyncForms):
         forks the thread from it. The keywords are :class:`RunOptions`. A
         cancelled run raises :class:`~pyctx_web.graph.errors.RunCancelledError`.
         """
+        parent = current_task.get_store()
+        if parent is not None:
+            # Invoked from a node of a running graph: a subgraph of that node's task.
+            return await self._run_as_child(input, options, parent)
         return await self.start(input, config, **options)
 
     def start(
@@ -196,7 +188,12 @@ class CompiledStateGraph(SyncForms):
         return RunHandle(run.plug.context, control, task)
 
     def _prepare(
-        self, input: Any, config: Mapping[str, Any] | None, options: RunOptions, **stream: Any
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None,
+        options: RunOptions,
+        place: ChildPlace | None = None,
+        **stream: Any,
     ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
         """A run with its context and cancel control, and the coroutine that executes it."""
         unknown = set(options) - set(RunOptions.__annotations__)
@@ -206,30 +203,21 @@ class CompiledStateGraph(SyncForms):
                 f"expected {', '.join(sorted(RunOptions.__annotations__))}"
             )
         request = parse_config(config, thread_id=options.get("thread_id"))
-        run = self._run(input, request, **stream)
+        if place is not None:
+            request = RunRequest(place.thread_id, None, request.recursion_limit, request.config)
+        run = self._run(input, request, place, **stream)
         control = RunControl(run.run_id, request.thread_id)
         plug = new_context(
             self.runtime,
             run,
             input,
-            data=self._context_of(options),
+            data=context_of(self.spec, options),
             execution_context=options.get("execution_context"),
             control=control,
         )
         before, after = options.get("interrupt_before"), options.get("interrupt_after")
         engine = self._engine(run, request, before, after)
         return run, control, managed(plug, control, lambda: execute(engine, input, request))
-
-    def _context_of(self, options: RunOptions) -> Any:
-        """The run's ``context=`` (or ``data=``, its other name), as ``context_schema`` types it."""
-        context, data = options.get("context"), options.get("data")
-        if context is not None and data is not None:
-            raise ArgumentTypeError("pass context= or data= (the same thing), not both")
-        given = data if context is None else context
-        schema = self.spec.context_schema
-        if isinstance(given, Mapping) and schema is not None and is_state_type(schema):
-            return schema(**given)  # LangGraph builds the context schema from a dict
-        return given
 
     async def _tracked(
         self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
@@ -270,6 +258,7 @@ class CompiledStateGraph(SyncForms):
         config: Mapping[str, Any] | None = None,
         *,
         stream_mode: str | Sequence[str] = "updates",
+        subgraphs: bool = False,
         **options: Unpack[RunOptions],
     ) -> AsyncGenerator[Any, None]:
         """Run the graph like :meth:`ainvoke`, yielding chunks as it goes.
@@ -278,16 +267,29 @@ class CompiledStateGraph(SyncForms):
         ``{"__interrupt__": (Interrupt, ...)}`` when the run pauses;
         ``"values"`` yields the state after the input and after each step;
         ``"custom"`` yields what nodes send through ``get_stream_writer()``.
-        A list of modes yields ``(mode, chunk)`` pairs.
+        A list of modes yields ``(mode, chunk)`` pairs. With ``subgraphs=True``,
+        subgraphs stream too and each chunk comes with its namespace:
+        ``(namespace, chunk)`` or ``(namespace, mode, chunk)``, ``()`` for this graph.
         """
         modes, single = stream_modes(stream_mode)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        run, control, body = self._prepare(input, config, options, stream_modes=modes, queue=queue)
+        run, control, body = self._prepare(
+            input, config, options, stream_modes=modes, queue=queue, subgraphs=bool(subgraphs)
+        )
         # Closing the chunks when the caller stops early cancels the run and waits for it.
         async with aclosing(self._consume(run, control, body, queue)) as chunks:
             async for mode, chunk in chunks:
-                chunk = self._present(mode, chunk)
-                yield chunk if single else (mode, chunk)
+                namespace: tuple[str, ...] = ()
+                if isinstance(chunk, Namespaced):
+                    namespace, chunk = chunk.namespace, chunk.chunk
+                else:
+                    chunk = self._present(mode, chunk)
+                item = chunk if single else (mode, chunk)
+                yield (
+                    (namespace, *item)
+                    if subgraphs and not single
+                    else ((namespace, item) if subgraphs else item)
+                )
 
     async def _consume(
         self,
@@ -324,66 +326,3 @@ class CompiledStateGraph(SyncForms):
                 # Mark the run's own error as retrieved; it was raised above, or
                 # the consumer stopped early and chose not to see it.
                 producer.exception()
-
-    # -- state -------------------------------------------------------------------------
-
-    def _thread(self, config: Any, what: str) -> RunRequest:
-        """A request from a config, or from a bare thread id (pyctx_web's shorthand)."""
-        if isinstance(config, Mapping) or config is None:
-            request = parse_config(config, what=what)
-        else:
-            request = parse_config(None, thread_id=config, what=what)
-        run = self._run(None, request)
-        self._engine(run).require_thread(request.thread_id, f"{what}()")
-        return request
-
-    async def aget_state(self, config: Any) -> StateSnapshot:
-        """The state of the thread at its latest checkpoint (or the one the config names)."""
-        request = self._thread(config, "get_state")
-        assert request.thread_id is not None
-        loaded = await self._engine(self._run(None, request)).load(
-            request.thread_id, request.checkpoint_id
-        )
-        if loaded is None:
-            return self._view(StateSnapshot({}, (), config_of(request.thread_id), None, None, None))
-        return self._view(snapshot(self.spec.schema, *loaded))
-
-    async def aget_state_history(
-        self,
-        config: Any,
-        *,
-        limit: int | None = None,
-        before: str | Mapping[str, Any] | None = None,
-    ) -> AsyncIterator[StateSnapshot]:
-        """Yield the thread's checkpoints as snapshots, newest first.
-
-        ``before`` (a checkpoint id or a config naming one) starts below that
-        checkpoint; ``limit`` caps how many are yielded.
-        """
-        request = self._thread(config, "get_state_history")
-        assert self.checkpointer is not None
-        assert request.thread_id is not None
-        if isinstance(before, Mapping):
-            before = parse_config(before, what="before").checkpoint_id
-        async for record in self.checkpointer.alist(request.thread_id, limit=limit, before=before):
-            cp, pending = decode_record(self.serde, record)
-            yield self._view(snapshot(self.spec.schema, cp, pending))
-
-    async def aupdate_state(
-        self, config: Any, values: Mapping[str, Any] | None, as_node: str | None = None
-    ) -> dict[str, Any]:
-        """Write ``values`` as if ``as_node`` returned them; return the new checkpoint's config.
-
-        The reducers apply. ``as_node`` defaults to the node that ran last;
-        the next step is planned from its edges, so ``invoke(None, config)``
-        continues from there. ``as_node=END`` ends the run: a pending question
-        is dropped. A question still waiting on the same node stays pending with
-        its id.
-        """
-        request = self._thread(config, "update_state")
-        assert request.thread_id is not None
-        run = self._run(values, request)
-        engine = self._engine(run)
-        return await current_run.run(
-            run, update_state, engine, request.thread_id, request.checkpoint_id, values, as_node
-        )

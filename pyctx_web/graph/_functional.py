@@ -19,6 +19,7 @@ from pyctx_web.graph._engine.injection import Runtime
 from pyctx_web.graph._engine.outcome import Outcome
 from pyctx_web.graph._engine.values import Command, RetryPolicy, StateSnapshot
 from pyctx_web.graph._runctx.lifecycle import RunControl
+from pyctx_web.graph._subgraph import ChildPlace
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.config import get_config
 from pyctx_web.graph.constants import START
@@ -39,11 +40,16 @@ class FunctionalGraph(CompiledStateGraph):
     """What ``@entrypoint`` makes of a function: a compiled graph that shows only its output."""
 
     def _prepare(
-        self, input: Any, config: Mapping[str, Any] | None, options: RunOptions, **stream: Any
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None,
+        options: RunOptions,
+        place: ChildPlace | None = None,
+        **stream: Any,
     ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
         if input is not None and not isinstance(input, Command):
             input = {"input": input}
-        return super()._prepare(input, config, options, **stream)
+        return super()._prepare(input, config, options, place, **stream)
 
     def _result(self, outcome: Outcome) -> Any:
         return _shown(outcome.values, list(outcome.interrupts) if outcome.interrupts else None)

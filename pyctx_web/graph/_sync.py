@@ -100,9 +100,10 @@ class SyncForms:
             finally:
                 runner.run(agen.aclose())
 
-    def get_state(self, config: Any) -> StateSnapshot:
+    def get_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot:
         """Sync form of :meth:`aget_state`."""
-        snapshot: StateSnapshot = _run_sync("get_state", self._async.aget_state(config))
+        state = self._async.aget_state(config, subgraphs=subgraphs)
+        snapshot: StateSnapshot = _run_sync("get_state", state)
         return snapshot
 
     def get_state_history(self, config: Any, **kwargs: Any) -> Iterator[StateSnapshot]:

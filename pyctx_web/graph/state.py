@@ -19,6 +19,7 @@ from pyctx_web.graph._engine.spec import (
 )
 from pyctx_web.graph._engine.values import RetryPolicy
 from pyctx_web.graph._runctx.services import RunRuntime
+from pyctx_web.graph._subgraph import subgraph_node
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.errors import InvalidGraphError
 
@@ -66,8 +67,8 @@ class StateGraph:
 
     def add_node(
         self,
-        name: str | Callable[..., Any],
-        fn: Callable[..., Any] | None = None,
+        name: str | Callable[..., Any] | CompiledStateGraph,
+        fn: Callable[..., Any] | CompiledStateGraph | None = None,
         *,
         retry_policy: RetryPolicy | None = None,
         retry: RetryPolicy | None = None,
@@ -76,13 +77,19 @@ class StateGraph:
         """Add node ``name`` running ``fn(state)`` or ``fn(state, ctx)``; return the graph.
 
         ``add_node(fn)`` names the node after the function. ``fn`` may be sync
-        or async and returns a dict of updates, a :class:`Command` or ``None``.
+        or async and returns a dict of updates, a :class:`Command` or ``None``;
+        or it is a compiled graph, which runs as a subgraph on the keys the two
+        graphs share.
         """
         if fn is None:
-            if not callable(name):
+            if isinstance(name, str) or not (
+                callable(name) or isinstance(name, CompiledStateGraph)
+            ):
                 raise ArgumentTypeError(f"add_node() needs a function for node {name!r}")
             fn = name
-            name = getattr(fn, "__name__", "")
+            name = getattr(fn, "name" if isinstance(fn, CompiledStateGraph) else "__name__", "")
+        if isinstance(fn, CompiledStateGraph):
+            fn = subgraph_node(fn, lambda: frozenset(self.schema.annotations))
         if not isinstance(name, str) or not name:
             raise InvalidGraphError(f"node name must be a non-empty str, not {name!r}")
         if name in (START, END):

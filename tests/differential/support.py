@@ -33,10 +33,7 @@ REFERENCE_PYTHON = ROOT / ".venv-langgraph" / "bin" / "python"
 TIMEOUT = 120.0
 """Seconds a program may run on either side."""
 
-LATER: dict[str, str] = {
-    "later_messages_state": "chat messages: langchain_core messages, add_messages, MessagesState",
-    "later_subgraph": "subgraphs: a compiled graph as a node, stream(subgraphs=True)",
-}
+LATER: dict[str, str] = {}
 """Programs of LangGraph features pyctx_web does not offer yet, with the feature.
 
 They keep their expected output and are checked on real LangGraph, but are
@@ -58,6 +55,29 @@ PYODIDE = frozenset(
 )
 """Programs that also run inside Pyodide: async throughout (``main()`` is awaited
 there), with no thread and no database file."""
+
+PYODIDE_SYNC = frozenset(
+    {
+        "breakpoints_after_before",
+        "command_goto",
+        "dataclass_state",
+        "input_output_private",
+        "interrupt_approve",
+        "interrupt_basic",
+        "interrupt_multiple",
+        "interrupt_resume_update",
+        "invalid_update",
+        "loops_recursion_limit",
+        "persistence_history",
+        "quickstart",
+        "static_breakpoints",
+        "stream_graph_state",
+        "time_travel",
+    }
+)
+"""Sync programs (``invoke``, ``stream``, ``get_state``... at the top level) that also
+run inside Pyodide, unmodified, where JSPI lets the sync forms block (Chromium);
+they need no thread, no database file and no package beyond typing_extensions."""
 
 MIN_PROGRAMS = 15
 """How many programs, besides :data:`LATER`, the tier has at least."""

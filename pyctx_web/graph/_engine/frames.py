@@ -28,7 +28,16 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.values import Interrupt
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
-__all__ = ["NodeOutcome", "OutcomeT", "Run", "RunPlug", "TaskFrame", "current_run", "current_task"]
+__all__ = [
+    "Namespaced",
+    "NodeOutcome",
+    "OutcomeT",
+    "Run",
+    "RunPlug",
+    "TaskFrame",
+    "current_run",
+    "current_task",
+]
 
 
 class NodeOutcome(Protocol):
@@ -66,6 +75,16 @@ class RunPlug(Protocol):
         """
 
 
+@dataclass(frozen=True, slots=True)
+class Namespaced:
+    """A chunk a subgraph streams into its parent's stream, with the subgraph's namespace."""
+
+    namespace: tuple[str, ...]
+    """The subgraph's place, as ``stream(..., subgraphs=True)`` yields it."""
+    chunk: Any
+    """The chunk."""
+
+
 @dataclass(eq=False, slots=True)
 class Run:
     """One invocation of a compiled graph (``ainvoke``, ``astream``, ``aupdate_state``)."""
@@ -90,6 +109,12 @@ class Run:
     """The config the run was called with, as :func:`~pyctx_web.graph.config.get_config` shows."""
     context: Any = None
     """The run's context (``invoke(..., context=...)``), as ``Runtime.context`` shows it."""
+    namespace: tuple[str, ...] = ()
+    """Where a subgraph's run stands in its parent's (``("node:task_id", ...)``); ``()`` on top."""
+    checkpoint_ns: str = ""
+    """The namespace as LangGraph's configs spell it (``"node:task_id|..."``)."""
+    subgraphs: bool = False
+    """Whether the consumer also streams the chunks of subgraphs (``subgraphs=True``)."""
     plug: RunPlug | None = None
     """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
 
@@ -100,6 +125,8 @@ class Run:
     def emit(self, mode: str, chunk: Any) -> None:
         """Send ``chunk`` to the stream if someone listens to ``mode``."""
         if self.queue is not None and mode in self.stream_modes:
+            if self.namespace:
+                chunk = Namespaced(self.namespace, chunk)
             self.queue.put_nowait((mode, chunk))
 
     def writer(self) -> Callable[[Any], None]:

@@ -18,7 +18,7 @@ from pyctx_web.graph._engine.records import stable_id
 from pyctx_web.graph._engine.values import Interrupt
 from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt
 
-__all__ = ["interrupt", "interrupt_id"]
+__all__ = ["ask_again", "interrupt", "interrupt_id"]
 
 
 def interrupt_id(task_id: str, index: int) -> str:
@@ -40,6 +40,15 @@ def interrupt(value: Any, *, response_schema: dict[str, Any] | None = None) -> A
             "interrupt() response_schema must be a JSON Schema dict, "
             f"not {type(response_schema).__qualname__!r}"
         )
+    return _ask(value, response_schema, None)
+
+
+def ask_again(question: Interrupt) -> Any:
+    """Ask ``question`` (a subgraph's) in the calling node, keeping its id; as :func:`interrupt`."""
+    return _ask(question.value, question.response_schema, question.id)
+
+
+def _ask(value: Any, response_schema: dict[str, Any] | None, given_id: str | None) -> Any:
     frame = current_task.get_store()
     if frame is None:
         if current_run.get_store() is None:
@@ -65,5 +74,5 @@ def interrupt(value: Any, *, response_schema: dict[str, Any] | None = None) -> A
             "compile(checkpointer=InMemorySaver()) and pass a thread_id"
         )
     frame.raised_index = index
-    question = Interrupt(value, interrupt_id(frame.task.id, index), response_schema)
+    question = Interrupt(value, given_id or interrupt_id(frame.task.id, index), response_schema)
     raise GraphInterrupt((question,))

@@ -11,8 +11,10 @@ from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
     "DONE",
+    "NAMESPACE_SEPARATOR",
     "STREAM_MODES",
     "RunRequest",
+    "child_thread",
     "config_of",
     "next_item",
     "parse_config",
@@ -26,9 +28,22 @@ DEFAULT_RECURSION_LIMIT: Final = 25
 DONE: Final = "__done__"
 
 
+NAMESPACE_SEPARATOR: Final = "\x1f"
+"""Between a thread id and a subgraph's namespace in the key its checkpoints are stored under."""
+
+
+def child_thread(thread_id: str, namespace: tuple[str, ...]) -> str:
+    """The key a subgraph's checkpoints are stored under, in its parent's checkpointer."""
+    return NAMESPACE_SEPARATOR.join((thread_id, *namespace))
+
+
 def config_of(thread_id: str | None, checkpoint_id: str | None = None) -> dict[str, Any]:
-    """The config that names a thread and, optionally, one of its checkpoints."""
-    conf: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": ""}
+    """The config that names a thread (or a subgraph's place in it) and one of its checkpoints."""
+    namespace = ""
+    if thread_id is not None and NAMESPACE_SEPARATOR in thread_id:
+        thread_id, *parts = thread_id.split(NAMESPACE_SEPARATOR)
+        namespace = "|".join(parts)
+    conf: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": namespace}
     if checkpoint_id is not None:
         conf["checkpoint_id"] = checkpoint_id
     return {"configurable": conf}

@@ -158,6 +158,12 @@ class JsonSerde:
                 if f.init
             }
             return {_MARK: "dataclass", "type": name, "fields": fields}
+        if _is_langchain_message(value):
+            # LangChain's own dict form; its loader picks the class from a fixed list.
+            from langchain_core.messages import message_to_dict
+
+            data = self._encode(message_to_dict(value), path)
+            return {_MARK: "lc_message", "data": data}
         raise _Unsupported(path, value, "not a checkpointable type")
 
     def decode(self, obj: Any) -> Any:
@@ -183,6 +189,8 @@ class JsonSerde:
                 return cls(**fields)
             except TypeError as exc:
                 raise ValueError(f"cannot rebuild dataclass {name!r}: {exc}") from exc
+        if mark == "lc_message":
+            return _langchain_message(self.decode(_field(obj, "data", dict)))
         raise ValueError(f"unknown {_MARK} marker {mark!r}")
 
     @staticmethod
@@ -200,6 +208,23 @@ _PLAIN: Final = frozenset({str, int, bool, type(None)})
 """Types whose values are their own JSON form (not float: it must be finite)."""
 
 _ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _is_langchain_message(value: Any) -> bool:
+    """Whether ``value`` is a LangChain message (known without importing LangChain)."""
+    cls = type(value)
+    return cls.__module__.startswith("langchain_core.messages") and hasattr(value, "model_dump")
+
+
+def _langchain_message(data: dict[str, Any]) -> Any:
+    """The LangChain message stored as ``data``; ``ValueError`` where LangChain is missing."""
+    try:
+        from langchain_core.messages import messages_from_dict
+    except ImportError as exc:
+        raise ValueError(
+            "a stored LangChain message cannot be read: langchain_core is not installed"
+        ) from exc
+    return messages_from_dict([data])[0]
 
 
 def _field(obj: dict[str, Any], name: str, kind: type) -> Any:

@@ -117,10 +117,14 @@ class PregelTask:
     """Deterministic id of the task."""
     name: str
     """The node the task runs."""
-    interrupts: tuple[Interrupt, ...] = ()
-    """Questions of this task that wait for an answer."""
+    path: tuple[Any, ...] = ()
+    """How it was scheduled: ``("__pregel_pull", node)`` or ``("__pregel_push", index)``."""
     error: str | None = None
     """``"ExcType: message"`` of the last failed attempt, if the task failed."""
+    interrupts: tuple[Interrupt, ...] = ()
+    """Questions of this task that wait for an answer."""
+    state: Any = None
+    """The subgraph's :class:`StateSnapshot` (``get_state(..., subgraphs=True)``), else ``None``."""
     result: Mapping[str, Any] | None = None
     """The state update of the task if it finished while the step is paused."""
 

@@ -9,6 +9,7 @@ from pyctx_web.graph._engine.loop import Engine
 from pyctx_web.graph._engine.options import config_of
 from pyctx_web.graph._engine.outcome import current_values
 from pyctx_web.graph._engine.records import (
+    NO_ARG,
     Checkpoint,
     Pending,
     TaskResult,
@@ -29,15 +30,17 @@ __all__ = ["snapshot", "update_state"]
 def snapshot(schema: StateSchema, cp: Checkpoint, pending: Pending) -> StateSnapshot:
     """The :class:`StateSnapshot` of ``cp`` with its pending writes."""
     tasks = []
-    for t in cp.tasks:
+    for index, t in enumerate(cp.tasks):
+        path = ("__pregel_pull", t.name) if t.arg is NO_ARG else ("__pregel_push", index)
         rec = pending.tasks.get(t.id)
         if rec is None:
-            tasks.append(PregelTask(t.id, t.name))
+            tasks.append(PregelTask(t.id, t.name, path))
             continue
         tasks.append(
             PregelTask(
                 t.id,
                 t.name,
+                path,
                 interrupts=(rec.interrupt,) if rec.waiting and rec.interrupt else (),
                 error=rec.error if rec.result is None else None,
                 result=dict(rec.result.updates) if rec.result is not None else None,

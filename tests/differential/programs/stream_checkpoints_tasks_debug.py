@@ -36,10 +36,14 @@ graph = (
 )
 
 config = {"configurable": {"thread_id": "1"}}
-for mode, chunk in graph.stream({"topic": "ice cream"}, config, stream_mode=["tasks", "checkpoints"]):
+for mode, chunk in graph.stream(
+    {"topic": "ice cream"}, config, stream_mode=["tasks", "checkpoints"]
+):
     print(mode, chunk)
 
-for chunk in graph.stream({"topic": "dogs"}, {"configurable": {"thread_id": "2"}}, stream_mode="debug"):
+for chunk in graph.stream(
+    {"topic": "dogs"}, {"configurable": {"thread_id": "2"}}, stream_mode="debug"
+):
     print(chunk["step"], chunk["type"], chunk["payload"])
 
 

@@ -94,6 +94,13 @@ def test_old_names_still_work_with_a_deprecation_warning() -> None:
 
 def test_the_package_exports_a_small_namespace() -> None:
     """pyctx_web.graph exports what langgraph.graph does, and install_as_langgraph."""
-    assert sorted(pyctx_web.graph.__all__) == ["END", "START", "StateGraph", "install_as_langgraph"]
+    assert sorted(pyctx_web.graph.__all__) == [
+        "END",
+        "MessagesState",
+        "START",
+        "StateGraph",
+        "add_messages",
+        "install_as_langgraph",
+    ]
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         _ = pyctx_web.graph.nothing

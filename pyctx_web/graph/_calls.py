@@ -1,0 +1,82 @@
+"""What one call of a compiled graph asks for: its keywords, breakpoints and context."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.execution import ExecutionContext
+from pyctx_web.graph._engine.channels import is_state_type
+from pyctx_web.graph._engine.spec import GraphSpec
+from pyctx_web.graph.errors import InvalidGraphError
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._subgraph import ChildPlace
+    from pyctx_web.graph.checkpoint.base import Checkpointer
+
+__all__ = ["Breakpoints", "RunOptions", "breakpoints", "context_of", "forwarded"]
+
+ExecutionContextArg = ExecutionContext | Mapping[str, Any] | None
+Breakpoints = Sequence[str] | str | None
+
+
+class RunOptions(TypedDict, total=False):
+    """The keywords of ``invoke``, ``ainvoke``, ``stream``, ``astream`` and ``start``."""
+
+    context: Any
+    """The run's context (``runtime.context``, ``ctx.data``); a dict becomes the context schema."""
+    data: Any
+    """pyctx_web's name for ``context``: give one of them."""
+    thread_id: Any
+    """Shorthand for ``config={"configurable": {"thread_id": ...}}``."""
+    interrupt_before: Breakpoints
+    """Nodes to pause before in this run, instead of compile()'s."""
+    interrupt_after: Breakpoints
+    """Nodes to pause after in this run, instead of compile()'s."""
+    execution_context: ExecutionContextArg
+    """Tenant, user and correlation id: an ExecutionContext, or a mapping merged onto it."""
+
+
+def forwarded(place: ChildPlace) -> dict[str, Any]:
+    """How a subgraph streams: into its parent's stream when that streams subgraphs."""
+    if place.parent is None:
+        return {}
+    parent = place.parent.run
+    if parent.queue is None or not parent.subgraphs:
+        return {}
+    return {"queue": parent.queue, "stream_modes": parent.stream_modes, "subgraphs": True}
+
+
+def breakpoints(
+    spec: GraphSpec,
+    checkpointer: Checkpointer | None,
+    names: Breakpoints,
+    what: str,
+    default: frozenset[str],
+) -> frozenset[str]:
+    """The nodes a call pauses at: its own ``interrupt_before``/``_after``, or compile()'s."""
+    if names is None:
+        return default
+    if names == "*":
+        return frozenset(spec.nodes)
+    chosen = frozenset([names] if isinstance(names, str) else names)
+    unknown = sorted(chosen - set(spec.nodes))
+    if unknown:
+        known = ", ".join(map(repr, spec.nodes))
+        raise InvalidGraphError(f"{what}: unknown node(s) {unknown} (known nodes: {known})")
+    if chosen and checkpointer is None:
+        raise InvalidGraphError(f"{what} needs a checkpointer to pause and resume")
+    return chosen
+
+
+def context_of(spec: GraphSpec, options: RunOptions) -> Any:
+    """The run's ``context=`` (or ``data=``, its other name), as ``context_schema`` types it."""
+    context, data = options.get("context"), options.get("data")
+    if context is not None and data is not None:
+        raise ArgumentTypeError("pass context= or data= (the same thing), not both")
+    given = data if context is None else context
+    schema = spec.context_schema
+    if isinstance(given, Mapping) and schema is not None and is_state_type(schema):
+        return schema(**given)  # LangGraph builds the context schema from a dict
+    return given

@@ -1,0 +1,161 @@
+"""Subgraphs: a compiled graph run inside a node of another graph's run.
+
+A compiled graph added as a node, or invoked from inside a node, runs as a
+subgraph of that node's task, as in LangGraph: in the namespace
+``"node:task_id"``, with the parent's checkpointer when it has none of its own,
+and with its questions asked through the parent, which pauses. When the
+parent's task runs again (after ``Command(resume=...)``), the subgraph resumes
+from its own checkpoint, so only what had not finished runs again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pyctx_web.graph._engine.frames import TaskFrame
+from pyctx_web.graph._engine.interrupts import ask_again
+from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, child_thread
+from pyctx_web.graph._engine.values import Command, Interrupt, StateSnapshot
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.spec import GraphSpec
+    from pyctx_web.graph.checkpoint.base import Checkpointer
+
+
+class ChildGraph(Protocol):
+    """What of a compiled graph running it as a subgraph needs."""
+
+    name: str
+    spec: GraphSpec
+    checkpointer: Checkpointer | None
+
+    def engine_for(self, place: ChildPlace) -> Any:
+        """An engine on the subgraph's checkpoints at ``place``."""
+
+    async def run_child(
+        self, input: Any, options: Any, place: ChildPlace
+    ) -> tuple[dict[str, Any], list[Interrupt]]:
+        """Run at ``place``; the result's values and the questions it paused on."""
+
+    async def state_at(self, engine: Any, thread_id: str, checkpoint_id: str | None) -> Any:
+        """The snapshot of ``thread_id`` at ``checkpoint_id``."""
+
+    async def with_subgraphs(self, state: StateSnapshot, engine: Any) -> StateSnapshot:
+        """``state`` with its pending subgraphs' states."""
+
+    async def ainvoke(self, input: Any, config: Any = None) -> Any:
+        """Run the graph."""
+
+
+__all__ = ["ChildGraph", "ChildPlace", "Subgraphs", "subgraph_node"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChildPlace:
+    """Where a subgraph's run stands: its parent's task, namespace, checkpointer and thread."""
+
+    parent: TaskFrame | None
+    """The task of the parent's run that runs the subgraph (``None`` when only read)."""
+    namespace: tuple[str, ...]
+    """``("node:task_id", ...)``, from the outermost graph in."""
+    checkpointer: Checkpointer | None
+    """The subgraph's own checkpointer, or its parent's."""
+    thread_id: str | None
+    """The key its checkpoints are stored under; ``None`` without a checkpointer."""
+
+    @property
+    def checkpoint_ns(self) -> str:
+        """The namespace as LangGraph's configs spell it."""
+        return "|".join(self.namespace)
+
+
+class Subgraphs:
+    """What lets a compiled graph run as a subgraph (mixed into ``CompiledStateGraph``)."""
+
+    checkpointer: Checkpointer | None
+
+    @property
+    def _graph(self) -> ChildGraph:
+        return self  # type: ignore[return-value]
+
+    def _place(self, parent: TaskFrame) -> ChildPlace:
+        namespace = (*parent.run.namespace, f"{parent.task.name}:{parent.task.id}")
+        checkpointer = self.checkpointer or parent.run.checkpointer
+        thread = parent.run.thread_id
+        key = child_thread(thread, namespace) if thread is not None and checkpointer else None
+        return ChildPlace(parent, namespace, checkpointer, key)
+
+    async def with_subgraphs(self, state: StateSnapshot, engine: Any) -> StateSnapshot:
+        """``state`` with the state of each pending task's subgraph in the task's ``state``."""
+        nodes = self._graph.spec.nodes
+        thread = state.config["configurable"].get("thread_id")
+        if engine.checkpointer is None or thread is None:
+            return state
+        key = engine.run.thread_id
+        tasks = []
+        for task in state.tasks:
+            child = getattr(nodes[task.name].fn, "subgraph", None) if task.name in nodes else None
+            if child is not None:
+                namespace = (*_namespace_of(key), f"{task.name}:{task.id}")
+                checkpointer = child.checkpointer or engine.checkpointer
+                place = ChildPlace(None, namespace, checkpointer, child_thread(thread, namespace))
+                task = dataclasses.replace(task, state=await _nested(child, place))
+            tasks.append(task)
+        return dataclasses.replace(state, tasks=tuple(tasks))
+
+    async def _waiting(self, place: ChildPlace) -> list[Interrupt]:
+        """The questions the subgraph's latest checkpoint waits on, if it paused."""
+        if place.thread_id is None:
+            return []
+        loaded = await self._graph.engine_for(place).load(place.thread_id, None)
+        if loaded is None:
+            return []
+        cp, pending = loaded
+        waiting: list[Interrupt] = pending.waiting(cp.tasks)
+        return waiting
+
+    async def _run_as_child(self, input: Any, options: Any, parent: TaskFrame) -> dict[str, Any]:
+        """Run as a subgraph of ``parent``'s task; questions pause the parent, answers resume."""
+        place = self._place(parent)
+        waiting = await self._waiting(place)
+        if waiting:
+            # The parent's task runs again after an answer: the subgraph resumes.
+            input = Command(resume={waiting[0].id: ask_again(waiting[0])})
+        while True:
+            values, questions = await self._graph.run_child(input, options, place)
+            if not questions:
+                return values
+            input = Command(resume={questions[0].id: ask_again(questions[0])})
+
+
+async def _nested(graph: ChildGraph, place: ChildPlace) -> Any:
+    engine = graph.engine_for(place)
+    assert place.thread_id is not None
+    state = await graph.state_at(engine, place.thread_id, None)
+    return await graph.with_subgraphs(state, engine)
+
+
+def subgraph_node(graph: ChildGraph, keys: Callable[[], frozenset[str]]) -> Any:
+    """A node that runs ``graph`` on the parent's state and returns its result as the update.
+
+    ``keys()`` gives the parent's state keys: the update keeps only those.
+    """
+    inputs = frozenset(graph.spec.schema.annotations)
+
+    async def run_subgraph(state: Mapping[str, Any]) -> dict[str, Any]:
+        given = {k: v for k, v in dict(state).items() if k in inputs}
+        result = await graph.ainvoke(given)
+        known = keys()
+        return {k: v for k, v in result.items() if k in known}
+
+    run_subgraph.__name__ = graph.name
+    run_subgraph.subgraph = graph  # type: ignore[attr-defined]
+    return run_subgraph
+
+
+def _namespace_of(key: str) -> tuple[str, ...]:
+    """The namespace in a subgraph's storage key (``()`` for a top-level thread)."""
+    return tuple(key.split(NAMESPACE_SEPARATOR)[1:])
