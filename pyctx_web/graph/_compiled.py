@@ -36,6 +36,7 @@ from pyctx_web.graph._states import StateAccess
 from pyctx_web.graph._subgraph import ChildPlace, Subgraphs
 from pyctx_web.graph._sync import SyncForms
 from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.drawing import Graph, graph_of
 from pyctx_web.graph.events import EventBus, Listener
 
 __all__ = ["CompiledStateGraph", "RunOptions"]
@@ -72,6 +73,10 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         self.runtime = runtime if runtime is not None else RunRuntime(name, EventBus())
         """Tools, middleware, hooks, memory, default data and listeners of every run."""
         self._active = ActiveRuns()
+
+    def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Graph:
+        """The nodes and edges to draw (``draw_mermaid()``, ``draw_ascii()``), as LangGraph's."""
+        return graph_of(self, config, xray=xray)
 
     @property
     def nodes(self) -> tuple[str, ...]:
