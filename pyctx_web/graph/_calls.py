@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
-from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.execution import ExecutionContext
 from pyctx_web.graph._engine.channels import is_state_type
 from pyctx_web.graph._engine.spec import GraphSpec
@@ -15,10 +15,19 @@ if TYPE_CHECKING:
     from pyctx_web.graph._subgraph import ChildPlace
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
-__all__ = ["Breakpoints", "RunOptions", "breakpoints", "context_of", "forwarded"]
+__all__ = [
+    "Breakpoints",
+    "RunOptions",
+    "breakpoints",
+    "context_of",
+    "durability_of",
+    "forwarded",
+]
 
 ExecutionContextArg = ExecutionContext | Mapping[str, Any] | None
 Breakpoints = Sequence[str] | str | None
+Durability = Literal["sync", "async", "exit"]
+DURABILITIES: Final = ("sync", "async", "exit")
 
 
 class RunOptions(TypedDict, total=False):
@@ -34,6 +43,8 @@ class RunOptions(TypedDict, total=False):
     """Nodes to pause before in this run, instead of compile()'s."""
     interrupt_after: Breakpoints
     """Nodes to pause after in this run, instead of compile()'s."""
+    durability: Durability
+    """When checkpoints are written: "sync" (the default), "async" or "exit", as LangGraph's."""
     execution_context: ExecutionContextArg
     """Tenant, user and correlation id: an ExecutionContext, or a mapping merged onto it."""
 
@@ -68,6 +79,16 @@ def breakpoints(
     if chosen and checkpointer is None:
         raise InvalidGraphError(f"{what} needs a checkpointer to pause and resume")
     return chosen
+
+
+def durability_of(options: RunOptions) -> str:
+    """The run's durability: the ``durability=`` given, or ``"sync"``."""
+    durability = options.get("durability") or "sync"
+    if durability not in DURABILITIES:
+        raise ArgumentValueError(
+            f"durability must be one of {', '.join(map(repr, DURABILITIES))}, not {durability!r}"
+        )
+    return durability
 
 
 def context_of(spec: GraphSpec, options: RunOptions) -> Any:

@@ -10,7 +10,14 @@ from contextvars import copy_context
 from typing import Any, Unpack
 
 from pyctx_web.errors import ArgumentTypeError
-from pyctx_web.graph._calls import Breakpoints, RunOptions, breakpoints, context_of, forwarded
+from pyctx_web.graph._calls import (
+    Breakpoints,
+    RunOptions,
+    breakpoints,
+    context_of,
+    durability_of,
+    forwarded,
+)
 from pyctx_web.graph._engine.execute import execute
 from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
 from pyctx_web.graph._engine.loop import Engine
@@ -222,6 +229,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         )
         before, after = options.get("interrupt_before"), options.get("interrupt_after")
         engine = self._engine(run, request, before, after)
+        engine.durability = durability_of(options)
         return run, control, managed(plug, control, lambda: execute(engine, input, request))
 
     async def _tracked(

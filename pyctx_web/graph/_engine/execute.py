@@ -29,7 +29,20 @@ _NEEDS_CHECKPOINTER = (
 
 
 async def execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
-    """Run ``input`` on the request's thread: a new input, ``None`` or ``Command(resume=...)``."""
+    """Run ``input`` on the request's thread: a new input, ``None`` or ``Command(resume=...)``.
+
+    What the run's durability held back is written when it completes, pauses or fails.
+    """
+    try:
+        outcome = await _execute(engine, input, request)
+    except Exception:
+        await engine.finish()
+        raise
+    await engine.finish()
+    return outcome
+
+
+async def _execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
     if engine.checkpointer is None:
         if isinstance(input, Command):
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))

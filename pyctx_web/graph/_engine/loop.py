@@ -76,6 +76,7 @@ class Engine(Store):
         interrupt_before: frozenset[str] = frozenset(),
         interrupt_after: frozenset[str] = frozenset(),
         recursion_limit: int = 25,
+        durability: str = "sync",
     ) -> None:
         self.spec = spec
         self.schema = spec.schema
@@ -86,6 +87,7 @@ class Engine(Store):
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.recursion_limit = recursion_limit
+        self.durability = durability
 
     # -- values --------------------------------------------------------------------
 
@@ -137,7 +139,7 @@ class Engine(Store):
             # before anything is written.
             write = encode_write(self.serde, task, "result", record)
             await self.save_checkpoint(cp)
-            await self.checkpointer.aput_writes(cp.thread_id, cp.id, [write])
+            await self.put_writes(cp, [write])
         return cp, pending
 
     # -- the loop ------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,24 +24,76 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._engine.frames import Run
     from pyctx_web.graph._engine.serde import JsonSerde
-    from pyctx_web.graph.checkpoint.base import Checkpointer
+    from pyctx_web.graph.checkpoint.base import Checkpointer, StoredWrite
 
 __all__ = ["Store"]
 
 
 class Store:
-    """The engine's access to its checkpointer (none for a graph compiled without one)."""
+    """The engine's access to its checkpointer (none for a graph compiled without one).
+
+    ``durability`` says when checkpoints are written, as LangGraph's:
+    ``"sync"`` before the next step starts, ``"async"`` while it runs (the write
+    is awaited before the next one and when the run stops), ``"exit"`` only
+    when the run stops (completes, pauses or fails), so a thread keeps no
+    checkpoint of the steps in between.
+    """
 
     checkpointer: Checkpointer | None
     serde: JsonSerde
     schema: StateSchema
     run: Run
+    durability: str = "sync"
+    _saving: asyncio.Future[None] | None = None
+    _unsaved: Checkpoint | None = None
+    _unsaved_writes: list[StoredWrite] | None = None
+    _last_saved: str | None = None
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
-        if self.checkpointer is not None:
-            await self.checkpointer.aput(encode_checkpoint(self.serde, cp))
         emit_checkpoint(self.run, self.schema, cp)
+        if self.checkpointer is None:
+            return
+        if self.durability == "exit":
+            self._unsaved, self._unsaved_writes = cp, []
+            return
+        await self._settle()
+        doc = encode_checkpoint(self.serde, cp)
+        if self.durability == "async":
+            self._saving = asyncio.ensure_future(self.checkpointer.aput(doc))
+        else:
+            await self.checkpointer.aput(doc)
+        self._last_saved = cp.id
+
+    async def _settle(self) -> None:
+        """Wait for the checkpoint being written in the background, if any."""
+        saving, self._saving = self._saving, None
+        if saving is not None:
+            await saving
+
+    async def put_writes(self, cp: Checkpoint, writes: list[StoredWrite]) -> None:
+        """Write encoded pending writes of ``cp``, after ``cp`` itself."""
+        assert self.checkpointer is not None
+        if self._unsaved is not None and self._unsaved.id == cp.id:
+            assert self._unsaved_writes is not None
+            self._unsaved_writes.extend(writes)
+            return
+        await self._settle()
+        await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
+
+    async def finish(self) -> None:
+        """Write what the run's durability held back; call when the run stops."""
+        await self._settle()
+        cp, writes = self._unsaved, self._unsaved_writes or []
+        if cp is None or self.checkpointer is None:
+            return
+        self._unsaved = self._unsaved_writes = None
+        # The checkpoints in between were not written: the parent is the last one that was.
+        cp.parent_id = self._last_saved
+        await self.checkpointer.aput(encode_checkpoint(self.serde, cp))
+        self._last_saved = cp.id
+        if writes:
+            await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
 
     async def save_writes(
         self,
@@ -58,7 +111,7 @@ class Store:
         writes = [encode_write(self.serde, task, kind, rec) for task, kind, rec in items]
         if input_updates is not None:
             writes.append(encode_input_update(self.serde, input_updates))
-        await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
+        await self.put_writes(cp, writes)
 
     def require_thread(self, thread_id: str | None, what: str) -> str:
         """``thread_id``, or :class:`GraphConfigError` when ``what`` cannot run without one."""
@@ -89,6 +142,7 @@ class Store:
                 raise GraphConfigError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
             return None
         cp, pending = decode_record(self.serde, record)
+        self._last_saved = cp.id
         if pending.input_updates:
             starts = [(START, k, v) for k, v in pending.input_updates]
             cp.values = self.schema.apply(cp.values, starts)
