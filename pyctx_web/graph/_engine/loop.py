@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
+from pyctx_web.graph._engine.calling import NodeCalls
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
-from pyctx_web.graph._engine.injection import injected
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.outcome import Outcome, current_values, step_writes
 from pyctx_web.graph._engine.planner import Planner
@@ -35,7 +35,7 @@ from pyctx_web.graph._engine.records import (
     task_id,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
-from pyctx_web.graph._engine.spec import GraphSpec, NodeSpec
+from pyctx_web.graph._engine.spec import GraphSpec
 from pyctx_web.graph._engine.store import Store
 from pyctx_web.graph._engine.streams import emit_task, emit_task_result
 from pyctx_web.graph._engine.values import UNSET, Command, Interrupt
@@ -64,7 +64,7 @@ class _TaskOutcome:
     error: Exception | None = None
 
 
-class Engine(Store):
+class Engine(Store, NodeCalls):
     """Runs the steps of one invocation of a compiled graph."""
 
     def __init__(
@@ -309,13 +309,6 @@ class Engine(Store):
         updates = self.schema.check_update(node, ret)
         return TaskResult(updates), None if ret is None else dict(updates)
 
-    def _context(self) -> Any:
-        if self.run.plug is None:
-            raise GraphError(
-                "nodes run only within ainvoke() or astream(), which give them a context"
-            )
-        return self.run.plug.context
-
     async def _record(
         self,
         cp: Checkpoint,
@@ -348,22 +341,6 @@ class Engine(Store):
                 return exc
         return None
 
-    def _state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
-        """The state ``node`` receives: the graph's, or only the keys its annotation names."""
-        if node.reads is None:
-            return self.schema.to_state(values, node.name)
-        keys = node.reads.annotations
-        return node.reads.to_state({k: v for k, v in values.items() if k in keys}, node.name)
-
-    def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
-        """Call the node with what it asked for besides its state."""
-        if node.inject:
-            extra = injected(self.run, frame, node.inject)
-            if node.takes_ctx:
-                return node.fn(arg, self._context(), **extra)
-            return node.fn(arg, **extra)
-        return node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)
-
     async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> _TaskOutcome:
         node = self.spec.nodes[task.name]
         policy = node.retry
@@ -373,7 +350,10 @@ class Engine(Store):
             frame.reset()
             try:
                 arg = self._state_of(node, cp.values) if task.arg is NO_ARG else task.arg
-                ret = self._call(node, arg, frame)
+                if self.run.listens("messages"):
+                    ret = await self._streaming(node, arg, frame)
+                else:
+                    ret = self._call(node, arg, frame)
                 if is_awaitable(ret):
                     ret = await ret
                 result, raw = self._to_result(task.name, ret)

@@ -23,7 +23,9 @@ __all__ = [
 
 T = TypeVar("T")
 
-STREAM_MODES: Final = frozenset({"updates", "values", "custom", "checkpoints", "tasks", "debug"})
+STREAM_MODES: Final = frozenset(
+    {"updates", "values", "custom", "messages", "checkpoints", "tasks", "debug"}
+)
 DEFAULT_RECURSION_LIMIT: Final = 25
 DONE: Final = "__done__"
 

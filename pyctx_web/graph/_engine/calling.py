@@ -1,0 +1,60 @@
+"""How the engine calls a node: the state it gets, what else it asked for, its messages."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pyctx_web.context import is_awaitable
+from pyctx_web.graph._engine.injection import injected
+from pyctx_web.graph._engine.messages_mode import emit_messages, metadata_of, streaming_tokens
+from pyctx_web.graph._engine.values import Command
+from pyctx_web.graph.errors import GraphError
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.channels import StateSchema
+    from pyctx_web.graph._engine.frames import Run, TaskFrame
+    from pyctx_web.graph._engine.spec import NodeSpec
+
+__all__ = ["NodeCalls"]
+
+
+class NodeCalls:
+    """The engine's calls of nodes (mixed into the engine)."""
+
+    run: Run
+    schema: StateSchema
+
+    def _context(self) -> Any:
+        if self.run.plug is None:
+            raise GraphError(
+                "nodes run only within ainvoke() or astream(), which give them a context"
+            )
+        return self.run.plug.context
+
+    def _state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
+        """The state ``node`` receives: the graph's, or only the keys its annotation names."""
+        if node.reads is None:
+            return self.schema.to_state(values, node.name)
+        keys = node.reads.annotations
+        return node.reads.to_state({k: v for k, v in values.items() if k in keys}, node.name)
+
+    async def _streaming(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
+        """Call the node with its messages streamed (``stream_mode="messages"``)."""
+        metadata = metadata_of(self.run, frame, self.run.step)
+        seen: set[str] = set()
+        with streaming_tokens(self.run, metadata, seen):
+            ret = self._call(node, arg, frame)
+            if is_awaitable(ret):
+                ret = await ret
+        update = ret.update if isinstance(ret, Command) else ret
+        emit_messages(self.run, metadata, update, seen)
+        return ret
+
+    def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
+        """Call the node with what it asked for besides its state."""
+        if node.inject:
+            extra = injected(self.run, frame, node.inject)
+            if node.takes_ctx:
+                return node.fn(arg, self._context(), **extra)
+            return node.fn(arg, **extra)
+        return node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)

@@ -1,0 +1,77 @@
+"""The LangChain callback handler of the ``messages`` stream mode (imported only with LangChain).
+
+Being a streaming handler, it makes chat models called without streaming
+stream anyway, as LangGraph's handler does; each token goes to the run's
+``messages`` stream with the node's metadata and the model's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import ChatGenerationChunk, LLMResult
+from langchain_core.tracers._streaming import _StreamingCallbackHandler
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.frames import Run
+
+__all__ = ["TokenHandler"]
+
+T = TypeVar("T")
+
+
+class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
+    """Streams the tokens of the chat models a node calls to the run's ``messages`` mode."""
+
+    run_inline = True
+
+    def __init__(self, run: Run, metadata: dict[str, Any], seen: set[str]) -> None:
+        self.run = run
+        self.metadata = metadata
+        self.seen = seen
+        self.models: dict[UUID, dict[str, Any]] = {}
+        self.streamed: set[UUID] = set()
+
+    def tap_output_aiter(self, run_id: UUID, output: AsyncIterator[T]) -> AsyncIterator[T]:
+        return output
+
+    def tap_output_iter(self, run_id: UUID, output: Iterator[T]) -> Iterator[T]:
+        return output
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: Any, *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        self.models[run_id] = {**(kwargs.get("metadata") or {}), **self.metadata}
+
+    def on_llm_new_token(
+        self,
+        token: str | list[str | dict[str, Any]],
+        *,
+        chunk: Any = None,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if run_id not in self.models or not isinstance(chunk, ChatGenerationChunk):
+            return
+        self.streamed.add(run_id)
+        message = chunk.message
+        if message.id is not None:
+            self.seen.add(message.id)
+        self.run.emit("messages", (message, self.models[run_id]))
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        metadata = self.models.pop(run_id, None)
+        if metadata is None or run_id in self.streamed:
+            return
+        for generations in response.generations:
+            for generation in generations:
+                message = getattr(generation, "message", None)
+                if message is not None and message.id not in self.seen:
+                    if message.id is not None:
+                        self.seen.add(message.id)
+                    self.run.emit("messages", (message, metadata))
