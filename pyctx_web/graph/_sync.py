@@ -1,15 +1,23 @@
 """The sync forms of a compiled graph's methods: ``invoke``, ``stream``, ``get_state``...
 
-They run the async forms to completion in a fresh event loop. In Pyodide the
-browser owns the event loop, so they raise :class:`SyncUnavailableError`
-naming the async form; so do they while an event loop runs in this thread.
+On CPython they run the async forms to completion in a fresh event loop, and
+raise :class:`SyncUnavailableError` naming the async form while an event loop
+runs in this thread. In Pyodide the browser owns the event loop: they run the
+async forms as tasks of Pyodide's loop and block on them with
+``pyodide.ffi.run_sync``. That needs JavaScript Promise Integration (JSPI, as
+in Chromium) and a call stack that entered Python through an async entry
+(``pyodide.runPythonAsync``, an async function, ``callPromising``); where
+``pyodide.ffi.can_run_sync()`` says no, they raise SyncUnavailableError naming
+the async form.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+import contextvars
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Protocol, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.graph._engine.options import next_item, stream_modes
@@ -20,17 +28,101 @@ __all__ = ["SyncForms"]
 
 T = TypeVar("T")
 
+_RunSync = Callable[[Awaitable[Any]], Any]
 
-def _check_sync(name: str) -> None:
-    if IN_PYODIDE:
-        raise SyncUnavailableError(
-            f"{name}() is not available in Pyodide, where the browser owns the event loop; "
-            f"use `await graph.a{name}(...)`"
+
+class _Runner(Protocol):
+    """What the sync forms need of :class:`asyncio.Runner`: ``run`` within ``with``."""
+
+    def __enter__(self) -> _Runner: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T: ...
+
+
+class _PyodideRunner:
+    """:class:`asyncio.Runner` for Pyodide: coroutines run as tasks of Pyodide's event loop.
+
+    Each runs in one context for the runner's life (as with ``asyncio.Runner``,
+    so a stream's steps see what the earlier ones set), while this call stack
+    waits for it through ``pyodide.ffi.run_sync``.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._context = contextvars.copy_context()
+
+    def __enter__(self) -> _PyodideRunner:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        # Asked at each step: a stream may be iterated from another call stack than its call's.
+        run_sync = _pyodide_run_sync()
+        if run_sync is None:
+            coro.close()
+            raise _unavailable_in_pyodide(self._name)
+        task = asyncio.get_event_loop().create_task(coro, context=self._context)
+        result: T = run_sync(task)
+        return result
+
+
+def _pyodide_run_sync() -> _RunSync | None:
+    """``pyodide.ffi.run_sync`` when this call stack can block on an awaitable, else None."""
+    try:
+        import pyodide.ffi as ffi
+    except ImportError:  # IN_PYODIDE set by hand on CPython
+        return None
+    can_run_sync = getattr(ffi, "can_run_sync", None)
+    if can_run_sync is None or not can_run_sync():
+        return None
+    run_sync: _RunSync = ffi.run_sync
+    return run_sync
+
+
+def _why_not_in_pyodide() -> str:
+    """Why ``pyodide.ffi.run_sync`` cannot run here: the runtime, or how Python was entered."""
+    try:
+        import js
+
+        jspi = any(hasattr(js.WebAssembly, name) for name in ("Suspending", "Suspender"))
+    except ImportError:
+        jspi = False
+    if not jspi:
+        return (
+            "this JavaScript runtime has no JavaScript Promise Integration (JSPI), "
+            "which pyodide.ffi.run_sync needs"
         )
+    return (
+        "pyodide.ffi.run_sync needs a call that entered Python through "
+        "pyodide.runPythonAsync, an async function or callPromising (not pyodide.runPython)"
+    )
+
+
+def _unavailable_in_pyodide(name: str) -> SyncUnavailableError:
+    return SyncUnavailableError(
+        f"{name}() is not available in Pyodide here: {_why_not_in_pyodide()}; "
+        f"use `await graph.a{name}(...)`"
+    )
+
+
+def _runner(name: str) -> _Runner:
+    """A runner for the sync form ``name``, or SyncUnavailableError naming the async form."""
+    if IN_PYODIDE:
+        if _pyodide_run_sync() is None:
+            raise _unavailable_in_pyodide(name)
+        return _PyodideRunner(name)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return
+        return asyncio.Runner()
     raise SyncUnavailableError(
         f"{name}() cannot run while an event loop is running in this thread; "
         f"use `await graph.a{name}(...)`"
@@ -39,15 +131,16 @@ def _check_sync(name: str) -> None:
 
 def _run_sync(name: str, coro: Coroutine[Any, Any, T]) -> T:
     try:
-        _check_sync(name)
+        runner = _runner(name)
     except SyncUnavailableError:
         coro.close()
         raise
-    return asyncio.run(coro)
+    with runner:
+        return runner.run(coro)
 
 
 class SyncForms:
-    """Sync forms of the async methods a compiled graph defines (CPython only).
+    """Sync forms of the async methods a compiled graph defines.
 
     The async forms are the subclass's: ``ainvoke``, ``astream``, ``aget_state``,
     ``aget_state_history`` and ``aupdate_state``.
@@ -61,7 +154,7 @@ class SyncForms:
     def invoke(
         self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Sync form of :meth:`ainvoke`; async nodes run in a fresh event loop."""
+        """Sync form of :meth:`ainvoke`; async nodes run in a fresh event loop (CPython)."""
         return _run_sync("invoke", self._async.ainvoke(input, config, **kwargs))
 
     def stream(
@@ -77,18 +170,19 @@ class SyncForms:
         The run goes on only when the next chunk is asked for, so what nodes
         print interleaves with the chunks as the steps happen.
         """
-        _check_sync("stream")
+        runner = _runner("stream")
         stream_modes(stream_mode)
-        return self._stream_sync(input, config, stream_mode, kwargs)
+        return self._stream_sync(runner, input, config, stream_mode, kwargs)
 
     def _stream_sync(
         self,
+        runner: _Runner,
         input: Any,
         config: Mapping[str, Any] | None,
         stream_mode: str | Sequence[str],
         kwargs: dict[str, Any],
     ) -> Iterator[Any]:
-        with asyncio.Runner() as runner:
+        with runner:
             agen = self._async.astream(input, config, stream_mode=stream_mode, **kwargs)
             try:
                 while True:
