@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
@@ -49,14 +50,27 @@ class RunOptions(TypedDict, total=False):
     """Tenant, user and correlation id: an ExecutionContext, or a mapping merged onto it."""
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def forwarded(place: ChildPlace) -> dict[str, Any]:
     """How a subgraph streams: into its parent's stream when that streams subgraphs."""
     if place.parent is None:
         return {}
     parent = place.parent.run
-    if parent.queue is None or not parent.subgraphs:
+    if parent.queue is None or not parent.subgraphs or parent.loop is not _running_loop():
+        # A subgraph run on another loop (a sync call from a sync node) cannot stream into it.
         return {}
-    return {"queue": parent.queue, "stream_modes": parent.stream_modes, "subgraphs": True}
+    return {
+        "queue": parent.queue,
+        "stream_modes": parent.stream_modes,
+        "subgraphs": True,
+        "loop": parent.loop,
+    }
 
 
 def breakpoints(

@@ -287,7 +287,13 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         modes, single = stream_modes(stream_mode)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         run, control, body = self._prepare(
-            input, config, options, stream_modes=modes, queue=queue, subgraphs=bool(subgraphs)
+            input,
+            config,
+            options,
+            stream_modes=modes,
+            queue=queue,
+            subgraphs=bool(subgraphs),
+            loop=asyncio.get_running_loop(),
         )
         # Closing the chunks when the caller stops early cancels the run and waits for it.
         async with aclosing(self._consume(run, control, body, queue)) as chunks:

@@ -16,10 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
+from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph._engine.options import next_item, stream_modes
 from pyctx_web.graph._engine.values import StateSnapshot
 from pyctx_web.graph.errors import SyncUnavailableError
@@ -113,6 +115,25 @@ def _unavailable_in_pyodide(name: str) -> SyncUnavailableError:
     )
 
 
+class _ThreadRunner:
+    """:class:`asyncio.Runner` on a thread of its own, in the caller's context (CPython)."""
+
+    def __init__(self) -> None:
+        self._context = contextvars.copy_context()
+
+    def __enter__(self) -> _ThreadRunner:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        with ThreadPoolExecutor(1, thread_name_prefix="pyctx-subgraph") as pool:
+            return pool.submit(self._context.run, asyncio.run, coro).result()
+
+
 def _runner(name: str) -> _Runner:
     """A runner for the sync form ``name``, or SyncUnavailableError naming the async form."""
     if IN_PYODIDE:
@@ -123,6 +144,10 @@ def _runner(name: str) -> _Runner:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.Runner()
+    if current_task.get_store() is not None:
+        # A sync node calling a graph (a subgraph): its loop is busy with the node,
+        # so the call runs on a loop of its own in another thread, and waits.
+        return _ThreadRunner()
     raise SyncUnavailableError(
         f"{name}() cannot run while an event loop is running in this thread; "
         f"use `await graph.a{name}(...)`"

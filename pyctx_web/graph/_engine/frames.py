@@ -115,6 +115,8 @@ class Run:
     """The namespace as LangGraph's configs spell it (``"node:task_id|..."``)."""
     subgraphs: bool = False
     """Whether the consumer also streams the chunks of subgraphs (``subgraphs=True``)."""
+    loop: asyncio.AbstractEventLoop | None = None
+    """The event loop the stream's queue belongs to, while streaming."""
     plug: RunPlug | None = None
     """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
 
