@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from pyctx_web.graph.checkpoint.base import Checkpointer
     from pyctx_web.graph.state import CompiledStateGraph
 
-__all__ = ["MAX_TEXT_LENGTH", "ChatSession"]
+__all__ = ["MAX_TEXT_LENGTH", "ChatSession", "plain_message"]
 
 MAX_TEXT_LENGTH: Final = 20_000
 """The longest ``text`` a ``chat`` message may carry, in characters."""
@@ -180,7 +180,7 @@ class ChatSession:
             del item["type"]
         return {
             "type": "history",
-            "messages": [dict(m) for m in values.get("messages", [])],
+            "messages": [plain_message(m) for m in values.get("messages", [])],
             "pending": pending[0] if pending else None,
             "trace": [dict(t) for t in values.get("trace", [])],
         }
@@ -271,6 +271,26 @@ class ChatSession:
     async def _last_answer(self) -> str:
         state = await self.graph.aget_state(self.thread_id)
         for message in reversed((state.values or {}).get("messages", [])):
-            if isinstance(message, Mapping) and message.get("role") == "assistant":
-                return str(message.get("content", ""))
+            plain = plain_message(message)
+            if plain.get("role") == "assistant":
+                return str(plain.get("content", ""))
         return ""
+
+
+_ROLES: Final = {"human": "user", "ai": "assistant"}
+"""LangChain's message types that the chat protocol names otherwise."""
+
+
+def plain_message(message: Any) -> dict[str, Any]:
+    """A message as the chat protocol sends it: ``{"role", "content", ...}``.
+
+    Dict messages are copied; LangChain message objects (where ``add_messages``
+    makes them) become the same dict form.
+    """
+    if isinstance(message, Mapping):
+        return dict(message)
+    kind = str(getattr(message, "type", ""))
+    plain = {"role": _ROLES.get(kind, kind), "content": getattr(message, "content", "")}
+    if getattr(message, "id", None) is not None:
+        plain["id"] = message.id
+    return plain

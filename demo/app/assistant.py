@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from models import OfflineModel, OpenAICompatibleModel, assess, make_plan
 
 from pyctx_web import IN_PYODIDE, current_execution_context
-from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.chat import plain_message
+from pyctx_web.graph import END, START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.runtime import RunContext, require_run_context
 from pyctx_web.graph.state import CompiledStateGraph
@@ -29,10 +30,9 @@ from pyctx_web.graph.types import interrupt
 __all__ = ["AssistantData", "ChatState", "build_assistant", "observe"]
 
 
-class ChatState(TypedDict, total=False):
-    """The checkpointed state of a chat thread."""
+class ChatState(MessagesState, total=False):
+    """The checkpointed state of a chat thread: ``MessagesState`` and the turn's work."""
 
-    messages: Annotated[list[dict[str, str]], operator.add]
     request: str
     clarification: str
     plan: list[str]
@@ -65,7 +65,7 @@ def observe(kind: str, name: str) -> dict[str, Any]:
 
 async def intake(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
     """Take the newest user message as the request of this turn."""
-    messages = state.get("messages", [])
+    messages = [plain_message(m) for m in state.get("messages", [])]
     request = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
     return {
         "request": request,
