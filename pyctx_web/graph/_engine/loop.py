@@ -252,16 +252,13 @@ class Engine(Store, NodeCalls):
 
         async def one(task: TaskSpec) -> Exception | None:
             rec = pending.record(task.id)
-            frame = TaskFrame(
-                self.run,
-                task,
-                list(rec.answers),
-                checkpoint_id=cp.id,
-                task_results=dict(rec.task_results),
-            )
+            frame = TaskFrame(self.run, task, list(rec.answers), checkpoint_id=cp.id)
+            if rec.task_results:
+                frame.task_results.update(rec.task_results)
             # gather() gives this coroutine a task, hence a context, of its own.
             current_task.enter_with(frame)
-            emit_task(self.run, self.schema, cp, task)
+            if self.run.queue is not None:
+                emit_task(self.run, self.schema, cp, task)
             plug = self.run.plug
             if plug is None:
                 out = await self._attempts(task, frame, cp)
@@ -272,10 +269,14 @@ class Engine(Store, NodeCalls):
                     lambda: self._attempts(task, frame, cp),
                     lambda error: _TaskOutcome(error=error),
                 )
-            emit_task_result(self.run, cp.step + 1, task, out.raw, out.error, out.interrupt)
-            error = await self._record(cp, task, rec, out, frame, save_each)
-            if error is not None:
-                return error
+            if self.run.queue is not None:
+                emit_task_result(self.run, cp.step + 1, task, out.raw, out.error, out.interrupt)
+            if out.result is not None and not save_each:
+                rec.result = out.result  # the next checkpoint holds it: nothing to write now
+            else:
+                error = await self._record(cp, task, rec, out, frame, save_each)
+                if error is not None:
+                    return error
             if out.result is not None and self.run.listens("updates"):
                 self.run.emit("updates", {task.name: out.raw})
             return out.error
@@ -349,11 +350,17 @@ class Engine(Store, NodeCalls):
             attempt += 1
             frame.reset()
             try:
-                arg = self._state_of(node, cp.values) if task.arg is NO_ARG else task.arg
-                if self.run.listens("messages"):
+                if task.arg is not NO_ARG:
+                    arg = task.arg
+                elif node.reads is None:
+                    arg = self.schema.to_state(cp.values, task.name)
+                else:
+                    arg = self._state_of(node, cp.values)
+                if self.run.queue is not None and "messages" in self.run.stream_modes:
                     ret = await self._streaming(node, arg, frame)
                 else:
-                    ret = self._call(node, arg, frame)
+                    plain = not (node.inject or node.takes_ctx)
+                    ret = node.fn(arg) if plain else self._call(node, arg, frame)
                 if is_awaitable(ret):
                     ret = await ret
                 result, raw = self._to_result(task.name, ret)

@@ -77,7 +77,7 @@ def stable_id(*parts: object) -> str:
 
 def task_id(*parts: object) -> str:
     """A deterministic task id of ``parts``, in UUID form as LangGraph's task ids."""
-    text = stable_id(*parts)
+    text = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
 
 

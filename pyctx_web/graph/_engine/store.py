@@ -51,13 +51,15 @@ class Store:
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
-        emit_checkpoint(self.run, self.schema, cp)
+        if self.run.queue is not None:
+            emit_checkpoint(self.run, self.schema, cp)
         if self.checkpointer is None:
             return
         if self.durability == "exit":
             self._unsaved, self._unsaved_writes = cp, []
             return
-        await self._settle()
+        if self._saving is not None:
+            await self._settle()
         doc = encode_checkpoint(self.serde, cp)
         if self.durability == "async":
             self._saving = asyncio.ensure_future(self.checkpointer.aput(doc))

@@ -25,7 +25,8 @@ CHECKPOINT_MODES: Final = ("checkpoints", "debug")
 
 
 def _listens(run: Run, modes: tuple[str, ...]) -> bool:
-    return any(run.listens(mode) for mode in modes)
+    # Most runs are not streamed: no queue, nothing to build.
+    return run.queue is not None and not run.stream_modes.isdisjoint(modes)
 
 
 def _emit(run: Run, kind: str, step: int, payload: dict[str, Any]) -> None:
