@@ -60,7 +60,12 @@ PYODIDE_SYNC = frozenset(
     {
         "breakpoints_after_before",
         "command_goto",
+        "context_schema",
         "dataclass_state",
+        "draw_subgraph_xray",
+        "durability_modes",
+        "functional_api_guide",
+        "functional_interrupt",
         "input_output_private",
         "interrupt_approve",
         "interrupt_basic",
@@ -71,7 +76,10 @@ PYODIDE_SYNC = frozenset(
         "persistence_history",
         "quickstart",
         "static_breakpoints",
+        "stream_checkpoints_tasks_debug",
         "stream_graph_state",
+        "subgraph_interrupt",
+        "subgraph_shared_state",
         "time_travel",
     }
 )
