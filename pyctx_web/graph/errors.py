@@ -13,6 +13,7 @@
           +-- SyncUnavailableError(RuntimeError)   a sync form called where it cannot run
           +-- ResumeError(ValueError)              a resume was refused; lists pending ids
           +-- RunCancelledError                    a run was cancelled; carries the reason
+          +-- ThreadBusyError                      another run wrote the thread first, or runs it
           +-- ToolArgumentError(ValueError)        tool arguments break the tool's schema
           +-- UnknownToolError(LookupError)        no tool has that name; lists the known ones
           +-- CheckpointError                      a checkpoint cannot be read or written
@@ -38,6 +39,7 @@ __all__ = [
     "RunCancelledError",
     "SerializationError",
     "SyncUnavailableError",
+    "ThreadBusyError",
     "ToolArgumentError",
     "UnknownToolError",
 ]
@@ -150,6 +152,21 @@ class UnknownToolError(GraphError, LookupError):
         super().__init__(f"unknown tool {name!r}; known tools: {names}")
         self.name = name
         self.known = known
+
+
+class ThreadBusyError(GraphError):
+    """Another run wrote this thread first, or is running it now: this one changed nothing.
+
+    ``thread_id`` names the thread; ``reason`` says which of the two it was.
+    """
+
+    def __init__(self, thread_id: str, reason: str = "another run wrote this thread first") -> None:
+        super().__init__(
+            f"thread {thread_id!r} is busy: {reason}; nothing was written, "
+            f"try again once the thread is free"
+        )
+        self.thread_id = thread_id
+        self.reason = reason
 
 
 class CheckpointError(GraphError):
