@@ -23,11 +23,13 @@ __all__ = [
     "context_of",
     "durability_of",
     "forwarded",
+    "multitask_of",
 ]
 
 ExecutionContextArg = ExecutionContext | Mapping[str, Any] | None
 Breakpoints = Sequence[str] | str | None
 Durability = Literal["sync", "async", "exit"]
+Multitask = Literal["reject", "enqueue"]
 DURABILITIES: Final = ("sync", "async", "exit")
 
 
@@ -44,6 +46,8 @@ class RunOptions(TypedDict, total=False):
     """Nodes to pause before in this run, instead of compile()'s."""
     interrupt_after: Breakpoints
     """Nodes to pause after in this run, instead of compile()'s."""
+    multitask: Multitask
+    """A second run of a busy thread: "reject" (``ThreadBusyError``, the default) or "enqueue"."""
     durability: Durability
     """When checkpoints are written: "sync" (the default), "async" or "exit", as LangGraph's."""
     execution_context: ExecutionContextArg
@@ -93,6 +97,14 @@ def breakpoints(
     if chosen and checkpointer is None:
         raise InvalidGraphError(f"{what} needs a checkpointer to pause and resume")
     return chosen
+
+
+def multitask_of(options: RunOptions, default: str) -> str:
+    """The call's ``multitask=``, or the graph's; :class:`ArgumentValueError` for others."""
+    multitask = options.get("multitask") or default
+    if multitask not in ("reject", "enqueue"):
+        raise ArgumentValueError(f"multitask must be 'reject' or 'enqueue', not {multitask!r}")
+    return multitask
 
 
 def durability_of(options: RunOptions) -> str:

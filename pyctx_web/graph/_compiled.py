@@ -17,6 +17,7 @@ from pyctx_web.graph._calls import (
     context_of,
     durability_of,
     forwarded,
+    multitask_of,
 )
 from pyctx_web.graph._engine.execute import execute
 from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
@@ -65,6 +66,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         interrupt_after: frozenset[str],
         name: str,
         runtime: RunRuntime | None = None,
+        multitask: str = "reject",
     ) -> None:
         if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
             raise ArgumentTypeError(
@@ -80,6 +82,8 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         self.runtime = runtime if runtime is not None else RunRuntime(name, EventBus())
         """Tools, middleware, hooks, memory, default data and listeners of every run."""
         self._active = ActiveRuns()
+        self.multitask = multitask_of({}, multitask)
+        """What a second run of a busy thread does: ``"reject"`` or ``"enqueue"``."""
 
     def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Graph:
         """The nodes and edges to draw (``draw_mermaid()``, ``draw_ascii()``), as LangGraph's."""
@@ -219,6 +223,10 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
             request = RunRequest(place.thread_id, None, request.recursion_limit, request.config)
         run = self._run(input, request, place, **stream)
         control = RunControl(run.run_id, request.thread_id)
+        if place is None:
+            # At once, so that a second run of the thread is refused (or queued) before it
+            # runs anything, and cancel(thread_id) finds this run before its first step.
+            self._active.admit(control, multitask_of(options, self.multitask))
         plug = new_context(
             self.runtime,
             run,
@@ -235,11 +243,12 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     async def _tracked(
         self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
     ) -> Any:
-        self._active.add(control)
         try:
+            await self._active.turn(control)
             outcome = await current_run.run(run, lambda: body)
             return self._result(outcome)
         finally:
+            body.close()  # never started when the wait for its turn was cancelled
             self._active.remove(control)
 
     def on(self, event: str, listener: Listener) -> Callable[[], None]:
@@ -320,10 +329,11 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         """Run ``body`` in a task of its own and yield its chunks as they come."""
 
         async def produce() -> None:
-            self._active.add(control)
             try:
+                await self._active.turn(control)
                 await body
             finally:
+                body.close()  # never started when the wait for its turn was cancelled
                 self._active.remove(control)
                 queue.put_nowait((DONE, None))
 

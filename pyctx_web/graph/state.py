@@ -277,6 +277,7 @@ class StateGraph:
         hooks: Hooks[Any] | None = None,
         memory: MemoryProvider | None = None,
         tools: Sequence[Tool] = (),
+        multitask: str = "reject",
     ) -> CompiledStateGraph:
         """Check the graph and return a :class:`CompiledStateGraph` that runs it.
 
@@ -284,7 +285,8 @@ class StateGraph:
         after (``"*"`` for all); they need a ``checkpointer``. ``data`` is the
         default of every run's ``ctx.data`` (each run gets its own copy);
         ``middleware`` (outermost first), ``hooks``, ``memory`` and ``tools``
-        serve every run.
+        serve every run. ``multitask`` says what a second run of a thread that is
+        running does: ``"reject"`` raises ``ThreadBusyError``, ``"enqueue"`` waits.
         """
         runtime = RunRuntime.build(
             name or "graph",
@@ -309,6 +311,7 @@ class StateGraph:
             interrupt_after=after,
             name=name or "graph",
             runtime=runtime,
+            multitask=multitask,
         )
 
     def _breakpoints(self, names: Sequence[str] | str, what: str) -> frozenset[str]:

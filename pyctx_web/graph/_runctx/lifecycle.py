@@ -22,7 +22,7 @@ from pyctx_web.graph._runctx.context import RunContext, merge_data
 from pyctx_web.graph._runctx.log import RunLog, RunOutcome
 from pyctx_web.graph._runctx.node_calls import ContextPlug
 from pyctx_web.graph._runctx.services import RunRuntime
-from pyctx_web.graph.errors import RunCancelledError
+from pyctx_web.graph.errors import RunCancelledError, ThreadBusyError
 from pyctx_web.graph.middleware import MiddlewareContext, run_scope
 
 if TYPE_CHECKING:
@@ -48,6 +48,8 @@ class RunControl:
     """Why, as given to the first cancel."""
     started: bool = False
     """Whether the run's body has begun; before that a cancel is only noted."""
+    turn: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the runs of the thread admitted before this one have ended."""
 
     def cancel(self, reason: str | None = None) -> None:
         """Ask the run to stop at its next ``await``; later calls keep the first reason."""
@@ -63,22 +65,44 @@ class RunControl:
 
 @dataclass(eq=False)
 class ActiveRuns:
-    """The runs of one compiled graph that are executing now, by thread."""
+    """The runs of one compiled graph that are executing or waiting now, by thread.
 
-    by_thread: dict[str | None, set[RunControl]] = field(default_factory=dict)
-    """Controls of running runs; a run leaves when it ends, so this never outgrows them."""
+    One run at a time per thread: ``admit`` refuses a second (``"reject"``) or
+    queues it (``"enqueue"``), and ``turn`` waits until the runs before it are
+    done. Runs of different threads never wait for each other.
+    """
 
-    def add(self, control: RunControl) -> None:
-        self.by_thread.setdefault(control.thread_id, set()).add(control)
+    by_thread: dict[str | None, list[RunControl]] = field(default_factory=dict)
+    """Controls of admitted runs in arrival order; a run leaves when it ends."""
+
+    def admit(self, control: RunControl, multitask: str) -> None:
+        """Register ``control``; :class:`ThreadBusyError` if its thread runs and ``"reject"``."""
+        busy = control.thread_id is not None and self.by_thread.get(control.thread_id)
+        if busy and multitask == "reject":
+            assert control.thread_id is not None
+            raise ThreadBusyError(control.thread_id, "another run of this graph is running it")
+        self.by_thread.setdefault(control.thread_id, []).append(control)
+
+    async def turn(self, control: RunControl) -> None:
+        """Wait until the runs of ``control``'s thread admitted before it have ended."""
+        runs = self.by_thread.get(control.thread_id, [])
+        if control.thread_id is None or not runs or runs[0] is control:
+            return
+        await control.turn.wait()
 
     def remove(self, control: RunControl) -> None:
+        """Forget ``control``; the next run of its thread may go."""
         runs = self.by_thread.get(control.thread_id)
-        if runs is not None:
-            runs.discard(control)
-            if not runs:
-                del self.by_thread[control.thread_id]
+        if runs is None or control not in runs:
+            return
+        runs.remove(control)
+        if runs:
+            runs[0].turn.set()
+        else:
+            del self.by_thread[control.thread_id]
 
     def of(self, thread_id: str | None) -> list[RunControl]:
+        """The admitted runs of ``thread_id``."""
         return list(self.by_thread.get(thread_id, ()))
 
 

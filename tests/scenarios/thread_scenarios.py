@@ -1,0 +1,127 @@
+"""One run per thread, as scenarios for any checkpointer: refused, queued, cancelled early.
+
+Each ``scenario_<behaviour>(make_checkpointer)`` is an async function with
+plain asserts; ``make_checkpointer()`` gives a checkpointer over one fresh
+storage (see tests/scenarios/graph_scenarios.py).
+
+This module imports only pyctx_web and the standard library: it is copied
+into Pyodide and run there as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from collections.abc import Callable
+from typing import Annotated, Any, Protocol, TypedDict
+
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.base import Checkpointer
+from pyctx_web.graph.errors import RunCancelledError, ThreadBusyError
+from pyctx_web.graph.state import CompiledStateGraph
+
+
+class CheckpointerFactory(Protocol):
+    """One fresh storage: each call gives a checkpointer over it."""
+
+    capabilities: frozenset[str]
+
+    def __call__(self) -> Checkpointer: ...
+
+
+class State(TypedDict, total=False):
+    """A log of what ran."""
+
+    log: Annotated[list[str], operator.add]
+
+
+def _graph(
+    make: CheckpointerFactory, gate: asyncio.Event, started: list[str], **compile: Any
+) -> CompiledStateGraph:
+    async def slow(state: State) -> dict[str, list[str]]:
+        started.append("slow")
+        await gate.wait()
+        return {"log": ["slow"]}
+
+    def after(state: State) -> dict[str, list[str]]:
+        return {"log": ["after"]}
+
+    builder = StateGraph(State).add_sequence([slow, after]).add_edge(START, "slow")
+    return builder.add_edge("after", END).compile(checkpointer=make(), **compile)
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    for _ in range(1000):
+        if check():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
+
+
+async def scenario_second_run_of_a_busy_thread_is_refused_and_changes_nothing(
+    make: CheckpointerFactory,
+) -> None:
+    """A second run on a thread whose run is still going fails at once and writes nothing."""
+    gate, started = asyncio.Event(), []
+    graph = _graph(make, gate, started)
+    config = {"configurable": {"thread_id": "t"}}
+    first = graph.start({"log": []}, config)
+    await _until(lambda: started == ["slow"])
+    history = [s.config async for s in graph.aget_state_history(config)]
+    try:
+        await graph.ainvoke({"log": ["second"]}, config)
+    except ThreadBusyError as error:
+        assert error.thread_id == "t"
+        assert "another run" in str(error)
+    else:
+        raise AssertionError("the second run was not refused")
+    assert [s.config async for s in graph.aget_state_history(config)] == history
+    gate.set()
+    assert (await first)["log"] == ["slow", "after"]
+    assert (await graph.ainvoke(None, config))["log"] == ["slow", "after"]
+
+
+async def scenario_enqueued_runs_wait_in_arrival_order(make: CheckpointerFactory) -> None:
+    """With multitask="enqueue", runs of one thread go one after the other, in arrival order."""
+    gate, started = asyncio.Event(), []
+    graph = _graph(make, gate, started, multitask="enqueue")
+    config = {"configurable": {"thread_id": "t"}}
+    runs = [graph.start({"log": [f"r{i}"]}, config) for i in range(3)]
+    await _until(lambda: len(started) == 1)
+    await asyncio.sleep(0)
+    assert started == ["slow"]  # the others wait for their turn
+    gate.set()
+    results = [await run for run in runs]
+    assert [r["log"][-3:] for r in results] == [[f"r{i}", "slow", "after"] for i in range(3)]
+    assert [r["log"][0] for r in results] == ["r0", "r0", "r0"]
+
+
+async def scenario_different_threads_never_wait_for_each_other(make: CheckpointerFactory) -> None:
+    """A run of one thread does not wait for a run of another thread."""
+    gate, started = asyncio.Event(), []
+    graph = _graph(make, gate, started, multitask="enqueue")
+    first = graph.start({"log": []}, {"configurable": {"thread_id": "a"}})
+    second = graph.start({"log": []}, {"configurable": {"thread_id": "b"}})
+    await _until(lambda: started == ["slow", "slow"])
+    gate.set()
+    assert (await first)["log"] == (await second)["log"] == ["slow", "after"]
+
+
+async def scenario_cancel_right_after_start_stops_the_run_before_its_first_step(
+    make: CheckpointerFactory,
+) -> None:
+    """graph.cancel(thread) right after start() ends the run cancelled; the thread goes on."""
+    gate, started = asyncio.Event(), []
+    gate.set()
+    graph = _graph(make, gate, started)
+    config = {"configurable": {"thread_id": "t"}}
+    handle = graph.start({"log": ["x"]}, config)
+    assert await graph.cancel("t", "changed my mind") == 1
+    try:
+        await handle
+    except RunCancelledError as error:
+        assert error.reason == "changed my mind"
+    else:
+        raise AssertionError("the run was not cancelled")
+    assert started == []
+    assert (await graph.ainvoke({"log": ["y"]}, config))["log"] == ["y", "slow", "after"]
