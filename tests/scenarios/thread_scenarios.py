@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import operator
-from collections.abc import Callable
-from typing import Annotated, Any, Protocol, TypedDict
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
@@ -50,6 +50,18 @@ def _graph(
     return builder.add_edge("after", END).compile(checkpointer=make(), **compile)
 
 
+E = TypeVar("E", bound=BaseException)
+
+
+async def _raised(kind: type[E], awaitable: Awaitable[Any]) -> E:
+    """The ``kind`` error awaiting ``awaitable`` raises; AssertionError when it raises none."""
+    try:
+        await awaitable
+    except kind as error:
+        return error
+    raise AssertionError(f"{kind.__name__} was not raised")
+
+
 async def _until(check: Callable[[], bool]) -> None:
     for _ in range(1000):
         if check():
@@ -68,13 +80,9 @@ async def scenario_second_run_of_a_busy_thread_is_refused_and_changes_nothing(
     first = graph.start({"log": []}, config)
     await _until(lambda: started == ["slow"])
     history = [s.config async for s in graph.aget_state_history(config)]
-    try:
-        await graph.ainvoke({"log": ["second"]}, config)
-    except ThreadBusyError as error:
-        assert error.thread_id == "t"
-        assert "another run" in str(error)
-    else:
-        raise AssertionError("the second run was not refused")
+    error = await _raised(ThreadBusyError, graph.ainvoke({"log": ["second"]}, config))
+    assert error.thread_id == "t"
+    assert "another run" in str(error)
     assert [s.config async for s in graph.aget_state_history(config)] == history
     gate.set()
     assert (await first)["log"] == ["slow", "after"]
@@ -117,11 +125,7 @@ async def scenario_cancel_right_after_start_stops_the_run_before_its_first_step(
     config = {"configurable": {"thread_id": "t"}}
     handle = graph.start({"log": ["x"]}, config)
     assert await graph.cancel("t", "changed my mind") == 1
-    try:
-        await handle
-    except RunCancelledError as error:
-        assert error.reason == "changed my mind"
-    else:
-        raise AssertionError("the run was not cancelled")
+    cancelled = await _raised(RunCancelledError, handle)
+    assert cancelled.reason == "changed my mind"
     assert started == []
     assert (await graph.ainvoke({"log": ["y"]}, config))["log"] == ["y", "slow", "after"]

@@ -1,4 +1,4 @@
-"""One-run-per-thread scenarios of tests/scenarios/thread_scenarios.py on CPython, memory and SQLite.
+"""One-run-per-thread scenarios of tests/scenarios/thread_scenarios.py on CPython: memory, SQLite.
 
 The same module runs inside Pyodide (tests/pyodide/test_thread_scenarios.py).
 """
