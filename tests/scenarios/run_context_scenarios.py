@@ -348,3 +348,39 @@ async def scenario_twenty_concurrent_runs_are_isolated() -> None:
         assert result["seen"] == [mine, (who, who, who), mine]
         assert ended[who] == mine
     assert marker.get_store() is None
+
+
+@dataclass
+class _Services:
+    """Run data holding what cannot be deep-copied."""
+
+    lock: Any
+    db: Any
+    visits: int = 0
+
+
+async def scenario_run_data_is_never_deep_copied() -> None:
+    """A default holding a lock and an SQLite connection works; runs get a shallow copy each."""
+    import sqlite3
+    import threading
+
+    default = _Services(threading.Lock(), sqlite3.connect(":memory:"))
+
+    def visit(state: dict[str, Any], ctx: RunContext[_Services]) -> dict[str, Any]:
+        with ctx.data.lock:
+            ctx.data.visits += 1
+            (one,) = ctx.data.db.execute("SELECT 1").fetchone()
+        return {"seen": (ctx.data.visits, one, ctx.data.lock is default.lock)}
+
+    class Seen(TypedDict, total=False):
+        seen: Any
+
+    app = StateGraph(Seen).add_node("visit", visit).add_edge(START, "visit")
+    app = app.compile(data=default)
+    assert (await app.ainvoke({}))["seen"] == (1, 1, True)
+    assert (await app.ainvoke({}))["seen"] == (1, 1, True)  # the last run's field is not seen
+    assert default.visits == 0
+    given = _Services(threading.Lock(), default.db, visits=10)
+    assert (await app.ainvoke({}, data=given))["seen"] == (11, 1, False)
+    assert given.visits == 11  # the object given is the run's data itself
+    default.db.close()

@@ -54,28 +54,30 @@ class Hooks(Generic[TData]):
 
 
 def merge_data(default: Any, given: Any) -> Any:
-    """The run's data: a private copy of the graph's default with ``given`` merged in.
+    """The run's data: ``given`` itself, or a shallow copy of the graph's default.
 
-    A mapping merges key by key onto a mapping default, or field by field onto a
-    dataclass default; any other ``given`` replaces the default.
+    A mapping given for a dataclass default sets those fields on a copy of the
+    default (typed data from a dict, as a context schema is built from one).
+    Never a deep copy, so data may hold a lock, a database connection or a
+    ``JsProxy``; the shallow copy keeps a field assigned in one run from being
+    seen by the next.
     """
-    base = copy.deepcopy(default)
     if given is None:
-        return base
-    if isinstance(given, Mapping):
-        if base is None:
-            return dict(given)
-        if isinstance(base, dict):
-            return {**base, **given}
-        if dataclasses.is_dataclass(base) and not isinstance(base, type):
-            names = {f.name for f in dataclasses.fields(base)}
-            unknown = sorted(set(given) - names)
-            if unknown:
-                raise ArgumentTypeError(
-                    f"data has no field(s) {', '.join(map(repr, unknown))}; "
-                    f"{type(base).__qualname__} has {', '.join(sorted(names))}"
-                )
-            return dataclasses.replace(base, **given)
+        try:
+            return copy.copy(default)
+        except TypeError:
+            # An object that cannot be copied (a lock, a connection) is shared as it is.
+            return default
+    typed = dataclasses.is_dataclass(default) and not isinstance(default, type)
+    if isinstance(given, Mapping) and typed:
+        names = {f.name for f in dataclasses.fields(default)}
+        unknown = sorted(set(given) - names)
+        if unknown:
+            raise ArgumentTypeError(
+                f"data has no field(s) {', '.join(map(repr, unknown))}; "
+                f"{type(default).__qualname__} has {', '.join(sorted(names))}"
+            )
+        return dataclasses.replace(default, **given)
     return given
 
 
