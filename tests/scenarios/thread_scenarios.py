@@ -17,7 +17,7 @@ from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.errors import RunCancelledError, ThreadBusyError
+from pyctx_web.graph.errors import GraphError, RunCancelledError, ThreadBusyError
 from pyctx_web.graph.state import CompiledStateGraph
 
 
@@ -129,3 +129,27 @@ async def scenario_cancel_right_after_start_stops_the_run_before_its_first_step(
     assert cancelled.reason == "changed my mind"
     assert started == []
     assert (await graph.ainvoke({"log": ["y"]}, config))["log"] == ["y", "slow", "after"]
+
+
+async def scenario_a_cancelled_future_inside_a_node_is_that_nodes_error(
+    make: CheckpointerFactory,
+) -> None:
+    """A node awaiting a future someone else cancels fails with an error: no cancelled run."""
+    loop = asyncio.get_running_loop()
+
+    async def waits(state: State) -> dict[str, list[str]]:
+        future = loop.create_future()
+        loop.call_soon(future.cancel)
+        await future
+        return {"log": ["unreachable"]}
+
+    builder = StateGraph(State).add_node(waits).add_edge(START, "waits")
+    graph = builder.compile(checkpointer=make())
+    config = {"configurable": {"thread_id": "t"}}
+    error = await _raised(GraphError, graph.ainvoke({"log": ["in"]}, config))
+    assert not isinstance(error, RunCancelledError)
+    assert "'waits'" in str(error)
+    assert isinstance(error.__cause__, asyncio.CancelledError)
+    state = await graph.aget_state(config)
+    assert state.next == ("waits",)
+    assert state.values == {"log": ["in"]}

@@ -64,6 +64,22 @@ class _TaskOutcome:
     error: Exception | None = None
 
 
+def _node_error(node: str, caught: BaseException) -> Exception:
+    """What a node raised, as its error; a cancel of the run itself is re-raised.
+
+    A ``CancelledError`` that nobody asked of the run (the node awaited a future
+    that someone else cancelled) is the node's error like any other.
+    """
+    if isinstance(caught, Exception):
+        return caught
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise caught
+    error = GraphError(f"node {node!r} failed: something it awaited was cancelled")
+    error.__cause__ = caught
+    return error
+
+
 class Engine(Store, NodeCalls):
     """Runs the steps of one invocation of a compiled graph."""
 
@@ -374,7 +390,8 @@ class Engine(Store, NodeCalls):
                     )
                     return _TaskOutcome(error=err)
                 return _TaskOutcome(interrupt=gi.interrupts[0], index=frame.raised_index)
-            except Exception as exc:
+            except (Exception, asyncio.CancelledError) as caught:
+                exc = _node_error(task.name, caught)
                 if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
                     return _TaskOutcome(error=exc)
                 await asyncio.sleep(policy.delay(attempt))
