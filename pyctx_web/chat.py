@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.errors import ArgumentValueError
-from pyctx_web.graph.errors import GraphError, ResumeError, RunCancelledError
+from pyctx_web.graph.errors import GraphError, ResumeError, RunCancelledError, ThreadBusyError
 from pyctx_web.graph.types import Command, Interrupt
 
 if TYPE_CHECKING:
@@ -50,8 +50,14 @@ _TYPES: Final = ("chat", "resume_chat", "cancel", "history")
 Event = dict[str, Any]
 
 
-def _error(message: str) -> Event:
-    return {"type": "error", "message": message}
+def _error(message: str, code: str | None = None) -> Event:
+    event: Event = {"type": "error", "message": message}
+    if code is not None:
+        event["code"] = code
+    return event
+
+
+_BUSY: Final = "This chat is running in another tab: it refreshes when that tab is done."
 
 
 def _kind(value: object) -> str:
@@ -116,12 +122,24 @@ class ChatSession:
         return self._running
 
     async def handle(self, message: object) -> AsyncIterator[Event]:
-        """Handle one message; yield the events it produces, ending with the turn's last."""
+        """Handle one message; yield the events it produces, ending with the turn's last.
+
+        Whatever the graph raises, a turn ends with ``done``, ``error`` or ``needs_input``.
+        """
         problem = self._check(message)
         if problem is not None:
             yield _error(problem)
             return
         assert isinstance(message, Mapping)
+        try:
+            async for event in self._dispatch(message):
+                yield event
+        except ThreadBusyError:
+            yield _error(_BUSY, code="thread_busy")
+        except Exception as error:
+            yield _error(f"The assistant failed: {type(error).__name__}: {error}")
+
+    async def _dispatch(self, message: Mapping[str, Any]) -> AsyncIterator[Event]:
         kind = message["type"]
         if kind == "history":
             yield await self.history()
@@ -259,6 +277,9 @@ class ChatSession:
         except RunCancelledError:
             yield {"type": "status", "stage": "cancelled"}
             return
+        except ThreadBusyError:
+            yield _error(_BUSY, code="thread_busy")
+            return
         except (ResumeError, GraphError) as error:
             yield _error(f"The assistant could not go on: {error}")
             return
@@ -266,7 +287,12 @@ class ChatSession:
             yield _error(f"The assistant failed: {type(error).__name__}: {error}")
             return
         if not asked:
-            yield {"type": "done", "text": await self._last_answer()}
+            try:
+                text = await self._last_answer()
+            except Exception as error:
+                yield _error(f"The assistant could not read the answer: {error}")
+                return
+            yield {"type": "done", "text": text}
 
     async def _last_answer(self) -> str:
         state = await self.graph.aget_state(self.thread_id)

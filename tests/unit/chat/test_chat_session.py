@@ -217,3 +217,49 @@ def test_session_needs_the_graphs_checkpointer() -> None:
     graph = build_assistant(InMemoryCheckpointer())
     with pytest.raises(ValueError, match="needs the checkpointer the graph was compiled with"):
         ChatSession(graph, checkpointer=InMemoryCheckpointer(), thread_id="t")
+
+
+def test_a_turn_on_a_thread_running_elsewhere_is_answered_thread_busy(tmp_path: Path) -> None:
+    """A second session's turn on a thread whose run is going gets error code thread_busy."""
+    checkpointer = InMemoryCheckpointer()
+    graph = build_assistant(checkpointer)
+    slow = AssistantData(model=OfflineModel(token_delay_ms=20))
+    first = ChatSession(graph, checkpointer=checkpointer, thread_id="shared", data=slow)
+    second = ChatSession(graph, checkpointer=checkpointer, thread_id="shared", data=FAST)
+
+    async def flow() -> None:
+        running = asyncio.ensure_future(collect(first, {"type": "chat", "text": "plan my week"}))
+        for _ in range(1000):
+            if first.running:
+                break
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.01)  # the turn's run has started and streams its tokens
+        busy = await collect(second, {"type": "chat", "text": "hello"})
+        assert busy[-1]["type"] == "error"
+        assert busy[-1]["code"] == "thread_busy"
+        assert "another tab" in busy[-1]["message"]
+        done = await running
+        assert done[-1]["type"] == "done"
+        history = await second.history()
+        assert [m["content"] for m in history["messages"] if m["role"] == "user"] == [
+            "plan my week"
+        ]
+
+    asyncio.run(flow())
+
+
+def test_a_graph_that_cannot_be_read_still_answers_with_an_error(tmp_path: Path) -> None:
+    """A turn whose thread cannot be read ends with an error event, not an exception."""
+    session = make_session(tmp_path)
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("storage is gone")
+
+    session.graph.aget_state = broken  # type: ignore[method-assign]
+
+    async def flow() -> None:
+        events = await collect(session, {"type": "chat", "text": "hello"})
+        assert events[-1]["type"] == "error"
+        assert "storage is gone" in events[-1]["message"]
+
+    asyncio.run(flow())
