@@ -19,6 +19,7 @@ from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.errors import GraphError, RunCancelledError, ThreadBusyError
 from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.graph.types import Command, interrupt
 
 
 class CheckpointerFactory(Protocol):
@@ -153,3 +154,33 @@ async def scenario_a_cancelled_future_inside_a_node_is_that_nodes_error(
     state = await graph.aget_state(config)
     assert state.next == ("waits",)
     assert state.values == {"log": ["in"]}
+
+
+async def scenario_a_resume_cancelled_before_its_node_finishes_leaves_the_question_waiting(
+    make: CheckpointerFactory,
+) -> None:
+    """Cancelled after the answer, before the node's result, the question waits for an answer."""
+    gate, answered = asyncio.Event(), []
+
+    async def ask(state: State) -> dict[str, list[str]]:
+        answer = interrupt("which one?")
+        answered.append(answer)
+        await gate.wait()
+        return {"log": [answer]}
+
+    def build() -> CompiledStateGraph:
+        builder = StateGraph(State).add_node(ask).add_edge(START, "ask")
+        return builder.compile(checkpointer=make())
+
+    graph = build()
+    config = {"configurable": {"thread_id": "t"}}
+    await graph.ainvoke({"log": []}, config)
+    handle = graph.start(Command(resume="first"), config)
+    await _until(lambda: answered == ["first"])
+    handle.cancel("not that one")
+    await _raised(RunCancelledError, handle)
+    reread = build()  # another object over the same storage, as after a reload
+    state = await reread.aget_state(config)
+    assert [q.value for q in state.interrupts] == ["which one?"]
+    gate.set()
+    assert (await reread.ainvoke(Command(resume="second"), config))["log"] == ["second"]

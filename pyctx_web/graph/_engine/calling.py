@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import is_awaitable
 from pyctx_web.graph._engine.injection import injected
 from pyctx_web.graph._engine.messages_mode import emit_messages, metadata_of, streaming_tokens
-from pyctx_web.graph._engine.values import Command
-from pyctx_web.graph.errors import GraphError
+from pyctx_web.graph._engine.records import TaskResult
+from pyctx_web.graph._engine.values import UNSET, Command
+from pyctx_web.graph.errors import GraphError, InvalidUpdateError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._engine.frames import Run, TaskFrame
+    from pyctx_web.graph._engine.planner import Planner
     from pyctx_web.graph._engine.spec import NodeSpec
 
-__all__ = ["NodeCalls"]
+__all__ = ["NodeCalls", "node_error"]
+
+
+def node_error(node: str, caught: BaseException) -> Exception:
+    """What a node raised, as its error; a cancel of the run itself is re-raised.
+
+    A ``CancelledError`` that nobody asked of the run (the node awaited a future
+    that someone else cancelled) is the node's error like any other.
+    """
+    if isinstance(caught, Exception):
+        return caught
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise caught
+    error = GraphError(f"node {node!r} failed: something it awaited was cancelled")
+    error.__cause__ = caught
+    return error
 
 
 class NodeCalls:
@@ -23,6 +42,7 @@ class NodeCalls:
 
     run: Run
     schema: StateSchema
+    planner: Planner
 
     def _context(self) -> Any:
         if self.run.plug is None:
@@ -58,3 +78,18 @@ class NodeCalls:
                 return node.fn(arg, self._context(), **extra)
             return node.fn(arg, **extra)
         return node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)
+
+    def _to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
+        if isinstance(ret, Command):
+            if ret.resume is not UNSET:
+                raise InvalidUpdateError(
+                    f"node {node!r} returned Command(resume=...); resume answers a paused run "
+                    f"and is passed to ainvoke(), not returned by a node",
+                    node=node,
+                )
+            updates = self.schema.check_update(node, ret.update)
+            return TaskResult(updates, self.planner.goto_list(node, ret.goto)), dict(
+                updates
+            ) or None
+        updates = self.schema.check_update(node, ret)
+        return TaskResult(updates), None if ret is None else dict(updates)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
-from pyctx_web.graph._engine.calling import NodeCalls
+from pyctx_web.graph._engine.calling import NodeCalls, node_error
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.outcome import Outcome, current_values, step_writes
@@ -38,13 +38,12 @@ from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
 from pyctx_web.graph._engine.store import Store
 from pyctx_web.graph._engine.streams import emit_task, emit_task_result
-from pyctx_web.graph._engine.values import UNSET, Command, Interrupt
+from pyctx_web.graph._engine.values import Interrupt
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import (
     GraphError,
     GraphInterrupt,
     GraphRecursionError,
-    InvalidUpdateError,
 )
 
 if TYPE_CHECKING:
@@ -62,22 +61,6 @@ class _TaskOutcome:
     interrupt: Interrupt | None = None
     index: int = -1
     error: Exception | None = None
-
-
-def _node_error(node: str, caught: BaseException) -> Exception:
-    """What a node raised, as its error; a cancel of the run itself is re-raised.
-
-    A ``CancelledError`` that nobody asked of the run (the node awaited a future
-    that someone else cancelled) is the node's error like any other.
-    """
-    if isinstance(caught, Exception):
-        return caught
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise caught
-    error = GraphError(f"node {node!r} failed: something it awaited was cancelled")
-    error.__cause__ = caught
-    return error
 
 
 class Engine(Store, NodeCalls):
@@ -290,7 +273,7 @@ class Engine(Store, NodeCalls):
             if out.result is not None and not save_each:
                 rec.result = out.result  # the next checkpoint holds it: nothing to write now
             else:
-                error = await self._record(cp, task, rec, out, frame, save_each)
+                error = await self._record(cp, pending, task, rec, out, frame, save_each)
                 if error is not None:
                     return error
             if out.result is not None and self.run.listens("updates"):
@@ -311,24 +294,10 @@ class Engine(Store, NodeCalls):
             results = await asyncio.gather(*(one(t) for t in runnable))
         return [e for e in results if e is not None]
 
-    def _to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
-        if isinstance(ret, Command):
-            if ret.resume is not UNSET:
-                raise InvalidUpdateError(
-                    f"node {node!r} returned Command(resume=...); resume answers a paused run "
-                    f"and is passed to ainvoke(), not returned by a node",
-                    node=node,
-                )
-            updates = self.schema.check_update(node, ret.update)
-            return TaskResult(updates, self.planner.goto_list(node, ret.goto)), dict(
-                updates
-            ) or None
-        updates = self.schema.check_update(node, ret)
-        return TaskResult(updates), None if ret is None else dict(updates)
-
     async def _record(
         self,
         cp: Checkpoint,
+        pending: Pending,
         task: TaskSpec,
         rec: TaskRecord,
         out: _TaskOutcome,
@@ -344,13 +313,20 @@ class Engine(Store, NodeCalls):
         else:
             rec.error = f"{type(out.error).__name__}: {out.error}"
         items = [(task, kind, rec)]
+        if task.id in pending.unsaved_answers and kind != "result":
+            # The answers that let the task run this time go with what it did.
+            items.append((task, "resume", rec))
+        pending.unsaved_answers.discard(task.id)
         if frame.task_results and kind != "result":
             # Finished @task calls are not run again when the node runs again.
             rec.task_results = frame.task_results
             items.append((task, "tasks", rec))
         if save_each or kind != "result":
+            updates = None
+            if pending.unsaved_updates and kind != "result":
+                updates, pending.unsaved_updates = pending.input_updates, False
             try:
-                await self.save_writes(cp, items)
+                await self.save_writes(cp, items, input_updates=updates)
             except Exception as exc:
                 # An unsaveable result must not count as finished.
                 rec.result = None
@@ -391,7 +367,7 @@ class Engine(Store, NodeCalls):
                     return _TaskOutcome(error=err)
                 return _TaskOutcome(interrupt=gi.interrupts[0], index=frame.raised_index)
             except (Exception, asyncio.CancelledError) as caught:
-                exc = _node_error(task.name, caught)
+                exc = node_error(task.name, caught)
                 if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
                     return _TaskOutcome(error=exc)
                 await asyncio.sleep(policy.delay(attempt))

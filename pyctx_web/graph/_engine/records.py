@@ -190,6 +190,10 @@ class Pending:
     """The step stopped at an ``interrupt_before`` breakpoint."""
     input_updates: list[tuple[str, Any]] = field(default_factory=list)
     """``Command(update=...)`` writes given with answers while the step was paused."""
+    unsaved_answers: set[str] = field(default_factory=set)
+    """Tasks given answers that are not written yet (they go with the task's outcome)."""
+    unsaved_updates: bool = False
+    """Whether :attr:`input_updates` changed since they were written."""
 
     def record(self, task_id: str) -> TaskRecord:
         """The record of ``task_id``, created empty if needed."""

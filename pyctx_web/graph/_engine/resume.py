@@ -1,20 +1,20 @@
 """Resuming a paused run: which task each answer goes to, saving answers, taking them back.
 
 :func:`plan_resume` matches a ``Command(resume=...)`` to the questions that
-wait; :func:`resume` saves the answers (and a ``Command(update=...)``) on the
-paused checkpoint and runs the step again; a cancelled resume takes its
-answers back, so the questions wait again.
+wait; :func:`resume` gives the answers (and a ``Command(update=...)``) to the
+paused tasks and runs the step again; the answers are written with what the
+answered task does next, so a cancel or crash before that leaves the
+question waiting.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.graph._engine.interrupts import interrupt_id
-from pyctx_web.graph._engine.records import Checkpoint, Pending, TaskRecord
+from pyctx_web.graph._engine.records import Checkpoint, Pending
 from pyctx_web.graph._engine.values import UNSET, Command
 from pyctx_web.graph.errors import InvalidUpdateError, ResumeError
 
@@ -127,62 +127,28 @@ async def resume(
         )
     answers = plan_resume(command.resume, cp, pending)
     updates = engine.schema.check_update("__start__", command.update)
-    before = await _save_answers(engine, cp, pending, answers, updates)
+    _take_answers(engine, cp, pending, answers, updates)
     engine.emit_values(cp, pending)
-    try:
-        return await engine.loop(cp, pending, skip_breakpoint=True)
-    except asyncio.CancelledError:
-        await _withdraw_answers(engine, cp, before)
-        raise
+    return await engine.loop(cp, pending, skip_breakpoint=True)
 
 
-async def _save_answers(
+def _take_answers(
     engine: Engine,
     cp: Checkpoint,
     pending: Pending,
     answers: Mapping[str, Any],
     updates: list[tuple[str, Any]],
-) -> dict[str, TaskRecord]:
-    """Save the answers (and the update) in one transaction; return the records before."""
-    task_by_id = {t.id: t for t in cp.tasks}
-    items = []
-    before: dict[str, TaskRecord] = {}
+) -> None:
+    """Give the answers (and the update) to the paused tasks, in memory only.
+
+    They are written with what the answered task does next (its result, error
+    or next question), in the same transaction: a cancel or a crash before
+    that leaves the question waiting, to be answered again.
+    """
     for task_id, answer in answers.items():
-        rec = pending.tasks[task_id]
-        before[task_id] = TaskRecord(
-            interrupt=rec.interrupt,
-            interrupt_index=rec.interrupt_index,
-            answers=list(rec.answers),
-            error=rec.error,
-        )
-        rec.answers.append(answer)
-        items.append((task_by_id[task_id], "resume", rec))
-    # The stored update write holds every update given while this step was paused.
-    await engine.save_writes(
-        cp, items, input_updates=[*pending.input_updates, *updates] if updates else None
-    )
+        pending.tasks[task_id].answers.append(answer)
+        pending.unsaved_answers.add(task_id)
     if updates:
         pending.input_updates.extend(updates)
+        pending.unsaved_updates = True
         cp.values = engine.schema.apply(cp.values, [("__start__", k, v) for k, v in updates])
-    return before
-
-
-async def _withdraw_answers(engine: Engine, cp: Checkpoint, before: dict[str, TaskRecord]) -> None:
-    """Take back the saved answers of a cancelled resume, so its questions wait again.
-
-    Only while ``cp`` is still the thread's latest checkpoint, and only for
-    tasks whose saved record shows no result, error or new question since.
-    """
-    loaded = await engine.load(cp.thread_id, None)
-    if loaded is None or loaded[0].id != cp.id:
-        return
-    saved = loaded[1].tasks
-    task_by_id = {t.id: t for t in cp.tasks}
-    items = []
-    for task_id, old in before.items():
-        rec = saved.get(task_id)
-        if rec is None or rec.result is not None:
-            continue
-        if (rec.interrupt_index, rec.error) == (old.interrupt_index, old.error):
-            items.append((task_by_id[task_id], "resume", old))
-    await engine.save_writes(cp, items)
