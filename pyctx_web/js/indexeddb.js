@@ -149,8 +149,12 @@
       const existing = store.index("by_id").getKey([c.thread_id, c.checkpoint_id]);
       existing.onsuccess = guard(() => {
         if (existing.result !== undefined) { stop({ status: "duplicate" }); return; }
-        const last = store.openKeyCursor(threadRange(c.thread_id), "prev");
+        const last = store.openCursor(threadRange(c.thread_id), "prev");
         last.onsuccess = guard(() => {
+          // Compare-and-set in this transaction: only on top of the latest the writer saw.
+          const latest = last.result ? last.result.value.checkpoint_id : null;
+          if (latest !== (c.expected ?? null)) { stop({ status: "busy" }); return; }
+          delete c.expected;
           c.seq = last.result ? last.result.primaryKey[1] + 1 : 1;
           store.add(c);
         });

@@ -28,7 +28,7 @@ from pyctx_web.graph.checkpoint.base import (
     StoredCheckpoint,
     StoredWrite,
 )
-from pyctx_web.graph.errors import CheckpointError
+from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
 from pyctx_web.graph.types import interrupt
 
 PERSISTENT = "persistent"
@@ -177,13 +177,15 @@ async def scenario_documents_round_trip_exactly(make_checkpointer: CheckpointerF
         "x" * 1_000_000,
     ]
     for i, text in enumerate(texts):
-        await saver.aput(StoredCheckpoint("t", f"k{i}", None, f"2024-05-0{i + 1}T00:00:00Z", text))
+        parent = f"k{i - 1}" if i else None
+        stored = StoredCheckpoint("t", f"k{i}", parent, f"2024-05-0{i + 1}T00:00:00Z", text)
+        await saver.aput(stored)
         await saver.aput_writes("t", f"k{i}", [StoredWrite("task é", "result", text)])
     for i, text in enumerate(texts):
         record = await _get(saver, "t", f"k{i}")
         assert record.checkpoint.data == text
         assert record.checkpoint.created_at == f"2024-05-0{i + 1}T00:00:00Z"
-        assert record.checkpoint.parent_id is None
+        assert record.checkpoint.parent_id == (f"k{i - 1}" if i else None)
         assert record.writes == (StoredWrite("task é", "result", text),)
 
 
@@ -572,3 +574,44 @@ async def scenario_new_checkpointer_sees_everything(make_checkpointer: Checkpoin
     assert (await _get(first, "t")).checkpoint.checkpoint_id == "c3"
     err = await _refused(first.aput(_cp("t", "c3", "c2")))
     _names(err, "t", "c3")
+
+
+async def _busy(awaitable: Awaitable[None]) -> ThreadBusyError:
+    """The ThreadBusyError ``awaitable`` raises; AssertionError when it raises none."""
+    try:
+        await awaitable
+    except ThreadBusyError as error:
+        return error
+    raise AssertionError("the write was not refused as thread busy")
+
+
+async def scenario_a_checkpoint_not_on_the_latest_is_refused_as_thread_busy(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
+    """A checkpoint whose parent is no longer the latest is refused and nothing is written."""
+    saver = make_checkpointer()
+    await _chain(saver, "t", 2)
+    err = await _busy(saver.aput(_cp("t", "late", "c0")))
+    assert err.thread_id == "t"
+    assert "another run wrote this thread first" in str(err)
+    assert await saver.aget("t", "late") is None
+    assert await _ids(saver, "t") == ["c1", "c0"]
+    await _busy(saver.aput(_cp("fresh", "x", "c9")))
+    assert await saver.aget("fresh") is None
+    await saver.aput(_cp("t", "fork", "c0"), latest="c1")  # a fork, on top of the latest
+    assert await _ids(saver, "t") == ["fork", "c1", "c0"]
+    assert (await _get(saver, "t")).checkpoint.parent_id == "c0"
+
+
+@requires(PERSISTENT)
+async def scenario_two_writers_on_one_thread_one_wins(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
+    """Two checkpointers over one storage writing on the same latest: one wins, one is refused."""
+    first, second = make_checkpointer(), make_checkpointer()
+    await _chain(first, "t", 1)
+    outcomes = await asyncio.gather(
+        first.aput(_cp("t", "a1", "c0")), second.aput(_cp("t", "b1", "c0")), return_exceptions=True
+    )
+    assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "ThreadBusyError"]
+    assert len(await _ids(first, "t")) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from types import EllipsisType
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,8 @@ class Store:
     _unsaved: Checkpoint | None = None
     _unsaved_writes: list[StoredWrite] | None = None
     _last_saved: str | None = None
+    _expected: str | None | EllipsisType = ...
+    """The thread's latest checkpoint as this run last saw it (``...``: not read yet)."""
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
@@ -61,10 +64,12 @@ class Store:
         if self._saving is not None:
             await self._settle()
         doc = encode_checkpoint(self.serde, cp)
+        # Compare-and-set: written only on top of the latest checkpoint this run saw.
+        expected, self._expected = self._expected, cp.id
         if self.durability == "async":
-            self._saving = asyncio.ensure_future(self.checkpointer.aput(doc))
+            self._saving = asyncio.ensure_future(self.checkpointer.aput(doc, latest=expected))
         else:
-            await self.checkpointer.aput(doc)
+            await self.checkpointer.aput(doc, latest=expected)
         self._last_saved = cp.id
 
     async def _settle(self) -> None:
@@ -92,7 +97,8 @@ class Store:
         self._unsaved = self._unsaved_writes = None
         # The checkpoints in between were not written: the parent is the last one that was.
         cp.parent_id = self._last_saved
-        await self.checkpointer.aput(encode_checkpoint(self.serde, cp))
+        expected, self._expected = self._expected, cp.id
+        await self.checkpointer.aput(encode_checkpoint(self.serde, cp), latest=expected)
         self._last_saved = cp.id
         if writes:
             await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
@@ -139,12 +145,16 @@ class Store:
         """
         assert self.checkpointer is not None
         record = await self.checkpointer.aget(thread_id, checkpoint_id)
+        if record is None and checkpoint_id is None:
+            self._expected = None  # a new thread: nothing may have been written meanwhile
         if record is None:
             if checkpoint_id is not None:
                 raise GraphConfigError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
             return None
         cp, pending = decode_record(self.serde, record)
         self._last_saved = cp.id
+        if checkpoint_id is None:
+            self._expected = cp.id
         if pending.input_updates:
             starts = [(START, k, v) for k, v in pending.input_updates]
             cp.values = self.schema.apply(cp.values, starts)

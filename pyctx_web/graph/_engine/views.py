@@ -103,6 +103,8 @@ async def update_state(
     as_node: str | None,
 ) -> dict[str, Any]:
     """Write ``values`` as if ``as_node`` returned them; return the new checkpoint's config."""
+    if checkpoint_id is not None:
+        await engine.load(thread_id, None)  # the latest, on which the new checkpoint goes
     loaded = await engine.load(thread_id, checkpoint_id)
     cp, pending = loaded if loaded is not None else (None, Pending())
     as_node = _as_node(engine, cp, as_node)

@@ -25,10 +25,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from types import EllipsisType
 
 from pyctx_web.errors import ArgumentValueError
 
-__all__ = ["CheckpointRecord", "Checkpointer", "StoredCheckpoint", "StoredWrite"]
+__all__ = [
+    "CheckpointRecord",
+    "Checkpointer",
+    "StoredCheckpoint",
+    "StoredWrite",
+    "expected_latest",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +89,17 @@ class Checkpointer(ABC):
         """
 
     @abstractmethod
-    async def aput(self, checkpoint: StoredCheckpoint) -> None:
-        """Store a new checkpoint as the latest of its thread, in one transaction."""
+    async def aput(
+        self, checkpoint: StoredCheckpoint, *, latest: str | EllipsisType | None = ...
+    ) -> None:
+        """Store a new checkpoint as the latest of its thread, in one transaction.
+
+        Only if the thread's latest checkpoint is still ``latest`` (by default the
+        checkpoint's parent; ``None`` for a thread with none), checked in the same
+        transaction: otherwise nothing is written and
+        :class:`~pyctx_web.graph.errors.ThreadBusyError` says another run wrote
+        the thread first. A checkpoint id the thread already has is refused first.
+        """
 
     @abstractmethod
     async def aput_writes(
@@ -105,6 +121,11 @@ class Checkpointer(ABC):
     @abstractmethod
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint and write of the thread."""
+
+
+def expected_latest(checkpoint: StoredCheckpoint, latest: str | EllipsisType | None) -> str | None:
+    """The latest checkpoint id ``aput`` expects: ``latest``, or the checkpoint's parent."""
+    return checkpoint.parent_id if latest is ... else latest
 
 
 def check_limit(limit: int | None) -> None:

@@ -32,6 +32,7 @@ import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
+from types import EllipsisType
 from typing import Any, Final
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
@@ -43,8 +44,9 @@ from pyctx_web.graph.checkpoint.base import (
     StoredCheckpoint,
     StoredWrite,
     check_limit,
+    expected_latest,
 )
-from pyctx_web.graph.errors import CheckpointError
+from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
 
 if IN_PYODIDE:
     import js
@@ -209,8 +211,15 @@ class IndexedDBSaver(Checkpointer):
         raw = outcome["value"]
         return None if raw is None else self._record(thread_id, raw)
 
-    async def aput(self, checkpoint: StoredCheckpoint) -> None:
-        """Store ``checkpoint`` as the latest of its thread, in one transaction."""
+    async def aput(
+        self, checkpoint: StoredCheckpoint, *, latest: str | EllipsisType | None = ...
+    ) -> None:
+        """Store ``checkpoint`` as the latest of its thread, in one transaction.
+
+        Only if the thread's latest checkpoint is still ``latest`` (see the base
+        class), read in the same readwrite transaction, which IndexedDB runs
+        after any other on the store, from any tab.
+        """
         payload = json.dumps(
             {
                 "thread_id": checkpoint.thread_id,
@@ -218,6 +227,7 @@ class IndexedDBSaver(Checkpointer):
                 "parent_id": checkpoint.parent_id,
                 "created_at": checkpoint.created_at,
                 "data": checkpoint.data,
+                "expected": expected_latest(checkpoint, latest),
             }
         )
         outcome = await self._call(
@@ -228,6 +238,8 @@ class IndexedDBSaver(Checkpointer):
         )
         if outcome["status"] == "ok":
             return
+        if outcome["status"] == "busy":
+            raise ThreadBusyError(checkpoint.thread_id)
         if outcome["status"] == "duplicate":
             message = (
                 f"checkpoint {checkpoint.checkpoint_id!r} already exists in thread "

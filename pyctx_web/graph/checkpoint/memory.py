@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from types import EllipsisType
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.base import (
@@ -12,8 +13,9 @@ from pyctx_web.graph.checkpoint.base import (
     StoredCheckpoint,
     StoredWrite,
     check_limit,
+    expected_latest,
 )
-from pyctx_web.graph.errors import CheckpointError
+from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
@@ -59,8 +61,10 @@ class InMemorySaver(Checkpointer):
             return None
         return self._record(thread, checkpoint_id)
 
-    async def aput(self, checkpoint: StoredCheckpoint) -> None:
-        """Store ``checkpoint`` as the latest of its thread."""
+    async def aput(
+        self, checkpoint: StoredCheckpoint, *, latest: str | EllipsisType | None = ...
+    ) -> None:
+        """Store ``checkpoint`` as the latest of its thread, if ``latest`` still is (see base)."""
         thread = self._threads.setdefault(checkpoint.thread_id, _Thread())
         if checkpoint.checkpoint_id in thread.checkpoints:
             raise CheckpointError(
@@ -69,6 +73,11 @@ class InMemorySaver(Checkpointer):
                 thread_id=checkpoint.thread_id,
                 checkpoint_id=checkpoint.checkpoint_id,
             )
+        current = thread.order[-1] if thread.order else None
+        if current != expected_latest(checkpoint, latest):
+            if not thread.order:
+                del self._threads[checkpoint.thread_id]
+            raise ThreadBusyError(checkpoint.thread_id)
         thread.position[checkpoint.checkpoint_id] = len(thread.order)
         thread.order.append(checkpoint.checkpoint_id)
         thread.checkpoints[checkpoint.checkpoint_id] = checkpoint

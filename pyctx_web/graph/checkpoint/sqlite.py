@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
+from types import EllipsisType
 from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError
@@ -22,8 +23,9 @@ from pyctx_web.graph.checkpoint.base import (
     StoredCheckpoint,
     StoredWrite,
     check_limit,
+    expected_latest,
 )
-from pyctx_web.graph.errors import CheckpointError
+from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
 
 __all__ = ["SqliteSaver"]
 
@@ -204,8 +206,15 @@ class SqliteSaver(Checkpointer):
             )
         return self._record(thread_id, rows[0]) if rows else None
 
-    async def aput(self, checkpoint: StoredCheckpoint) -> None:
-        """Store ``checkpoint`` as the latest of its thread, in one transaction."""
+    async def aput(
+        self, checkpoint: StoredCheckpoint, *, latest: str | EllipsisType | None = ...
+    ) -> None:
+        """Store ``checkpoint`` as the latest of its thread, in one transaction.
+
+        Only if the thread's latest checkpoint is still ``latest`` (see the base
+        class), read in the same ``BEGIN IMMEDIATE`` transaction: other processes
+        on the same file cannot write in between.
+        """
         try:
             with self._transaction() as conn:
                 if conn.execute(
@@ -218,6 +227,13 @@ class SqliteSaver(Checkpointer):
                         thread_id=checkpoint.thread_id,
                         checkpoint_id=checkpoint.checkpoint_id,
                     )
+                row = conn.execute(
+                    "SELECT checkpoint_id FROM pyctx_checkpoints WHERE thread_id = ? "
+                    "ORDER BY seq DESC LIMIT 1",
+                    (checkpoint.thread_id,),
+                ).fetchone()
+                if (row[0] if row else None) != expected_latest(checkpoint, latest):
+                    raise ThreadBusyError(checkpoint.thread_id)
                 conn.execute(
                     "INSERT INTO pyctx_checkpoints "
                     "(thread_id, checkpoint_id, parent_id, created_at, data) "
