@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from types import EllipsisType
 from collections.abc import Sequence
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.graph._engine.records import (
@@ -49,7 +49,7 @@ class Store:
     _unsaved: Checkpoint | None = None
     _unsaved_writes: list[StoredWrite] | None = None
     _last_saved: str | None = None
-    _expected: str | None | EllipsisType = ...
+    _expected: str | EllipsisType | None = ...
     """The thread's latest checkpoint as this run last saw it (``...``: not read yet)."""
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
