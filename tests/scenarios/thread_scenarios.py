@@ -17,7 +17,7 @@ from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.errors import GraphError, RunCancelledError, ThreadBusyError
+from pyctx_web.graph.errors import CheckpointError, GraphError, RunCancelledError, ThreadBusyError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, interrupt
 
@@ -184,3 +184,44 @@ async def scenario_a_resume_cancelled_before_its_node_finishes_leaves_the_questi
     assert [q.value for q in state.interrupts] == ["which one?"]
     gate.set()
     assert (await reread.ainvoke(Command(resume="second"), config))["log"] == ["second"]
+
+
+class _OldState(TypedDict, total=False):
+    """The state of an earlier version of a graph: it had a key the new one dropped."""
+
+    log: Annotated[list[str], operator.add]
+    draft: str
+
+
+async def scenario_a_thread_of_another_graph_version_reads_and_moves_on(
+    make: CheckpointerFactory,
+) -> None:
+    """A thread naming a node and a key the graph lost is readable, refuses to run, moves on."""
+    saver = make()
+
+    def step(name: str) -> Callable[[Any], dict[str, Any]]:
+        def node(state: Any) -> dict[str, Any]:
+            return {"log": [name]}
+
+        node.__name__ = name
+        return node
+
+    def draft(state: _OldState) -> dict[str, Any]:
+        return {"log": ["draft"], "draft": "v1"}
+
+    old = StateGraph(_OldState).add_sequence([step("start"), draft, step("review")])
+    old = old.add_edge(START, "start").compile(checkpointer=saver, interrupt_before=["review"])
+    config = {"configurable": {"thread_id": "t"}}
+    await old.ainvoke({"log": []}, config)
+    new = StateGraph(State).add_sequence([step("start"), step("publish")])
+    new = new.add_edge(START, "start").compile(checkpointer=saver)
+    state = await new.aget_state(config)
+    assert state.values == {"log": ["start", "draft"], "draft": "v1"}
+    assert state.next == ("review",)
+    assert len([s async for s in new.aget_state_history(config)]) == 4
+    error = await _raised(CheckpointError, new.ainvoke(None, config))
+    assert "'review'" in str(error)
+    assert "'draft'" in str(error)
+    assert error.thread_id == "t"
+    await new.aupdate_state(config, {"log": ["fixed"]}, as_node="start")
+    assert (await new.ainvoke(None, config))["log"] == ["start", "draft", "fixed", "publish"]

@@ -269,11 +269,15 @@ class StateSchema:
     def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The state type's values in declaration order, as snapshots and ``"values"`` show them."""
         own = self.own_keys
-        return {
+        shown = {
             key: values[key]
             for key in self.annotations
             if key in values and (own is None or key in own)
         }
+        if len(shown) < len(values):
+            # Keys of another version of the graph are shown as stored.
+            shown.update((k, v) for k, v in values.items() if k not in self.annotations)
+        return shown
 
     def result(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The values ``invoke`` returns: those of the output schema, when there is one."""

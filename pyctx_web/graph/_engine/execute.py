@@ -13,7 +13,8 @@ from pyctx_web.graph._engine.records import (
 )
 from pyctx_web.graph._engine.resume import resume
 from pyctx_web.graph._engine.values import Command
-from pyctx_web.graph.errors import GraphConfigError
+from pyctx_web.graph.constants import START
+from pyctx_web.graph.errors import CheckpointError, GraphConfigError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
@@ -58,12 +59,40 @@ async def _execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
     if request.checkpoint_id is not None:
         target = await engine.load(thread_id, request.checkpoint_id)
     is_fork = target is not None and latest is not None and target[0].id != latest[0].id
+    if target is not None:
+        _check_written_by_this_graph(engine, target[0], target[1])
     if isinstance(input, Command):
         return await resume(engine, input, target, is_fork)
     if input is None:
         return await _continue(engine, thread_id, target, is_fork)
     cp, pending = await engine.start(input, target[0] if target is not None else None)
     return await engine.loop(cp, pending, skip_breakpoint=False)
+
+
+def _check_written_by_this_graph(engine: Engine, cp: Checkpoint, pending: Pending) -> None:
+    """:class:`CheckpointError` naming what ``cp`` has that this graph lacks, if anything.
+
+    A thread stored by another version of the graph (a node or a state key renamed)
+    can still be read; running on from it cannot. ``update_state(config, values,
+    as_node=...)`` with a node of this graph moves it on.
+    """
+    nodes = sorted({t.name for t in cp.tasks} - set(engine.spec.nodes) - {START})
+    known = engine.schema.annotations
+    keys = {k for k in cp.values if k not in known}
+    for rec in pending.tasks.values():
+        if rec.result is not None:
+            keys.update(k for k, _ in rec.result.updates if k not in known)
+    if not nodes and not keys:
+        return
+    missing = [f"node(s) {', '.join(map(repr, nodes))}"] if nodes else []
+    missing += [f"state key(s) {', '.join(map(repr, sorted(keys)))}"] if keys else []
+    raise CheckpointError(
+        f"thread {cp.thread_id!r} was written by another version of the graph: its checkpoint "
+        f"{cp.id!r} names {' and '.join(missing)} that this graph does not have; move it on "
+        f"with update_state(config, values, as_node=<a node of this graph>)",
+        thread_id=cp.thread_id,
+        checkpoint_id=cp.id,
+    )
 
 
 async def _continue(

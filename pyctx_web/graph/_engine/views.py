@@ -110,7 +110,11 @@ async def update_state(
     as_node = _as_node(engine, cp, as_node)
     schema = engine.schema
     updates = schema.check_update(as_node, values)
-    base = schema.with_defaults(cp.values if cp is not None else {})
+    # Keys another version of the graph wrote are left behind: the thread moves on.
+    known = {
+        k: v for k, v in (cp.values if cp is not None else {}).items() if k in schema.annotations
+    }
+    base = schema.with_defaults(known)
     new_values = schema.apply(base, [(as_node, k, v) for k, v in updates])
     new_id = new_checkpoint_id()
     tasks: tuple[TaskSpec, ...] = ()
