@@ -1,20 +1,26 @@
 """A small graph on an SQLite file, run in subprocesses by the durability test.
 
-Usage: ``python durable_app.py DB COUNTS MODE start|inspect|resume``; prints JSON.
-Every node run appends the node's name to the COUNTS file.
+Usage: ``python durable_app.py DB COUNTS MODE start|inspect|resume [AT]``; prints JSON.
+Every node run appends the node's name to the COUNTS file. With AT (a wall-clock
+time), resume waits until then and node ask takes a second once answered, so that two processes
+resuming together both read the thread before either writes; a ThreadBusyError
+is printed as ``{"busy": thread_id}``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.errors import ThreadBusyError
 from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 from pyctx_web.graph.types import Command, interrupt
 
@@ -24,8 +30,8 @@ except ImportError:  # run as a script in a fresh process
     from helpers import State, node  # type: ignore[no-redef,import-not-found]
 
 
-def build(checkpointer: Checkpointer, counts: Path, mode: str) -> CompiledGraph:
-    """a -> ask -> c, counting each node run in ``counts``."""
+def build(checkpointer: Checkpointer, counts: Path, mode: str, slow: float = 0.0) -> CompiledGraph:
+    """a -> ask -> c, counting each node run in ``counts``; answered, ask takes ``slow`` s."""
 
     def count(name: str) -> None:
         with counts.open("a", encoding="utf-8") as f:
@@ -37,7 +43,9 @@ def build(checkpointer: Checkpointer, counts: Path, mode: str) -> CompiledGraph:
 
     def ask(state: State) -> dict[str, Any]:
         count("ask")
-        return {"answer": interrupt({"question": "name?", "after": state["log"]})}
+        answer = interrupt({"question": "name?", "after": state["log"]})
+        time.sleep(slow)
+        return {"answer": answer}
 
     def c(state: State) -> dict[str, Any]:
         count("c")
@@ -55,11 +63,19 @@ def build(checkpointer: Checkpointer, counts: Path, mode: str) -> CompiledGraph:
     )
 
 
-async def main(db: str, counts: str, mode: str, action: str) -> dict[str, Any]:
+async def main(
+    db: str, counts: str, mode: str, action: str, at: str | None = None
+) -> dict[str, Any]:
     """Run one action against the thread "durable" and describe the outcome."""
     with SQLiteCheckpointer(db) as saver:
-        graph = build(saver, Path(counts), mode)
-        if action == "start":
+        graph = build(saver, Path(counts), mode, slow=1.0 if at else 0.0)
+        if at is not None:
+            await asyncio.sleep(max(0.0, float(at) - time.time()))
+            try:
+                out = await graph.ainvoke(Command(resume=f"pid{os.getpid()}"), thread_id="durable")
+            except ThreadBusyError as e:
+                return {"busy": e.thread_id}
+        elif action == "start":
             out = await graph.ainvoke({"log": []}, thread_id="durable")
         elif action == "resume":
             out = await graph.ainvoke(Command(resume="Ada"), thread_id="durable")
@@ -75,4 +91,4 @@ async def main(db: str, counts: str, mode: str, action: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(*sys.argv[1:5]))))
+    print(json.dumps(asyncio.run(main(*sys.argv[1:6]))))

@@ -1,4 +1,4 @@
-"""Sync invoke from OS threads on one graph, and a paused run surviving a new process.
+"""OS threads on one graph; a paused run in a new process; two processes on one thread.
 
 Concurrent async threads and new checkpointer objects in one process are the graph
 scenarios of tests/scenarios/graph_scenarios.py.
@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,39 @@ def test_new_process_sees_pending_interrupt_and_resumes_to_same_result(
         return await reference.ainvoke(Command(resume="Ada"), thread_id="ref")
 
     assert asyncio.run(in_process()) == resumed["values"]
+
+
+def test_two_processes_resuming_one_thread_store_one_run(tmp_path: Path, mode: str) -> None:
+    """Two processes resume one paused thread at once: one run is stored, the other writes none."""
+    db, counts = tmp_path / "durable.db", tmp_path / "counts.txt"
+    _run_app(db, counts, mode, "start")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(Path(__file__).parent)]),
+    }
+    # Both wait for the same moment, then read the thread; the answered node takes a
+    # second, so both have read it before either writes, and the second writer loses.
+    at = str(time.time() + 3.0)
+    command = [sys.executable, durable_app.__file__, str(db), str(counts), mode, "resume", at]
+    procs = [
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(2)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in outputs]
+    results = [json.loads(out) for out, _ in outputs]
+    [winner] = [r for r in results if "values" in r]
+    assert [r for r in results if "values" not in r] == [{"busy": "durable"}]
+    assert _counts(counts) == Counter({"a": 1, "ask": 3, "c": 1})
+
+    with SQLiteCheckpointer(db) as saver:
+        graph = durable_app.build(saver, counts, mode)
+        state = graph.get_state({"configurable": {"thread_id": "durable"}})
+        history = list(graph.get_state_history({"configurable": {"thread_id": "durable"}}))
+    assert state.values == winner["values"]
+    assert state.values["answer"].startswith("pid")
+    # One line of checkpoints: no checkpoint has two children.
+    parents = [s.parent_config["configurable"]["checkpoint_id"] for s in history if s.parent_config]
+    assert len(parents) == len(set(parents)) == len(history) - 1
