@@ -226,7 +226,12 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         if place is None:
             # At once, so that a second run of the thread is refused (or queued) before it
             # runs anything, and cancel(thread_id) finds this run before its first step.
-            self._active.admit(control, multitask_of(options, self.multitask))
+            multitask = multitask_of(options, self.multitask)
+            self._active.admit(control, multitask)
+            if self.checkpointer is not None and request.thread_id is not None:
+                control.hold = self.checkpointer.hold_thread(
+                    request.thread_id, wait=multitask == "enqueue"
+                )
         plug = new_context(
             self.runtime,
             run,
@@ -245,7 +250,8 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     ) -> Any:
         try:
             await self._active.turn(control)
-            outcome = await current_run.run(run, lambda: body)
+            async with control.hold:
+                outcome = await current_run.run(run, lambda: body)
             return self._result(outcome)
         finally:
             body.close()  # never started when the wait for its turn was cancelled
@@ -331,7 +337,8 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         async def produce() -> None:
             try:
                 await self._active.turn(control)
-                await body
+                async with control.hold:
+                    await body
             finally:
                 body.close()  # never started when the wait for its turn was cancelled
                 self._active.remove(control)

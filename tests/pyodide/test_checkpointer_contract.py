@@ -55,7 +55,8 @@ async def _exercise_indexeddb(selenium: Any, database: str, rounds: int) -> None
     start = await saver.aget("t")
     count = 0 if start is None else int(start.checkpoint.checkpoint_id)
     for i in range(count, count + rounds):
-        await saver.aput(StoredCheckpoint("t", str(i + 1), None, "now", f"d{i}"))
+        parent = str(i) if i else None
+        await saver.aput(StoredCheckpoint("t", str(i + 1), parent, "now", f"d{i}"))
         await saver.aput_writes("t", str(i + 1), [StoredWrite("a", "result", "x")])
         assert (await saver.aget("t")) is not None
         assert [r async for r in saver.alist("t", limit=3)]

@@ -11,6 +11,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Generator, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,8 @@ class RunControl:
     """Whether the run's body has begun; before that a cancel is only noted."""
     turn: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the runs of the thread admitted before this one have ended."""
+    hold: AbstractAsyncContextManager[None] = field(default_factory=nullcontext)
+    """Held by the run once its turn has come: the checkpointer's hold on the thread."""
 
     def cancel(self, reason: str | None = None) -> None:
         """Ask the run to stop at its next ``await``; later calls keep the first reason."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from types import EllipsisType
 
@@ -121,6 +122,17 @@ class Checkpointer(ABC):
     @abstractmethod
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint and write of the thread."""
+
+    def hold_thread(self, thread_id: str, *, wait: bool) -> AbstractAsyncContextManager[None]:
+        """Hold ``thread_id`` for the length of one run, where the storage can.
+
+        Entered before the run reads the thread, left when it ends. A storage
+        shared by several programs at once (browser tabs) may refuse a thread
+        another of them holds with :class:`~pyctx_web.graph.errors.ThreadBusyError`,
+        or with ``wait`` queue until it is free. The default holds nothing: the
+        compare-and-set of :meth:`aput` alone keeps the thread whole.
+        """
+        return nullcontext()
 
 
 def expected_latest(checkpoint: StoredCheckpoint, latest: str | EllipsisType | None) -> str | None:

@@ -32,12 +32,14 @@ import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from types import EllipsisType
 from typing import Any, Final
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
 from pyctx_web._js import load_js
 from pyctx_web.errors import ArgumentValueError, JsUnavailableError
+from pyctx_web.graph.checkpoint import _tabs
 from pyctx_web.graph.checkpoint.base import (
     Checkpointer,
     CheckpointRecord,
@@ -237,6 +239,9 @@ class IndexedDBSaver(Checkpointer):
             f"{checkpoint.thread_id!r}",
         )
         if outcome["status"] == "ok":
+            _tabs.announce(
+                self.database_name, checkpoint.thread_id, "checkpoint", checkpoint.checkpoint_id
+            )
             return
         if outcome["status"] == "busy":
             raise ThreadBusyError(checkpoint.thread_id)
@@ -335,3 +340,14 @@ class IndexedDBSaver(Checkpointer):
                 f"cannot delete thread {thread_id!r}: {self._failed(outcome)}",
                 thread_id=thread_id,
             )
+
+    def hold_thread(self, thread_id: str, *, wait: bool) -> AbstractAsyncContextManager[None]:
+        """Hold the thread's Web Lock for the run: a run in another tab is refused at once.
+
+        :class:`~pyctx_web.graph.errors.ThreadBusyError` before anything runs when
+        another tab or worker of the origin runs the thread (``wait`` queues
+        instead). The run's end is posted on the ``BroadcastChannel``
+        ``"pyctx_web:<database_name>"``, as is every checkpoint written; see
+        :mod:`pyctx_web.graph.checkpoint._tabs`.
+        """
+        return _tabs.hold(self.database_name, thread_id, wait=wait)
