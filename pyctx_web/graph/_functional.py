@@ -17,6 +17,7 @@ from pyctx_web.graph._compiled import CompiledStateGraph, RunOptions
 from pyctx_web.graph._engine.frames import Run
 from pyctx_web.graph._engine.injection import Runtime
 from pyctx_web.graph._engine.outcome import Outcome
+from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph._engine.values import Command, RetryPolicy, StateSnapshot
 from pyctx_web.graph._runctx.lifecycle import RunControl
 from pyctx_web.graph._subgraph import ChildPlace
@@ -81,7 +82,7 @@ def _shown(values: Mapping[str, Any], interrupts: Any) -> Any:
 def _arguments(fn: Callable[..., Any]) -> list[str]:
     """The parameters after the input that ``fn`` asks for: previous, runtime, config, ..."""
     try:
-        params = list(inspect.signature(fn).parameters)
+        params = list(signature(fn).parameters)
     except (TypeError, ValueError):
         return []
     return [p for p in params[1:] if p in {"previous", "runtime", "config", "writer", "store"}]

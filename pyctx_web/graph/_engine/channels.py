@@ -9,11 +9,11 @@ and accepts one write per step.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints, is_typeddict
 
 from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
 
@@ -60,7 +60,7 @@ def is_state_type(cls: object) -> bool:
 
 def _takes_two(fn: Callable[..., Any]) -> bool:
     try:
-        params = inspect.signature(fn).parameters.values()
+        params = signature(fn).parameters.values()
     except (TypeError, ValueError):
         # Builtins such as operator.add may have no signature: accept them.
         return True

@@ -17,6 +17,7 @@ from typing import Any, Final, Generic, TypeVar, get_origin, get_type_hints
 from pyctx_web.errors import ContextMissingError
 from pyctx_web.graph._engine.channels import is_state_type
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_run, current_task
+from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph.errors import InvalidGraphError
 
 __all__ = [
@@ -134,7 +135,7 @@ def _kind(param: inspect.Parameter, hints: dict[str, Any]) -> str | None:
 
 def _signature(fn: Callable[..., Any]) -> tuple[inspect.Signature | None, dict[str, Any]]:
     try:
-        sig = inspect.signature(fn)
+        sig = signature(fn)
     except (TypeError, ValueError):
         # Callables without a signature (some builtins): pass the state only.
         return None, {}
