@@ -28,7 +28,12 @@ const STATE_LABELS = {
   done: "Done",
   cancelled: "Cancelled",
   error: "Error",
+  busy: "In another tab",
 };
+// The worker's IndexedDB database; a run of a thread holds the Web Lock
+// "pyctx_web:<database>:<thread id>" and posts its checkpoints and its end on the
+// BroadcastChannel "pyctx_web:<database>" (pyctx_web.graph.checkpoint._tabs).
+const DATABASE = "pyctx-demo";
 
 const app = {
   ready: false,
@@ -376,7 +381,7 @@ function renderControls() {
   const running = state === "running";
   const waiting = state === "waiting";
   $("cancel-turn").hidden = !running;
-  $("send").disabled = running || waiting;
+  $("send").disabled = running || waiting || state === "busy";
   $("chat-input").placeholder = waiting
     ? "Answer the question above first"
     : running
@@ -388,6 +393,7 @@ function renderControls() {
   else if (state === "done") status = "Answered.";
   else if (state === "cancelled") status = "Cancelled.";
   else if (state === "error") status = "Stopped by an error.";
+  else if (state === "busy") status = "This chat is running in another tab: it refreshes when that tab is done.";
   $("turn-status").textContent = status;
 }
 
@@ -428,10 +434,11 @@ function sendChat(text) {
   if (!app.ready || !text.trim()) return;
   const id = app.activeId;
   const v = view(id);
-  if (v.state === "running" || v.state === "waiting") return;
+  if (v.state === "running" || v.state === "waiting" || v.state === "busy") return;
   setTitle(id, text);
   renderThreads();
   $("thread-title").textContent = app.threads.find((t) => t.id === id)?.title ?? "New chat";
+  v.sent = text;
   appendMessage(id, "user", text);
   v.stage = "started";
   setState(id, "running");
@@ -559,7 +566,11 @@ function onHistory(msg) {
   if (Array.isArray(msg.trace)) {
     v.records = msg.trace.map((record) => ({ postedFor: id, record, source: "history" }));
   }
-  if (v.pending) {
+  if (v.busyElsewhere) {
+    // Another tab runs it: what it has stored so far is shown, its question is its own.
+    v.pending = null;
+    v.streaming = null;
+  } else if (v.pending) {
     v.streaming = null;
     v.state = "waiting";
   } else if (v.state !== "running") {
@@ -610,6 +621,10 @@ function onDeleted(msg) {
 }
 
 function onError(msg) {
+  if (msg.code === "thread_busy" && typeof msg.thread_id === "string") {
+    onBusyElsewhere(msg.thread_id);
+    return;
+  }
   if (!app.ready && !("thread_id" in msg)) {
     document.body.dataset.state = "error";
     $("load-stage").textContent = "The Python worker could not start.";
@@ -621,6 +636,50 @@ function onError(msg) {
     finishStreaming(id, undefined, "stopped");
     setState(id, "error");
   }
+}
+
+// --- a thread that another tab runs ----------------------------------------------------------
+
+// The worker refused the turn before writing anything: what was sent from here is taken
+// back (its text returns to the message box), the thread shows what is stored, and it
+// refreshes as the other tab's checkpoints arrive and once that tab is done or closed.
+function onBusyElsewhere(id) {
+  const v = view(id);
+  if (v.state === "running" && typeof v.sent === "string" && id === app.activeId) {
+    if (!$("chat-input").value) $("chat-input").value = v.sent;
+  }
+  v.sent = null;
+  v.busyElsewhere = true;
+  setState(id, "busy");
+  requestHistory(id);
+  const locks = navigator.locks;
+  // The other tab's lock is freed when its run ends, and also when the tab is closed,
+  // which no message announces: waiting for the lock covers both.
+  if (locks && !v.waitingForLock) {
+    v.waitingForLock = true;
+    locks.request(`pyctx_web:${DATABASE}:${id}`, () => undefined).then(() => {
+      v.waitingForLock = false;
+      freedElsewhere(id);
+    });
+  }
+}
+
+function freedElsewhere(id) {
+  const v = view(id);
+  if (!v.busyElsewhere) return;
+  v.busyElsewhere = false;
+  setState(id, "idle");
+  requestHistory(id);
+}
+
+if (typeof BroadcastChannel === "function") {
+  const news = new BroadcastChannel(`pyctx_web:${DATABASE}`);
+  news.onmessage = (event) => {
+    const id = event.data && event.data.thread_id;
+    if (typeof id !== "string" || !app.views.has(id) || !view(id).busyElsewhere) return;
+    if (event.data.event === "released") freedElsewhere(id);
+    else requestHistory(id);
+  };
 }
 
 // --- inspector ------------------------------------------------------------------------------

@@ -1,0 +1,57 @@
+"""Two pages of the demo on one thread: one turn wins, the other waits its turn and refreshes."""
+
+from __future__ import annotations
+
+from .conftest import PageWatch
+from .test_chat import (
+    READY_TIMEOUT_MS,
+    TURN_TIMEOUT_MS,
+    answer,
+    assert_clean,
+    chat,
+    configure_offline,
+    history,
+    messages,
+    open_ready,
+    wait_turn,
+)
+
+
+def test_two_pages_on_one_thread_one_turn_wins_the_other_refreshes(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """A turn sent while another page runs the thread is refused; that page shows the winner's."""
+    first = open_ready(watched_page, demo_url)
+    # Slow tokens, so that the second page has started before the first turn ends.
+    configure_offline(first, 1000)
+    chat(first, "help me with email")
+    wait_turn(first, "waiting")
+    thread_id = first.evaluate("window.__demo.activeThreadId")
+    answer(first, "send daily reports")
+    first.wait_for_selector("#transcript .msg-streaming", timeout=TURN_TIMEOUT_MS)
+
+    # A second page of the same browser context: same localStorage, same IndexedDB.
+    second = first.context.new_page()
+    errors: list[str] = []
+    second.on("pageerror", lambda error: errors.append(str(error)))
+    second.goto(demo_url)
+    second.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    assert second.evaluate("window.__demo.activeThreadId") == thread_id
+    assert first.locator("#transcript .msg-streaming").count() == 1, "the first turn ended"
+    chat(second, "help me with a meeting")
+    wait_turn(second, "busy")
+    assert "running in another tab" in second.inner_text("#turn-status")
+    assert second.input_value("#chat-input") == "help me with a meeting"
+    assert second.locator("#error-banner").is_hidden()
+    assert second.locator("#send").is_disabled()
+
+    first.wait_for_selector("#transcript[data-thread-state=done]", timeout=120_000)
+    wait_turn(second, "done")
+    assert messages(second) == messages(first)
+
+    stored = [m["content"] for m in history(second, thread_id)["messages"]]
+    for text in ("help me with email", "send daily reports"):
+        assert stored.count(text) == 1, stored
+    assert "help me with a meeting" not in stored
+    assert errors == []
+    assert_clean(watched_page)
