@@ -55,3 +55,34 @@ def test_two_pages_on_one_thread_one_turn_wins_the_other_refreshes(
     assert "help me with a meeting" not in stored
     assert errors == []
     assert_clean(watched_page)
+
+
+def test_a_page_closed_mid_stream_reopens_at_its_last_checkpoint_and_goes_on(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """Closing a page while tokens stream loses nothing checkpointed; a new page continues it."""
+    first = open_ready(watched_page, demo_url)
+    configure_offline(first, 300)
+    chat(first, "help me with email")
+    wait_turn(first, "waiting")
+    thread_id = first.evaluate("window.__demo.activeThreadId")
+    answer(first, "send daily reports")
+    first.wait_for_selector("#transcript .msg-streaming", timeout=TURN_TIMEOUT_MS)
+    context = first.context
+    first.close()
+
+    again = context.new_page()
+    again.goto(demo_url)
+    again.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    assert again.evaluate("window.__demo.activeThreadId") == thread_id
+    before = [m["content"] for m in history(again, thread_id)["messages"]]
+    assert before.count("help me with email") == 1, before
+    assert before.count("send daily reports") == 1, before
+    # The closed page's lock went with it: the thread takes a new turn at once.
+    configure_offline(again, 0)
+    chat(again, "help me with a meeting")
+    wait_turn(again, "waiting")
+    after = [m["content"] for m in history(again, thread_id)["messages"]]
+    assert after[: len(before)] == before
+    assert after.count("help me with a meeting") == 1, after
+    assert after.count("send daily reports") == 1, after
