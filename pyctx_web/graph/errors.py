@@ -17,7 +17,14 @@
           +-- ToolArgumentError(ValueError)        tool arguments break the tool's schema
           +-- UnknownToolError(LookupError)        no tool has that name; lists the known ones
           +-- CheckpointError                      a checkpoint cannot be read or written
-               +-- SerializationError(TypeError)   a value outside the checkpointable types
+               +-- CheckpointNotFoundError(LookupError)  the thread has no checkpoint with that id
+               +-- CheckpointExistsError           the thread already has a checkpoint with that id
+               +-- CorruptCheckpointError          a stored checkpoint or write cannot be decoded
+               +-- CheckpointStorageError          the storage failed to open, read or write
+               +-- SerializationError(TypeError)   a value JSON cannot hold faithfully
+
+Each checkpoint error builds its message from its data, so that the same
+failure reads the same whichever checkpointer reports it.
 """
 
 from __future__ import annotations
@@ -29,6 +36,10 @@ from pyctx_web.graph._engine.values import Interrupt
 
 __all__ = [
     "CheckpointError",
+    "CheckpointExistsError",
+    "CheckpointNotFoundError",
+    "CheckpointStorageError",
+    "CorruptCheckpointError",
     "GraphConfigError",
     "GraphError",
     "GraphInterrupt",
@@ -172,6 +183,7 @@ class ThreadBusyError(GraphError):
 class CheckpointError(GraphError):
     """A checkpoint cannot be read (corrupt, unknown) or written.
 
+    The subclasses say which; ``except CheckpointError`` catches them all.
     ``thread_id`` and ``checkpoint_id`` name the checkpoint concerned.
     """
 
@@ -183,25 +195,99 @@ class CheckpointError(GraphError):
         self.checkpoint_id = checkpoint_id
 
 
-class SerializationError(CheckpointError, TypeError):
-    """A value cannot be stored in a checkpoint.
+class CheckpointNotFoundError(CheckpointError, LookupError):
+    """The thread has no checkpoint ``checkpoint_id``; nothing was read or stored.
 
-    ``key`` is the state key (or what else held the value), ``path`` where in
-    that value the offending part is (``"items[2].name"``) and ``type_name``
-    its type.
+    ``action`` is what needed the checkpoint (``"store writes"``), or ``None``
+    when it was a read (``alist(before=...)``).
+    """
+
+    def __init__(self, thread_id: str, checkpoint_id: str, *, action: str | None = None) -> None:
+        missing = f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}"
+        super().__init__(
+            missing if action is None else f"cannot {action}: {missing}",
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+        )
+        self.action = action
+
+
+class CheckpointExistsError(CheckpointError):
+    """The thread already has a checkpoint with that id; the stored one is kept unchanged."""
+
+    def __init__(self, thread_id: str, checkpoint_id: str) -> None:
+        super().__init__(
+            f"checkpoint {checkpoint_id!r} already exists in thread {thread_id!r}",
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+        )
+
+
+class CorruptCheckpointError(CheckpointError):
+    """A stored checkpoint, or one of its pending writes, cannot be decoded.
+
+    ``detail`` says what is wrong with it; older checkpoints of the thread still read.
+    """
+
+    def __init__(self, thread_id: str, checkpoint_id: str, detail: str) -> None:
+        super().__init__(
+            f"checkpoint {checkpoint_id!r} of thread {thread_id!r} is corrupt: {detail}",
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+        )
+        self.detail = detail
+
+
+class CheckpointStorageError(CheckpointError):
+    """The storage failed an operation; a failed write stored nothing.
+
+    ``action`` is what was attempted (``"open checkpoint database 'a.db'"``,
+    ``"write checkpoint 'c' of thread 't'"``) and ``detail`` what the storage reported.
     """
 
     def __init__(
         self,
-        message: str,
+        action: str,
+        detail: str,
+        *,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+    ) -> None:
+        super().__init__(
+            f"cannot {action}: {detail}", thread_id=thread_id, checkpoint_id=checkpoint_id
+        )
+        self.action = action
+        self.detail = detail
+
+
+class SerializationError(CheckpointError, TypeError):
+    """A value cannot be stored in a checkpoint; nothing of the checkpoint was written.
+
+    ``key`` is the state key (or what else held the value), ``path`` where in
+    that value the offending part is (``"items[2].name"``), ``type_name`` its
+    type and ``problem`` what is wrong with it (``"a non-finite float"``).
+    ``label`` says what ``key`` is in the message (``"state key 'items'"`` by default).
+    """
+
+    def __init__(
+        self,
         *,
         key: str,
         path: str,
         type_name: str,
+        problem: str,
+        label: str | None = None,
         thread_id: str | None = None,
         checkpoint_id: str | None = None,
     ) -> None:
-        super().__init__(message, thread_id=thread_id, checkpoint_id=checkpoint_id)
+        what = label if label is not None else f"state key {key!r}"
+        where = "" if path == key else f" at {path}"
+        super().__init__(
+            f"cannot checkpoint {what}{where}: {type_name!r} is {problem}",
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+        )
         self.key = key
         self.path = path
         self.type_name = type_name
+        self.problem = problem

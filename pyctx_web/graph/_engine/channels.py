@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints, is_typeddict
 
-from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.errors import ArgumentTypeError, PyctxError
 from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
@@ -70,6 +70,21 @@ def _takes_two(fn: Callable[..., Any]) -> bool:
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     ]
     return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in positional)
+
+
+def _writer(node: str) -> str:
+    return "the input" if node == START else f"the update of node {node!r}"
+
+
+def _reducer_error(exc: Exception, reducer: Reducer, node: str, key: str) -> InvalidUpdateError:
+    """The error a failed ``reducer`` call raises, naming the key and the node."""
+    name = getattr(reducer, "__qualname__", None) or repr(reducer)
+    return InvalidUpdateError(
+        f"reducer {name} of state key {key!r} failed on {_writer(node)}: "
+        f"{type(exc).__name__}: {exc}",
+        node=node,
+        key=key,
+    )
 
 
 class StateSchema:
@@ -204,8 +219,8 @@ class StateSchema:
     ) -> dict[str, Any]:
         """Return new values: ``values`` with ``(node, key, value)`` writes applied in order.
 
-        A key without a reducer written by more than one write raises
-        :class:`InvalidUpdateError`.
+        A key without a reducer written by more than one write, and a reducer
+        that fails, raise :class:`InvalidUpdateError` naming the key and the node.
         """
         new = dict(values)
         plain_writers: dict[str, str] = {}
@@ -226,7 +241,18 @@ class StateSchema:
             current = new.get(key, _MISSING)
             if current is _MISSING:
                 current = self._empty_start(key)
-            new[key] = value if current is _MISSING else reducer(current, value)
+            if current is _MISSING:
+                new[key] = value
+                continue
+            try:
+                new[key] = reducer(current, value)
+            except PyctxError as exc:
+                # pyctx_web's own reducers (add_messages) raise LangGraph's errors, which
+                # programs catch as LangGraph documents them: they pass, with a note.
+                exc.add_note(f"raised by the reducer of state key {key!r} on {_writer(node)}")
+                raise
+            except Exception as exc:
+                raise _reducer_error(exc, reducer, node, key) from exc
         return new
 
     def with_defaults(self, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any, Final
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
-from pyctx_web.graph.errors import CheckpointError
+from pyctx_web.graph.errors import CorruptCheckpointError
 
 __all__ = [
     "NO_ARG",
@@ -371,9 +371,5 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
             else:
                 raise ValueError(f"unknown pending write kind {w.kind!r}")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise CheckpointError(
-            f"checkpoint {stored.checkpoint_id!r} of thread {stored.thread_id!r} is corrupt: {exc}",
-            thread_id=stored.thread_id,
-            checkpoint_id=stored.checkpoint_id,
-        ) from exc
+        raise CorruptCheckpointError(stored.thread_id, stored.checkpoint_id, str(exc)) from exc
     return cp, pending

@@ -1,107 +1,190 @@
 """JSON encoding of state values for checkpoints.
 
-The checkpointable types are:
+Checkpointable: ``str``, ``int``, ``float``, ``bool``, ``None``; ``list`` and
+``tuple`` (a tuple comes back as a tuple); ``dict`` with ``str`` keys; the
+dataclasses and enums the state schema names (itself, and those its annotations
+name at any depth, ``Literal[Color.RED]`` included); LangChain messages, in
+LangChain's dict form. Subclasses of ``list``, ``dict``, ``str``, ``int`` and
+``float`` other than enums come back as the plain type.
 
-* ``str``, ``int``, ``float`` (finite), ``bool`` and ``None``;
-* ``list`` and ``tuple`` (a tuple comes back as a tuple);
-* ``dict`` with ``str`` keys (so also ``TypedDict`` values);
-* instances of the dataclasses that appear in the state schema (the schema
-  itself, and any dataclass named in its annotations, nested at any depth).
+What JSON cannot hold faithfully fails before anything of its checkpoint is stored,
+with a :class:`~pyctx_web.graph.errors.SerializationError` naming the state key,
+where in its value the part is, its type and what is wrong:
 
-Subclasses of ``list`` and ``dict`` come back as plain ``list`` and ``dict``.
-Anything else (sets, bytes, datetimes, enums, other classes) fails when the
-checkpoint is written, with a :class:`~pyctx_web.graph.errors.SerializationError`
-naming the state key, where in its value the part is, and its type.
+* other types (sets, bytes, datetimes...), non-finite floats, dict keys that
+  are not ``str`` or are enum members;
+* members of enums the schema does not name. An ``IntEnum`` or ``StrEnum``
+  member is an ``int`` or ``str`` that JSON would store as a plain number or
+  text: one of an enum the schema names is stored with its class name and comes
+  back as the same member, as a dataclass does; any other is refused;
+* a ``str`` holding a lone surrogate (``"\\ud800"``): UTF-8, the text SQLite and
+  IndexedDB store, has no form for it;
+* an ``int`` of more than :data:`MAX_INT_DIGITS` digits (4300, CPython's default
+  ``sys.get_int_max_str_digits()``, or this process's limit when lower): every
+  reader of the thread (another process, Pyodide in another tab) parses it back;
+* nesting deeper than :data:`MAX_DEPTH` (100) lists, tuples, dicts and
+  dataclasses (one more in a node's whole update, a ``Send`` argument, an
+  interrupt or a resume value, which hold state values). States are a few
+  levels deep (messages, their tool calls, their arguments); 100 keeps the
+  encoder, the readers' JSON parsers and the decoder far below their recursion
+  limits (Pyodide's stack is smaller), however deep the run's stack already is.
 
-A dataclass is stored by name (``module.QualName``) and rebuilt only if the
-schema names it: stored data never makes the graph import or build other types.
+A dataclass or an enum is stored by name (``module.QualName``) and rebuilt only
+if the schema names it: stored data never makes the graph import or build other
+types. What cannot be read back (too deep to parse, an int too long for this
+process, an unknown name) raises ``ValueError``: a corrupt checkpoint.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
+import re
+import sys
 import types
-from collections.abc import Iterable
-from typing import Annotated, Any, Final, ForwardRef, get_args, get_origin, get_type_hints
+from collections.abc import Callable, Iterable
+from enum import Enum
+from typing import Annotated, Any, Final, ForwardRef, Literal, get_args, get_origin, get_type_hints
 
 from pyctx_web.graph.errors import SerializationError
 
-__all__ = ["JsonSerde", "collect_dataclasses"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JsonSerde", "collect_types"]
+
+MAX_DEPTH: Final = 100
+"""How many lists, tuples, dicts and dataclasses a checkpointed value may nest."""
+MAX_INT_DIGITS: Final = 4300
+"""The most decimal digits a checkpointed int may have: CPython's default limit."""
 
 _MARK: Final = "__pyctx__"
 """Key of the objects the encoding adds; a user dict holding it is wrapped."""
 
 _SUPPORTED: Final = (
-    "str, int, float, bool, None, list, tuple, dict with str keys "
-    "and dataclasses of the state schema"
+    "supported: str, int, float, bool, None, list, tuple, dict with str keys "
+    "and the dataclasses and enums of the state schema"
 )
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_SHORT_INT: Final = 10**600  # fewer digits than any limit CPython allows (640 at least)
 
 
 def _type_key(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def collect_dataclasses(annotation: Any, found: dict[str, type] | None = None) -> dict[str, type]:
-    """Return ``{"module.QualName": cls}`` for every dataclass reachable from ``annotation``."""
+def _hints(cls: type) -> Iterable[Any]:
+    try:
+        return get_type_hints(cls, include_extras=True).values()
+    except (NameError, TypeError):
+        return ()  # unresolvable annotations only hide nested types
+
+
+def collect_types(
+    annotation: Any, found: dict[str, type] | None = None, seen: set[int] | None = None
+) -> dict[str, type]:
+    """Return ``{"module.QualName": cls}`` for the dataclasses and enums ``annotation`` names."""
     found = {} if found is None else found
-    if isinstance(annotation, str | ForwardRef):
+    seen = set() if seen is None else seen
+    if isinstance(annotation, str | ForwardRef) or id(annotation) in seen:
         return found
     origin = get_origin(annotation)
     if origin is Annotated:
-        return collect_dataclasses(get_args(annotation)[0], found)
+        return collect_types(get_args(annotation)[0], found, seen)
+    if origin is Literal:
+        for arg in get_args(annotation):
+            if isinstance(arg, Enum):
+                found[_type_key(type(arg))] = type(arg)
+        return found
     if origin is not None or isinstance(annotation, types.UnionType):
         for arg in get_args(annotation):
-            collect_dataclasses(arg, found)
+            collect_types(arg, found, seen)
         return found
-    if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
-        key = _type_key(annotation)
-        if key in found:
-            return found
-        found[key] = annotation
-        try:
-            hints = get_type_hints(annotation, include_extras=True)
-        except (NameError, TypeError):
-            # Unresolvable annotations only hide nested dataclasses; the type
-            # itself is still known.
-            hints = {}
-        for hint in hints.values():
-            collect_dataclasses(hint, found)
+    if not isinstance(annotation, type):
+        return found
+    if issubclass(annotation, Enum):
+        found[_type_key(annotation)] = annotation
+    elif dataclasses.is_dataclass(annotation) or hasattr(annotation, "__required_keys__"):
+        # A dataclass or a TypedDict (``typing``'s or ``typing_extensions``'): look inside.
+        seen.add(id(annotation))
+        if dataclasses.is_dataclass(annotation):
+            found[_type_key(annotation)] = annotation
+        for hint in _hints(annotation):
+            collect_types(hint, found, seen)
     return found
 
 
 class _Unsupported(Exception):
-    """Internal: the part of a value at ``path`` cannot be encoded."""
+    """Internal: ``value`` cannot be encoded; ``trail`` lists its containers, innermost first."""
 
-    def __init__(self, path: str, value: Any, why: str) -> None:
-        super().__init__(path)
-        self.path = path
+    def __init__(self, value: Any, problem: str) -> None:
+        super().__init__(problem)
         self.value = value
-        self.why = why
+        self.problem = problem
+        self.trail: list[Any] = []
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether ``text`` has a UTF-8 form (no lone surrogate): encoding is the fastest check."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _scalar_problem(value: str | int | float) -> str | None:
+    """What keeps a str, int or float (or a subclass's value) out of a checkpoint, or ``None``."""
+    if isinstance(value, str):
+        if value.isascii() or _is_utf8(value) or not (found := _SURROGATE.search(value)):
+            return None
+        where = f"U+{ord(found.group()):04X} at index {found.start()}"
+        return f"a str holding a lone surrogate ({where}), which UTF-8 text cannot store"
+    if isinstance(value, int):
+        current = sys.get_int_max_str_digits()
+        limit = MAX_INT_DIGITS if current == 0 else min(current, MAX_INT_DIGITS)
+        if abs(value) < 10**limit:  # only ints of 600 digits or more get here
+            return None
+        return f"an int of more than {limit} digits, the most every reader of a checkpoint parses"
+    return None if math.isfinite(value) else f"a non-finite float ({_SUPPORTED})"
+
+
+def _segment(container: Any, child: Any) -> str:
+    """How the path goes from ``container`` to its part ``child``."""
+    if isinstance(container, dict):
+        found = (f"[{k!r}]" for k, v in container.items() if k is child or v is child)
+    elif isinstance(container, list | tuple):
+        found = (f"[{i}]" for i, v in enumerate(container) if v is child)
+    elif isinstance(container, Enum):
+        return ".value"
+    elif dataclasses.is_dataclass(container):
+        fields = dataclasses.fields(container)
+        found = (f".{f.name}" for f in fields if getattr(container, f.name, None) is child)
+    else:
+        return ""  # a LangChain message, then its dict form
+    return next(found, "[?]")
+
+
+_ATOMS: Final = frozenset({bool, type(None)})  # their own JSON form, as ASCII str
+_TOO_DEEP: Final = f"nested deeper than {MAX_DEPTH} levels, the most a checkpoint holds"
+_NOT_NAMED: Final = f"the state schema does not name ({_SUPPORTED})"
 
 
 class JsonSerde:
-    """Encodes values to JSON text and back, for the dataclasses it was given."""
+    """Encodes values to JSON text and back, for the dataclasses and enums it was given."""
 
     __slots__ = ("_by_name",)
 
-    def __init__(self, dataclass_types: Iterable[type] = ()) -> None:
-        self._by_name: dict[str, type] = {_type_key(cls): cls for cls in dataclass_types}
+    def __init__(self, known_types: Iterable[type] = ()) -> None:
+        self._by_name: dict[str, type] = {_type_key(cls): cls for cls in known_types}
 
     @classmethod
     def for_schema(cls, schema: type) -> JsonSerde:
-        """A serde knowing the dataclasses reachable from ``schema`` and its annotations."""
+        """A serde knowing the dataclasses and enums ``schema`` and its annotations name."""
         found: dict[str, type] = {}
-        collect_dataclasses(schema, found)
-        try:
-            hints = get_type_hints(schema, include_extras=True)
-        except (NameError, TypeError):
-            # The schema was already checked by StateSchema; missing hints just
-            # mean no nested dataclass is known.
-            hints = {}
-        for hint in hints.values():
-            collect_dataclasses(hint, found)
+        seen: set[int] = set()
+        collect_types(schema, found, seen)
+        for hint in _hints(schema):  # a pydantic model's too
+            collect_types(hint, found, seen)
         return cls(found.values())
 
     def encode(self, value: Any, *, key: str, label: str | None = None) -> Any:
@@ -111,49 +194,78 @@ class JsonSerde:
         is (``"state key 'items'"`` by default).
         """
         try:
-            return self._encode(value, key)
+            # What a label names (a node's whole update, a Send argument...) holds
+            # state values: it may nest one level more.
+            return self._encode(value, 0 if label is None else -1)
         except _Unsupported as u:
+            chain = [*reversed(u.trail), u.value]
+            path = key + "".join(_segment(c, part) for c, part in itertools.pairwise(chain))
             type_name = type(u.value).__qualname__
-            where = "" if u.path == key else f" at {u.path}"
-            what = label if label is not None else f"state key {key!r}"
             raise SerializationError(
-                f"cannot checkpoint {what}{where}: {type_name!r} is {u.why} "
-                f"(supported: {_SUPPORTED})",
-                key=key,
-                path=u.path,
-                type_name=type_name,
+                key=key, path=path, type_name=type_name, problem=u.problem, label=label
             ) from None
 
-    def _encode(self, value: Any, path: str) -> Any:
-        if value is None or isinstance(value, str | bool | int):
+    def _encode(self, value: Any, depth: int) -> Any:
+        """The JSON-ready form of ``value``, inside ``depth`` containers."""
+        cls = type(value)
+        if (cls is str and value.isascii()) or cls in _ATOMS:
             return value
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise _Unsupported(path, value, "a non-finite float")
+        if cls is int and -_SHORT_INT < value < _SHORT_INT:
             return value
-        if isinstance(value, list):
-            # Plain items are copied as they are: no path string is built for them.
-            return [
-                v if type(v) in _PLAIN else self._encode(v, f"{path}[{i}]")
-                for i, v in enumerate(value)
-            ]
-        if isinstance(value, tuple):
-            items = [self._encode(v, f"{path}[{i}]") for i, v in enumerate(value)]
-            return {_MARK: "tuple", "items": items}
-        if isinstance(value, dict):
-            out: dict[str, Any] = {}
-            for k, v in value.items():
-                if not isinstance(k, str):
-                    raise _Unsupported(f"{path}[{k!r}]", k, "a dict key that is not a str")
-                out[k] = v if type(v) in _PLAIN else self._encode(v, f"{path}[{k!r}]")
-            return {_MARK: "dict", "items": out} if _MARK in out else out
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            cls = type(value)
-            name = _type_key(cls)
+        if isinstance(value, list | tuple | dict):
+            if depth >= MAX_DEPTH:
+                raise _Unsupported(value, _TOO_DEEP)
+            try:
+                if isinstance(value, dict):
+                    return self._dict(value, depth + 1)
+                items = self._items(value, depth + 1)
+            except _Unsupported as u:
+                u.trail.append(value)
+                raise
+            return items if isinstance(value, list) else {_MARK: "tuple", "items": items}
+        if isinstance(value, str | int | float) and not isinstance(value, Enum):
+            # A subclass of a JSON type is stored, and read back, as the plain type.
+            if (problem := _scalar_problem(value)) is None:
+                return value
+            raise _Unsupported(value, problem)
+        try:
+            return self._object(value, depth)
+        except _Unsupported as u:
+            if u.value is not value:
+                u.trail.append(value)
+            raise
+
+    def _items(self, items: list[Any] | tuple[Any, ...], depth: int) -> list[Any]:
+        return [  # ASCII text and atoms are copied as they are, without a call
+            v if (type(v) is str and v.isascii()) or type(v) in _ATOMS else self._encode(v, depth)
+            for v in items
+        ]
+
+    def _dict(self, value: dict[Any, Any], depth: int) -> dict[str, Any]:
+        out = {
+            (k if type(k) is str and k.isascii() else _key(k)): (
+                v
+                if (type(v) is str and v.isascii()) or type(v) in _ATOMS
+                else self._encode(v, depth)
+            )
+            for k, v in value.items()
+        }
+        return {_MARK: "dict", "items": out} if _MARK in out else out
+
+    def _object(self, value: Any, depth: int) -> Any:
+        """The JSON-ready form of an enum member, a dataclass or a LangChain message."""
+        cls, name = type(value), _type_key(type(value))
+        if isinstance(value, Enum):
             if self._by_name.get(name) is not cls:
-                raise _Unsupported(path, value, "a dataclass the state schema does not name")
+                raise _Unsupported(value, f"a member of an enum {_NOT_NAMED}")
+            return {_MARK: "enum", "type": name, "value": self._encode(value.value, depth)}
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            if self._by_name.get(name) is not cls:
+                raise _Unsupported(value, f"a dataclass {_NOT_NAMED}")
+            if depth >= MAX_DEPTH:
+                raise _Unsupported(value, _TOO_DEEP)
             fields = {
-                f.name: self._encode(getattr(value, f.name), f"{path}.{f.name}")
+                f.name: self._encode(getattr(value, f.name), depth + 1)
                 for f in dataclasses.fields(value)
                 if f.init
             }
@@ -162,52 +274,105 @@ class JsonSerde:
             # LangChain's own dict form; its loader picks the class from a fixed list.
             from langchain_core.messages import message_to_dict
 
-            data = self._encode(message_to_dict(value), path)
+            data = self._encode(message_to_dict(value), depth)
             return {_MARK: "lc_message", "data": data}
-        raise _Unsupported(path, value, "not a checkpointable type")
+        raise _Unsupported(value, f"not a checkpointable type ({_SUPPORTED})")
 
     def decode(self, obj: Any) -> Any:
-        """Rebuild a value from its JSON-ready form; ``ValueError`` if it is malformed."""
+        """Rebuild a value from its JSON-ready form; ``ValueError`` if it cannot be rebuilt."""
+        try:
+            return self._decode(obj)
+        except RecursionError:
+            raise ValueError("a stored value is nested too deeply to rebuild") from None
+
+    def _decode(self, obj: Any) -> Any:
         if isinstance(obj, list):
-            return [self.decode(v) for v in obj]
+            return [self._decode(v) for v in obj]
         if not isinstance(obj, dict):
             return obj
         mark = obj.get(_MARK)
         if mark is None:
-            return {k: self.decode(v) for k, v in obj.items()}
+            return {k: self._decode(v) for k, v in obj.items()}
         if mark == "tuple":
-            return tuple(self.decode(v) for v in _field(obj, "items", list))
+            return tuple(self._decode(v) for v in _field(obj, "items", list))
         if mark == "dict":
-            return {k: self.decode(v) for k, v in _field(obj, "items", dict).items()}
+            return {k: self._decode(v) for k, v in _field(obj, "items", dict).items()}
         if mark == "dataclass":
-            name = _field(obj, "type", str)
-            cls = self._by_name.get(name)
-            if cls is None:
-                raise ValueError(f"stored dataclass {name!r} is not named by the state schema")
-            fields = {k: self.decode(v) for k, v in _field(obj, "fields", dict).items()}
-            try:
-                return cls(**fields)
-            except TypeError as exc:
-                raise ValueError(f"cannot rebuild dataclass {name!r}: {exc}") from exc
+            cls = self._known(obj, "dataclass")
+            fields = {k: self._decode(v) for k, v in _field(obj, "fields", dict).items()}
+            return _rebuild(f"dataclass {cls.__qualname__!r}", lambda: cls(**fields))
+        if mark == "enum":
+            cls = self._known(obj, "enum")
+            value = self._decode(obj.get("value"))
+            return _rebuild(f"enum {cls.__qualname__!r}", lambda: cls(value))
         if mark == "lc_message":
-            return _langchain_message(self.decode(_field(obj, "data", dict)))
+            return _langchain_message(self._decode(_field(obj, "data", dict)))
         raise ValueError(f"unknown {_MARK} marker {mark!r}")
+
+    def _known(self, obj: dict[str, Any], kind: str) -> type:
+        """The class a stored ``kind`` object names, if the schema names it."""
+        name = _field(obj, "type", str)
+        cls = self._by_name.get(name)
+        if cls is None or not (
+            issubclass(cls, Enum) if kind == "enum" else dataclasses.is_dataclass(cls)
+        ):
+            raise ValueError(f"stored {kind} {name!r} is not named by the state schema")
+        return cls
 
     @staticmethod
     def dumps(doc: Any) -> str:
-        """JSON text of an already encoded document."""
-        return _ENCODER.encode(doc)
+        """JSON text of an already encoded document, valid UTF-8 whatever it holds."""
+        text = _ENCODER.encode(doc)
+        if text.isascii() or _is_utf8(text):
+            return text
+        # Not a state value (encode refuses them) but an error message: escape it.
+        return _ASCII_ENCODER.encode(doc)
 
     @staticmethod
     def loads(text: str) -> Any:
-        """Parse JSON text; ``ValueError`` if it is not valid JSON."""
-        return json.loads(text)
+        """Parse JSON text; ``ValueError`` if it is not valid JSON this process can read."""
+        if text.count("[") + text.count("{") > _PARSE_DEPTH and _nesting(text) > _PARSE_DEPTH:
+            raise ValueError(f"the document nests deeper than {_PARSE_DEPTH} levels")
+        try:
+            return json.loads(text)
+        except RecursionError:
+            raise ValueError("the document is nested too deeply to parse") from None
 
-
-_PLAIN: Final = frozenset({str, int, bool, type(None)})
-"""Types whose values are their own JSON form (not float: it must be finite)."""
 
 _ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_ASCII_ENCODER: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+_PARSE_DEPTH: Final = 500
+"""Deeper documents are not parsed (Pyodide's parser overflows its stack: a fatal error)."""
+_NOT_BRACKET: Final = {c: None for c in range(128) if chr(c) not in "[]{}"}
+_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _nesting(text: str) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest; brackets in strings do not count."""
+    bare = text.replace("\\\\", "").replace('\\"', "")
+    brackets = "".join(bare.split('"')[::2]).translate(_NOT_BRACKET)
+    return max(itertools.accumulate(map(_STEP.get, brackets, itertools.repeat(0))), default=0)
+
+
+def _key(key: Any) -> str:
+    """``key`` if a checkpoint can hold it as a dict key (a str without lone surrogates)."""
+    if isinstance(key, Enum):
+        raise _Unsupported(key, f"an enum member used as a dict key ({_SUPPORTED})")
+    if not isinstance(key, str):
+        raise _Unsupported(key, f"a dict key that is not a str ({_SUPPORTED})")
+    if (problem := _scalar_problem(key)) is not None:
+        raise _Unsupported(key, problem)
+    return key
+
+
+def _rebuild(what: str, build: Callable[[], Any]) -> Any:
+    """``build()``, or ``ValueError`` naming ``what`` whatever it raised."""
+    try:
+        return build()
+    except Exception as exc:
+        raise ValueError(f"cannot rebuild {what}: {exc}") from exc
 
 
 def _is_langchain_message(value: Any) -> bool:
@@ -217,14 +382,14 @@ def _is_langchain_message(value: Any) -> bool:
 
 
 def _langchain_message(data: dict[str, Any]) -> Any:
-    """The LangChain message stored as ``data``; ``ValueError`` where LangChain is missing."""
-    try:
-        from langchain_core.messages import messages_from_dict
-    except ImportError as exc:
-        raise ValueError(
-            "a stored LangChain message cannot be read: langchain_core is not installed"
-        ) from exc
-    return messages_from_dict([data])[0]
+    """The LangChain message stored as ``data``; ``ValueError`` if it cannot be rebuilt."""
+
+    def build() -> Any:
+        from langchain_core.messages import messages_from_dict  # ImportError without it
+
+        return messages_from_dict([data])[0]
+
+    return _rebuild("a LangChain message", build)
 
 
 def _field(obj: dict[str, Any], name: str, kind: type) -> Any:

@@ -48,7 +48,13 @@ from pyctx_web.graph.checkpoint.base import (
     check_limit,
     expected_latest,
 )
-from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
+from pyctx_web.graph.errors import (
+    CheckpointExistsError,
+    CheckpointNotFoundError,
+    CheckpointStorageError,
+    CorruptCheckpointError,
+    ThreadBusyError,
+)
 
 if IN_PYODIDE:
     import js
@@ -125,9 +131,9 @@ class IndexedDBSaver(Checkpointer):
                 opened = await _js().open(self.database_name, SCHEMA_VERSION)
                 if isinstance(opened, str):
                     reason = json.loads(opened)
-                    raise CheckpointError(
-                        f"cannot open the IndexedDB database {self.database_name!r}: "
-                        f"{reason['name']}: {reason['message']}"
+                    raise CheckpointStorageError(
+                        f"open the IndexedDB database {self.database_name!r}",
+                        f"{reason['name']}: {reason['message']}",
                     )
                 self._conn = opened
         return self._conn
@@ -151,11 +157,11 @@ class IndexedDBSaver(Checkpointer):
             try:
                 outcome: dict[str, Any] = json.loads(await getattr(_js(), operation)(conn, *args))
             except Exception as exc:  # a JavaScript exception outside the transaction
-                raise CheckpointError(f"cannot {what}: {exc}") from exc
+                raise CheckpointStorageError(what, str(exc)) from exc
             if outcome["status"] != "closed":
                 return outcome
             self._conn = None
-        raise CheckpointError(f"cannot {what}: the database connection keeps closing")
+        raise CheckpointStorageError(what, "the database connection keeps closing")
 
     @staticmethod
     def _failed(outcome: dict[str, Any]) -> str:
@@ -166,14 +172,9 @@ class IndexedDBSaver(Checkpointer):
         checkpoint_id = cp["checkpoint_id"]
         shown = checkpoint_id if _is_text(checkpoint_id) else "?"
 
-        def corrupt(what: str, value: object) -> CheckpointError:
+        def corrupt(what: str, value: object) -> CorruptCheckpointError:
             found = value["corrupt"] if isinstance(value, dict) else type(value).__name__
-            return CheckpointError(
-                f"checkpoint {shown!r} of thread {thread_id!r} is corrupt: {what} is "
-                f"{found!r}, not text",
-                thread_id=thread_id,
-                checkpoint_id=str(shown),
-            )
+            return CorruptCheckpointError(thread_id, str(shown), f"{what} is {found!r}, not text")
 
         for name in ("checkpoint_id", "created_at", "data"):
             if not _is_text(cp[name]):
@@ -205,10 +206,8 @@ class IndexedDBSaver(Checkpointer):
         else:
             outcome = await self._call("byId", thread_id, checkpoint_id, what=what)
         if outcome["status"] != "ok":
-            raise CheckpointError(
-                f"cannot {what}: {self._failed(outcome)}",
-                thread_id=thread_id,
-                checkpoint_id=checkpoint_id,
+            raise CheckpointStorageError(
+                what, self._failed(outcome), thread_id=thread_id, checkpoint_id=checkpoint_id
             )
         raw = outcome["value"]
         return None if raw is None else self._record(thread_id, raw)
@@ -246,17 +245,12 @@ class IndexedDBSaver(Checkpointer):
         if outcome["status"] == "busy":
             raise ThreadBusyError(checkpoint.thread_id)
         if outcome["status"] == "duplicate":
-            message = (
-                f"checkpoint {checkpoint.checkpoint_id!r} already exists in thread "
-                f"{checkpoint.thread_id!r}"
-            )
-        else:
-            message = (
-                f"cannot write checkpoint {checkpoint.checkpoint_id!r} of thread "
-                f"{checkpoint.thread_id!r}: {self._failed(outcome)}"
-            )
-        raise CheckpointError(
-            message, thread_id=checkpoint.thread_id, checkpoint_id=checkpoint.checkpoint_id
+            raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
+        raise CheckpointStorageError(
+            f"write checkpoint {checkpoint.checkpoint_id!r} of thread {checkpoint.thread_id!r}",
+            self._failed(outcome),
+            thread_id=checkpoint.thread_id,
+            checkpoint_id=checkpoint.checkpoint_id,
         )
 
     async def aput_writes(
@@ -274,15 +268,13 @@ class IndexedDBSaver(Checkpointer):
         if outcome["status"] == "ok":
             return
         if outcome["status"] == "missing":
-            message = (
-                f"cannot store writes: thread {thread_id!r} has no checkpoint {checkpoint_id!r}"
-            )
-        else:
-            message = (
-                f"cannot store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}: "
-                f"{self._failed(outcome)}"
-            )
-        raise CheckpointError(message, thread_id=thread_id, checkpoint_id=checkpoint_id)
+            raise CheckpointNotFoundError(thread_id, checkpoint_id, action="store writes")
+        raise CheckpointStorageError(
+            f"store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}",
+            self._failed(outcome),
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+        )
 
     async def alist(
         self, thread_id: str, *, limit: int | None = None, before: str | None = None
@@ -303,15 +295,11 @@ class IndexedDBSaver(Checkpointer):
                 what=f"list thread {thread_id!r}",
             )
             if outcome["status"] == "missing":
-                raise CheckpointError(
-                    f"thread {thread_id!r} has no checkpoint {before!r}",
-                    thread_id=thread_id,
-                    checkpoint_id=before,
-                )
+                assert before is not None
+                raise CheckpointNotFoundError(thread_id, before)
             if outcome["status"] != "ok":
-                raise CheckpointError(
-                    f"cannot list thread {thread_id!r}: {self._failed(outcome)}",
-                    thread_id=thread_id,
+                raise CheckpointStorageError(
+                    f"list thread {thread_id!r}", self._failed(outcome), thread_id=thread_id
                 )
             first = False
             page: list[dict[str, Any]] = outcome["value"]
@@ -319,11 +307,8 @@ class IndexedDBSaver(Checkpointer):
                 seq = raw["checkpoint"]["seq"]
                 record = self._record(thread_id, raw)
                 if not isinstance(seq, int):
-                    raise CheckpointError(
-                        f"checkpoint {record.checkpoint.checkpoint_id!r} of thread "
-                        f"{thread_id!r} is corrupt: its position is not a number",
-                        thread_id=thread_id,
-                        checkpoint_id=record.checkpoint.checkpoint_id,
+                    raise CorruptCheckpointError(
+                        thread_id, record.checkpoint.checkpoint_id, "its position is not a number"
                     )
                 below = seq
                 yield record
@@ -336,9 +321,8 @@ class IndexedDBSaver(Checkpointer):
         """Delete every checkpoint and write of the thread, in one transaction."""
         outcome = await self._call("deleteThread", thread_id, what=f"delete thread {thread_id!r}")
         if outcome["status"] != "ok":
-            raise CheckpointError(
-                f"cannot delete thread {thread_id!r}: {self._failed(outcome)}",
-                thread_id=thread_id,
+            raise CheckpointStorageError(
+                f"delete thread {thread_id!r}", self._failed(outcome), thread_id=thread_id
             )
 
     def hold_thread(self, thread_id: str, *, wait: bool) -> AbstractAsyncContextManager[None]:

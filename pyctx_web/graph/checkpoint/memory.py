@@ -15,7 +15,7 @@ from pyctx_web.graph.checkpoint.base import (
     check_limit,
     expected_latest,
 )
-from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
+from pyctx_web.graph.errors import CheckpointExistsError, CheckpointNotFoundError, ThreadBusyError
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
@@ -67,12 +67,7 @@ class InMemorySaver(Checkpointer):
         """Store ``checkpoint`` as the latest of its thread, if ``latest`` still is (see base)."""
         thread = self._threads.setdefault(checkpoint.thread_id, _Thread())
         if checkpoint.checkpoint_id in thread.checkpoints:
-            raise CheckpointError(
-                f"checkpoint {checkpoint.checkpoint_id!r} already exists in thread "
-                f"{checkpoint.thread_id!r}",
-                thread_id=checkpoint.thread_id,
-                checkpoint_id=checkpoint.checkpoint_id,
-            )
+            raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
         current = thread.order[-1] if thread.order else None
         if current != expected_latest(checkpoint, latest):
             if not thread.order:
@@ -96,11 +91,7 @@ class InMemorySaver(Checkpointer):
                 )
         thread = self._threads.get(thread_id)
         if thread is None or checkpoint_id not in thread.checkpoints:
-            raise CheckpointError(
-                f"cannot store writes: thread {thread_id!r} has no checkpoint {checkpoint_id!r}",
-                thread_id=thread_id,
-                checkpoint_id=checkpoint_id,
-            )
+            raise CheckpointNotFoundError(thread_id, checkpoint_id, action="store writes")
         stored = thread.writes.setdefault(checkpoint_id, {})
         for write in batch:
             stored[(write.task_id, write.kind)] = write
@@ -113,22 +104,14 @@ class InMemorySaver(Checkpointer):
         thread = self._threads.get(thread_id)
         if thread is None:
             if before is not None:
-                raise CheckpointError(
-                    f"thread {thread_id!r} has no checkpoint {before!r}",
-                    thread_id=thread_id,
-                    checkpoint_id=before,
-                )
+                raise CheckpointNotFoundError(thread_id, before)
             return
         if before is None:
             start = len(thread.order) - 1
         elif before in thread.position:
             start = thread.position[before] - 1
         else:
-            raise CheckpointError(
-                f"thread {thread_id!r} has no checkpoint {before!r}",
-                thread_id=thread_id,
-                checkpoint_id=before,
-            )
+            raise CheckpointNotFoundError(thread_id, before)
         stop = -1 if limit is None else max(start - limit, -1)
         for index in range(start, stop, -1):
             yield self._record(thread, thread.order[index])

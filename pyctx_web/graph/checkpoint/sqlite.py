@@ -25,7 +25,13 @@ from pyctx_web.graph.checkpoint.base import (
     check_limit,
     expected_latest,
 )
-from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
+from pyctx_web.graph.errors import (
+    CheckpointExistsError,
+    CheckpointNotFoundError,
+    CheckpointStorageError,
+    CorruptCheckpointError,
+    ThreadBusyError,
+)
 
 __all__ = ["SqliteSaver"]
 
@@ -66,7 +72,7 @@ def _prepared(conn: sqlite3.Connection, path: str) -> sqlite3.Connection:
     try:
         conn.executescript(_SCHEMA)
     except sqlite3.Error as exc:
-        raise CheckpointError(f"cannot open checkpoint database {path!r}: {exc}") from exc
+        raise CheckpointStorageError(f"open checkpoint database {path!r}", str(exc)) from exc
     return conn
 
 
@@ -118,8 +124,8 @@ class SqliteSaver(Checkpointer):
                     self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
                 )
             except sqlite3.Error as exc:
-                raise CheckpointError(
-                    f"cannot open checkpoint database {self.path!r}: {exc}"
+                raise CheckpointStorageError(
+                    f"open checkpoint database {self.path!r}", str(exc)
                 ) from exc
             self._conn = _prepared(conn, self.path)
         return self._conn
@@ -157,18 +163,15 @@ class SqliteSaver(Checkpointer):
             try:
                 return self._connection().execute(sql, params).fetchall()
             except sqlite3.Error as exc:
-                raise CheckpointError(
-                    f"cannot read checkpoint database {self.path!r}: {exc}"
+                raise CheckpointStorageError(
+                    f"read checkpoint database {self.path!r}", str(exc)
                 ) from exc
 
     def _record(self, thread_id: str, row: tuple[Any, ...]) -> CheckpointRecord:
         checkpoint_id, parent_id, created_at, data = row
         if not isinstance(data, str) or not isinstance(created_at, str):
-            raise CheckpointError(
-                f"checkpoint {checkpoint_id!r} of thread {thread_id!r} is corrupt: "
-                f"its data is {type(data).__name__!r}, not text",
-                thread_id=thread_id,
-                checkpoint_id=str(checkpoint_id),
+            raise CorruptCheckpointError(
+                thread_id, str(checkpoint_id), f"its data is {type(data).__name__!r}, not text"
             )
         rows = self._query(
             "SELECT task_id, kind, data FROM pyctx_writes "
@@ -178,11 +181,10 @@ class SqliteSaver(Checkpointer):
         writes = []
         for task_id, kind, wdata in rows:
             if not isinstance(wdata, str):
-                raise CheckpointError(
-                    f"a pending write of checkpoint {checkpoint_id!r} of thread {thread_id!r} "
-                    f"is corrupt: its data is {type(wdata).__name__!r}, not text",
-                    thread_id=thread_id,
-                    checkpoint_id=str(checkpoint_id),
+                raise CorruptCheckpointError(
+                    thread_id,
+                    str(checkpoint_id),
+                    f"the data of a pending write is {type(wdata).__name__!r}, not text",
                 )
             writes.append(StoredWrite(task_id, kind, wdata))
         stored = StoredCheckpoint(thread_id, checkpoint_id, parent_id, created_at, data)
@@ -221,12 +223,7 @@ class SqliteSaver(Checkpointer):
                     "SELECT 1 FROM pyctx_checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
                     (checkpoint.thread_id, checkpoint.checkpoint_id),
                 ).fetchone():
-                    raise CheckpointError(
-                        f"checkpoint {checkpoint.checkpoint_id!r} already exists in thread "
-                        f"{checkpoint.thread_id!r}",
-                        thread_id=checkpoint.thread_id,
-                        checkpoint_id=checkpoint.checkpoint_id,
-                    )
+                    raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
                 row = conn.execute(
                     "SELECT checkpoint_id FROM pyctx_checkpoints WHERE thread_id = ? "
                     "ORDER BY seq DESC LIMIT 1",
@@ -247,9 +244,9 @@ class SqliteSaver(Checkpointer):
                     ),
                 )
         except sqlite3.Error as exc:
-            raise CheckpointError(
-                f"cannot write checkpoint {checkpoint.checkpoint_id!r} of thread "
-                f"{checkpoint.thread_id!r}: {exc}",
+            raise CheckpointStorageError(
+                f"write checkpoint {checkpoint.checkpoint_id!r} of thread {checkpoint.thread_id!r}",
+                str(exc),
                 thread_id=checkpoint.thread_id,
                 checkpoint_id=checkpoint.checkpoint_id,
             ) from exc
@@ -266,12 +263,7 @@ class SqliteSaver(Checkpointer):
                     (thread_id, checkpoint_id),
                 ).fetchone()
                 if not count:
-                    raise CheckpointError(
-                        f"cannot store writes: thread {thread_id!r} has no checkpoint "
-                        f"{checkpoint_id!r}",
-                        thread_id=thread_id,
-                        checkpoint_id=checkpoint_id,
-                    )
+                    raise CheckpointNotFoundError(thread_id, checkpoint_id, action="store writes")
                 (seq,) = conn.execute(
                     "SELECT coalesce(max(seq), 0) FROM pyctx_writes "
                     "WHERE thread_id = ? AND checkpoint_id = ?",
@@ -289,9 +281,9 @@ class SqliteSaver(Checkpointer):
                     ],
                 )
         except sqlite3.Error as exc:
-            raise CheckpointError(
-                f"cannot store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}: "
-                f"{exc}",
+            raise CheckpointStorageError(
+                f"store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}",
+                str(exc),
                 thread_id=thread_id,
                 checkpoint_id=checkpoint_id,
             ) from exc
@@ -309,11 +301,7 @@ class SqliteSaver(Checkpointer):
                 (thread_id, before),
             )
             if not rows:
-                raise CheckpointError(
-                    f"thread {thread_id!r} has no checkpoint {before!r}",
-                    thread_id=thread_id,
-                    checkpoint_id=before,
-                )
+                raise CheckpointNotFoundError(thread_id, before)
             upper = rows[0][0]
         remaining = limit
         page = 100
@@ -341,6 +329,6 @@ class SqliteSaver(Checkpointer):
                 conn.execute("DELETE FROM pyctx_writes WHERE thread_id = ?", (thread_id,))
                 conn.execute("DELETE FROM pyctx_checkpoints WHERE thread_id = ?", (thread_id,))
         except sqlite3.Error as exc:
-            raise CheckpointError(
-                f"cannot delete thread {thread_id!r}: {exc}", thread_id=thread_id
+            raise CheckpointStorageError(
+                f"delete thread {thread_id!r}", str(exc), thread_id=thread_id
             ) from exc
