@@ -14,7 +14,7 @@ Events out (:meth:`ChatSession.handle` yields them)::
     {"type": "needs_input", "question": "...", "reason": "...", "interrupt_id": "...",
      "choices": [...]}                      # choices only when the question offers them
     {"type": "done", "text": "..."}
-    {"type": "error", "message": "..."}
+    {"type": "error", "message": "...", "code": ...}  # code: "thread_busy", "graph_version"
     {"type": "history", "messages": [...], "pending": None | {...}, "trace": [...]}
 
 What the graph provides: a ``messages`` state key (a list of ``{"role", "content"}``
@@ -33,7 +33,13 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.errors import ArgumentValueError
-from pyctx_web.graph.errors import GraphError, ResumeError, RunCancelledError, ThreadBusyError
+from pyctx_web.graph.errors import (
+    GraphError,
+    GraphVersionError,
+    ResumeError,
+    RunCancelledError,
+    ThreadBusyError,
+)
 from pyctx_web.graph.types import Command, Interrupt
 
 if TYPE_CHECKING:
@@ -58,6 +64,10 @@ def _error(message: str, code: str | None = None) -> Event:
 
 
 _BUSY: Final = "This chat is running in another tab: it refreshes when that tab is done."
+_OTHER_VERSION: Final = (
+    "This chat was saved by another version of the assistant: it can be read "
+    "but not continued. Start a new chat to go on."
+)
 
 
 def _kind(value: object) -> str:
@@ -279,6 +289,9 @@ class ChatSession:
             return
         except ThreadBusyError:
             yield _error(_BUSY, code="thread_busy")
+            return
+        except GraphVersionError:
+            yield _error(_OTHER_VERSION, code="graph_version")
             return
         except (ResumeError, GraphError) as error:
             yield _error(f"The assistant could not go on: {error}")

@@ -44,6 +44,7 @@ __all__ = [
     "GraphError",
     "GraphInterrupt",
     "GraphRecursionError",
+    "GraphVersionError",
     "InvalidGraphError",
     "InvalidUpdateError",
     "ResumeError",
@@ -236,6 +237,31 @@ class CorruptCheckpointError(CheckpointError):
             checkpoint_id=checkpoint_id,
         )
         self.detail = detail
+
+
+class GraphVersionError(CheckpointError):
+    """A thread's checkpoint names nodes or state keys this graph does not have.
+
+    Another version of the graph wrote it (a node or key renamed or removed). It
+    can still be read; ``update_state(config, values, as_node=...)`` with a node
+    of this graph moves it on. ``nodes`` and ``keys`` list what is missing.
+    """
+
+    def __init__(
+        self, thread_id: str, checkpoint_id: str, *, nodes: Sequence[str], keys: Sequence[str]
+    ) -> None:
+        missing = [f"node(s) {', '.join(map(repr, nodes))}"] if nodes else []
+        missing += [f"state key(s) {', '.join(map(repr, keys))}"] if keys else []
+        super().__init__(
+            f"thread {thread_id!r} was written by another version of the graph: its "
+            f"checkpoint {checkpoint_id!r} names {' and '.join(missing)} that this graph "
+            "does not have; move it on with update_state(config, values, "
+            "as_node=<a node of this graph>)",
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+        )
+        self.nodes = tuple(nodes)
+        self.keys = tuple(keys)
 
 
 class CheckpointStorageError(CheckpointError):

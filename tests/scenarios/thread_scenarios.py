@@ -17,7 +17,13 @@ from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.errors import CheckpointError, GraphError, RunCancelledError, ThreadBusyError
+from pyctx_web.graph.errors import (
+    CheckpointError,
+    GraphError,
+    GraphVersionError,
+    RunCancelledError,
+    ThreadBusyError,
+)
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, interrupt
 
@@ -219,9 +225,9 @@ async def scenario_a_thread_of_another_graph_version_reads_and_moves_on(
     assert state.values == {"log": ["start", "draft"], "draft": "v1"}
     assert state.next == ("review",)
     assert len([s async for s in new.aget_state_history(config)]) == 4
-    error = await _raised(CheckpointError, new.ainvoke(None, config))
-    assert "'review'" in str(error)
-    assert "'draft'" in str(error)
-    assert error.thread_id == "t"
+    error = await _raised(GraphVersionError, new.ainvoke(None, config))
+    assert isinstance(error, CheckpointError)
+    assert (error.nodes, error.keys, error.thread_id) == (("review",), ("draft",), "t")
+    assert "node(s) 'review' and state key(s) 'draft'" in str(error)
     await new.aupdate_state(config, {"log": ["fixed"]}, as_node="start")
     assert (await new.ainvoke(None, config))["log"] == ["start", "draft", "fixed", "publish"]

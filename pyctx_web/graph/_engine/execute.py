@@ -14,7 +14,7 @@ from pyctx_web.graph._engine.records import (
 from pyctx_web.graph._engine.resume import resume
 from pyctx_web.graph._engine.values import Command
 from pyctx_web.graph.constants import START
-from pyctx_web.graph.errors import CheckpointError, GraphConfigError
+from pyctx_web.graph.errors import GraphConfigError, GraphVersionError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
@@ -70,7 +70,7 @@ async def _execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
 
 
 def _check_written_by_this_graph(engine: Engine, cp: Checkpoint, pending: Pending) -> None:
-    """:class:`CheckpointError` naming what ``cp`` has that this graph lacks, if anything.
+    """:class:`GraphVersionError` naming what ``cp`` has that this graph lacks, if anything.
 
     A thread stored by another version of the graph (a node or a state key renamed)
     can still be read; running on from it cannot. ``update_state(config, values,
@@ -82,17 +82,8 @@ def _check_written_by_this_graph(engine: Engine, cp: Checkpoint, pending: Pendin
     for rec in pending.tasks.values():
         if rec.result is not None:
             keys.update(k for k, _ in rec.result.updates if k not in known)
-    if not nodes and not keys:
-        return
-    missing = [f"node(s) {', '.join(map(repr, nodes))}"] if nodes else []
-    missing += [f"state key(s) {', '.join(map(repr, sorted(keys)))}"] if keys else []
-    raise CheckpointError(
-        f"thread {cp.thread_id!r} was written by another version of the graph: its checkpoint "
-        f"{cp.id!r} names {' and '.join(missing)} that this graph does not have; move it on "
-        f"with update_state(config, values, as_node=<a node of this graph>)",
-        thread_id=cp.thread_id,
-        checkpoint_id=cp.id,
-    )
+    if nodes or keys:
+        raise GraphVersionError(cp.thread_id, cp.id, nodes=nodes, keys=sorted(keys))
 
 
 async def _continue(

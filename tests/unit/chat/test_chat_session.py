@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 import pytest
 
 from pyctx_web.chat import MAX_TEXT_LENGTH, ChatSession
+from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
 from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
@@ -244,6 +246,37 @@ def test_a_turn_on_a_thread_running_elsewhere_is_answered_thread_busy(tmp_path: 
         assert [m["content"] for m in history["messages"] if m["role"] == "user"] == [
             "plan my week"
         ]
+
+    asyncio.run(flow())
+
+
+def test_a_thread_of_another_assistant_version_reads_and_answers_graph_version() -> None:
+    """A thread with a state key the assistant lacks shows its history; a turn is refused."""
+
+    class OldState(TypedDict):
+        messages: Annotated[list[dict[str, str]], operator.add]
+        mood: str
+
+    def old_reply(state: OldState) -> dict[str, Any]:
+        return {"messages": [{"role": "assistant", "content": "hi"}], "mood": "calm"}
+
+    checkpointer = InMemoryCheckpointer()
+    old = StateGraph(OldState).add_node("old_reply", old_reply).add_edge(START, "old_reply")
+    old_graph = old.compile(checkpointer=checkpointer)
+    session = ChatSession(
+        build_assistant(checkpointer), checkpointer=checkpointer, thread_id="old", data=FAST
+    )
+
+    async def flow() -> None:
+        user = {"role": "user", "content": "hello"}
+        await old_graph.ainvoke({"messages": [user]}, thread_id="old")
+        history = await session.history()
+        assert [m["content"] for m in history["messages"]] == ["hello", "hi"]
+        events = await collect(session, {"type": "chat", "text": "and now?"})
+        assert events[-1]["type"] == "error"
+        assert events[-1]["code"] == "graph_version"
+        assert "another version" in events[-1]["message"]
+        assert (await session.history())["messages"] == history["messages"]
 
     asyncio.run(flow())
 
