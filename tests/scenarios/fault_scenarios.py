@@ -466,17 +466,9 @@ KNOWN_BUGS: dict[tuple[str, str, str], tuple[type[BaseException], str]] = {
 """``(fault, durability, operation)``: the error a bug makes the flow raise, and the bug."""
 
 BUGS = {
-    "scenario_input_checkpoint_without_its_input_continues_with_none": (
-        "the input checkpoint and its input are stored in two transactions; when only the "
-        "first lands, invoke(None) raises KeyError('__start__')"
-    ),
     "scenario_async_durability_stores_a_parallel_steps_writes_after_its_checkpoint": (
         "Store._settle lets only the first of a parallel step's writers wait for the checkpoint "
         "still being stored; the second writes before it (CheckpointError)"
-    ),
-    "scenario_state_of_a_step_cut_short_shows_its_finished_tasks_results": (
-        "current_values applies the finished tasks' results only while a task waits or failed: "
-        "a step cut short after its tasks finished reads back with next=() and without them"
     ),
     "scenario_a_failed_parallel_step_ends_its_run_after_all_its_tasks": (
         "asyncio.gather in Engine._run_step ends the run when one task is cancelled, while its "

@@ -120,7 +120,8 @@ async def _fork(engine: Engine, source: Checkpoint) -> Checkpoint:
         values=source.values,
         tasks=tasks,
         last_nodes=source.last_nodes,
-        writes=None,
+        # A fork of an input checkpoint keeps the input, which its __start__ task takes.
+        writes=source.writes if any(t.name == START for t in tasks) else None,
         barriers=source.barriers,
     )
     await engine.save_checkpoint(fork)

@@ -20,7 +20,7 @@ from pyctx_web.context import ContextCoroutine, is_awaitable
 from pyctx_web.graph._engine.calling import NodeCalls, node_error
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
 from pyctx_web.graph._engine.interrupts import interrupt_id
-from pyctx_web.graph._engine.outcome import Outcome, current_values, step_writes
+from pyctx_web.graph._engine.outcome import Outcome, current_values, retake_input, step_writes
 from pyctx_web.graph._engine.planner import Planner
 from pyctx_web.graph._engine.records import (
     NO_ARG,
@@ -154,6 +154,7 @@ class Engine(Store, NodeCalls):
             self.run.step = cp.step + 1
             if not cp.tasks:
                 return Outcome(cp, cp.values)
+            retake_input(cp, pending)
             runnable = [
                 t
                 for t in cp.tasks

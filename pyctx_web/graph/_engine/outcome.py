@@ -1,17 +1,19 @@
-"""How a run ends, and the state values of a checkpoint whose step is under way."""
+"""How a run ends, the state values of a checkpoint whose step is under way, and its input."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pyctx_web.graph._engine.records import Checkpoint, Pending
+from pyctx_web.graph._engine.records import Checkpoint, Pending, TaskResult
+from pyctx_web.graph.constants import START
+from pyctx_web.graph.errors import CheckpointError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._engine.values import Interrupt
 
-__all__ = ["Outcome", "current_values", "step_writes"]
+__all__ = ["Outcome", "current_values", "retake_input", "state_values", "step_writes"]
 
 
 def step_writes(cp: Checkpoint, pending: Pending) -> list[tuple[str, str, Any]]:
@@ -25,10 +27,53 @@ def step_writes(cp: Checkpoint, pending: Pending) -> list[tuple[str, str, Any]]:
 
 
 def current_values(schema: StateSchema, cp: Checkpoint, pending: Pending) -> dict[str, Any]:
-    """State values of ``cp``, with finished tasks' writes while its step is paused."""
+    """State values of ``cp``, with finished tasks' writes while its step is paused.
+
+    What a run streams and returns; :func:`state_values` is what ``get_state`` shows.
+    """
     if not pending.paused(cp.tasks):
         return cp.values
     return schema.apply(cp.values, step_writes(cp, pending))
+
+
+def state_values(schema: StateSchema, cp: Checkpoint, pending: Pending) -> dict[str, Any]:
+    """State values of ``cp`` as a snapshot shows them: with its finished tasks' writes.
+
+    As LangGraph's ``get_state``: a step cut short after some (or all) of its
+    tasks finished shows their results, not values that look as if they never ran.
+    The input's ``__start__`` write is left out: the input checkpoint shows the
+    values before it, as LangGraph's history does, until the step that applies it.
+    """
+    writes = [w for w in step_writes(cp, pending) if w[0] != START]
+    if not writes:
+        return cp.values
+    return schema.apply(cp.values, writes)
+
+
+def retake_input(cp: Checkpoint, pending: Pending) -> None:
+    """Give an input checkpoint's ``__start__`` task its input when its write was not stored.
+
+    Called before a step runs. The input checkpoint and the input's write are
+    stored one after the other; a failure, cancel or crash between them leaves
+    the task without a result (forks of an input checkpoint start that way too).
+    The checkpoint holds the input as well, so the step takes it from there, as
+    LangGraph's ``__start__`` task takes it from the checkpoint's channel.
+    """
+    for task in cp.tasks:
+        if task.name != START:
+            continue
+        rec = pending.record(task.id)
+        if rec.result is not None:
+            continue
+        if cp.writes is None or START not in cp.writes:
+            # Only a checkpoint stored without its input gets here: nothing to run on.
+            raise CheckpointError(
+                f"checkpoint {cp.id!r} of thread {cp.thread_id!r} does not hold the input "
+                f"it was written for: send the input again",
+                thread_id=cp.thread_id,
+                checkpoint_id=cp.id,
+            )
+        rec.result = TaskResult(list(cp.writes[START].items()))
 
 
 @dataclass(slots=True)

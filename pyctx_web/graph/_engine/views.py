@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyctx_web.graph._engine.loop import Engine
 from pyctx_web.graph._engine.options import config_of
-from pyctx_web.graph._engine.outcome import current_values
+from pyctx_web.graph._engine.outcome import state_values
 from pyctx_web.graph._engine.records import (
     NO_ARG,
     Checkpoint,
@@ -47,7 +47,7 @@ def snapshot(schema: StateSchema, cp: Checkpoint, pending: Pending) -> StateSnap
             )
         )
     return StateSnapshot(
-        values=schema.output(current_values(schema, cp, pending)),
+        values=schema.output(state_values(schema, cp, pending)),
         # The input's __start__ task is listed until the step that applies it has run.
         next=tuple(t.name for t in tasks if t.result is None or t.name == START),
         config=config_of(cp.thread_id, cp.id),
