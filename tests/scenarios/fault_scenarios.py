@@ -52,7 +52,7 @@ from pyctx_web.graph.checkpoint.base import (
     StoredCheckpoint,
     StoredWrite,
 )
-from pyctx_web.graph.errors import CheckpointError, ResumeError, RunCancelledError
+from pyctx_web.graph.errors import ResumeError, RunCancelledError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Interrupt, StateSnapshot, interrupt
 
@@ -452,29 +452,10 @@ def input_not_taken(snapshot: StateSnapshot | None) -> bool:
 REPORT: list[dict[str, Any]] = []
 """One row per case checked, for :func:`fault_table`."""
 
-KNOWN_BUGS: dict[tuple[str, str, str], tuple[type[BaseException], str]] = {
-    (
-        "pause_release",
-        "async",
-        "aput checkpoint of step 1 (next: ask, side)",
-    ): (
-        CheckpointError,
-        "with durability='async', a parallel step's second write does not wait for the "
-        "checkpoint still being stored (scenario_async_durability_*)",
-    ),
-}
+KNOWN_BUGS: dict[tuple[str, str, str], tuple[type[BaseException], str]] = {}
 """``(fault, durability, operation)``: the error a bug makes the flow raise, and the bug."""
 
-BUGS = {
-    "scenario_async_durability_stores_a_parallel_steps_writes_after_its_checkpoint": (
-        "Store._settle lets only the first of a parallel step's writers wait for the checkpoint "
-        "still being stored; the second writes before it (CheckpointError)"
-    ),
-    "scenario_a_failed_parallel_step_ends_its_run_after_all_its_tasks": (
-        "asyncio.gather in Engine._run_step ends the run when one task is cancelled, while its "
-        "sibling still runs and writes the thread"
-    ),
-}
+BUGS: dict[str, str] = {}
 """Scenarios that fail because of a bug of the package, and the bug: runners mark them xfail."""
 
 

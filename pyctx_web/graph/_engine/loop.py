@@ -47,6 +47,8 @@ from pyctx_web.graph.errors import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
 __all__ = ["Engine"]
@@ -292,7 +294,13 @@ class Engine(Store, NodeCalls):
                 # step's result is not checkpointed and no later node runs.
                 await asyncio.sleep(0)
         else:
-            results = await asyncio.gather(*(one(t) for t in runnable))
+            ended = await asyncio.gather(*(_settled(one(t)) for t in runnable))
+            # Every task has ended before the step does, whatever one of them raised: a
+            # sibling must not go on writing the thread after the run has stopped.
+            for _, raised in ended:
+                if raised is not None:
+                    raise raised
+            results = [error for error, _ in ended]
         return [e for e in results if e is not None]
 
     async def _record(
@@ -372,3 +380,13 @@ class Engine(Store, NodeCalls):
                 if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
                     return _TaskOutcome(error=exc)
                 await asyncio.sleep(policy.delay(attempt))
+
+
+async def _settled(
+    step: Coroutine[Any, Any, Exception | None],
+) -> tuple[Exception | None, BaseException | None]:
+    """Run a task of a step to its end: what it returned, or what it raised."""
+    try:
+        return await step, None
+    except BaseException as raised:  # re-raised by the step once all its tasks ended
+        return None, raised

@@ -74,9 +74,16 @@ class Store:
 
     async def _settle(self) -> None:
         """Wait for the checkpoint being written in the background, if any."""
-        saving, self._saving = self._saving, None
-        if saving is not None:
+        saving = self._saving
+        if saving is None:
+            return
+        # Every writer of a parallel step waits for it, not only the first that asks:
+        # it is forgotten once it is done.
+        try:
             await saving
+        finally:
+            if self._saving is saving and saving.done():
+                self._saving = None
 
     async def put_writes(self, cp: Checkpoint, writes: list[StoredWrite]) -> None:
         """Write encoded pending writes of ``cp``, after ``cp`` itself."""
