@@ -12,6 +12,7 @@ import inspect
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 
@@ -61,3 +62,40 @@ def imports(module: ModuleType) -> set[str]:
 def foreign_imports(module: ModuleType) -> set[str]:
     """Top-level packages the module imports besides pyctx_web and the standard library."""
     return {name for name in imports(module) if name != "pyctx_web"} - set(sys.stdlib_module_names)
+
+
+def storage_cases(module: ModuleType, kinds: tuple[str, ...] = ("memory", "sqlite")) -> list[Any]:
+    """``(kind, name)`` parameters of every scenario of ``module`` on each storage ``kind``.
+
+    A scenario whose ``requires`` names a capability the storage lacks is skipped;
+    one named in the module's ``BUGS`` is a strict xfail with the bug as reason.
+    """
+    import pytest
+
+    backends = load("checkpointer_backends")
+    bugs: dict[str, str] = getattr(module, "BUGS", {})
+    cases: list[Any] = []
+    for kind in kinds:
+        for name in scenario_names(module):
+            needed: frozenset[str] = getattr(getattr(module, name), "requires", frozenset())
+            missing = needed - backends.CAPABILITIES[kind]
+            marks = [pytest.mark.skip(reason=backends.lacking(kind, missing))] if missing else []
+            if name in bugs:
+                marks.append(pytest.mark.xfail(strict=True, reason=bugs[name]))
+            cases.append(pytest.param(kind, name, id=f"{kind}-{name}", marks=marks))
+    return cases
+
+
+def run_on_storage(module: ModuleType, name: str, kind: str, directory: Path) -> None:
+    """Run scenario ``name`` of ``module`` on a fresh ``kind`` storage in ``directory``."""
+    import asyncio
+
+    factory = load("checkpointer_backends").make_factory(kind, str(directory))
+
+    async def main() -> None:
+        try:
+            await getattr(module, name)(factory)
+        finally:
+            await factory.aclose()
+
+    asyncio.run(main())

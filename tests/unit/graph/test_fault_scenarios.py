@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.scenario_support import docstring_problems, foreign_imports, load, scenario_names
+from tests.scenario_support import (
+    docstring_problems,
+    foreign_imports,
+    load,
+    run_on_storage,
+    scenario_names,
+    storage_cases,
+)
 
 scenarios = load("fault_scenarios")
 backends = load("checkpointer_backends")
@@ -22,27 +29,10 @@ PER_FAULT = [name for name in SCENARIOS if "each_operation" in name]
 BUGS = scenarios.BUGS
 
 
-def _cases() -> list[object]:
-    cases: list[object] = []
-    for kind in ("memory", "sqlite"):
-        for name in SCENARIOS:
-            marks = [pytest.mark.xfail(strict=True, reason=BUGS[name])] if name in BUGS else []
-            cases.append(pytest.param(kind, name, id=f"{kind}-{name}", marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize(("kind", "name"), _cases())
+@pytest.mark.parametrize(("kind", "name"), storage_cases(scenarios))
 def test_fault_scenario(kind: str, name: str, tmp_path: Path) -> None:
     """Each fault scenario holds on CPython, with memory and with SQLite storage."""
-    factory = backends.make_factory(kind, str(tmp_path))
-
-    async def main() -> None:
-        try:
-            await getattr(scenarios, name)(factory)
-        finally:
-            await factory.aclose()
-
-    asyncio.run(main())
+    run_on_storage(scenarios, name, kind, tmp_path)
 
 
 def test_every_fault_and_operation_has_a_row_saying_what_it_left() -> None:
