@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .conftest import PageWatch
 from .test_chat import (
+    LISTEN,
     READY_TIMEOUT_MS,
     TURN_TIMEOUT_MS,
     answer,
@@ -86,3 +87,61 @@ def test_a_page_closed_mid_stream_reopens_at_its_last_checkpoint_and_goes_on(
     assert after[: len(before)] == before
     assert after.count("help me with a meeting") == 1, after
     assert after.count("send daily reports") == 1, after
+
+
+# Fills the origin's quota with a database of its own, in chunks, until a write fails.
+FILL = """async () => {
+  const db = await new Promise((ok) => {
+    const r = indexedDB.open("filler");
+    r.onupgradeneeded = () => r.result.createObjectStore("s");
+    r.onsuccess = () => ok(r.result);
+  });
+  const put = (size, key) => new Promise((ok) => {
+    const tx = db.transaction("s", "readwrite");
+    tx.objectStore("s").put("f".repeat(size), key);
+    tx.oncomplete = () => ok(true);
+    tx.onabort = () => ok(false);
+  });
+  let key = 0;
+  for (const size of [262144, 16384, 1024]) while (await put(size, key)) key += 1;
+  db.close();
+  return key;
+}"""
+DROP_FILLER = """() => new Promise((ok, fail) => {
+  const r = indexedDB.deleteDatabase("filler"); r.onsuccess = ok; r.onerror = fail; })"""
+
+
+def test_a_full_storage_quota_is_a_clear_error_and_the_thread_survives(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """With the origin's storage full a turn ends with an error; freed, the thread goes on."""
+    page = watched_page.page
+    cdp = page.context.new_cdp_session(page)
+    # Chromium reads an origin's quota once, at its first use of storage: set it before.
+    quota = {"origin": demo_url.rstrip("/"), "quotaSize": 4 * 1024 * 1024}
+    cdp.send("Storage.overrideQuotaForOrigin", quota)
+    open_ready(watched_page, demo_url)
+    configure_offline(page, 0)
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    thread_id = page.evaluate("window.__demo.activeThreadId")
+    before = history(page, thread_id)
+    assert page.evaluate(FILL) > 0
+
+    page.evaluate(LISTEN, ["error"])
+    answer(page, "send daily reports " + "x" * 10_000)
+    wait_turn(page, "error")
+    [error] = page.evaluate("window.__seen")
+    assert "QuotaExceededError" in error["message"], error
+    assert history(page, thread_id) == before
+    page.click("#error-dismiss")
+
+    page.evaluate(DROP_FILLER)
+    page.reload()
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    wait_turn(page, "waiting")
+    answer(page, "send daily reports")
+    wait_turn(page, "done")
+    stored = [m["content"] for m in history(page, thread_id)["messages"]]
+    assert stored.count("send daily reports") == 1, stored
+    assert not [t for t in stored if t.startswith("send daily reports x")], stored
