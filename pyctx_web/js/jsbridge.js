@@ -2,6 +2,13 @@
 (dispatch) => {
   const isDeferred = Symbol("pyctx_web.deferred");
   const microtask = globalThis.queueMicrotask ?? ((job) => void Promise.resolve().then(job));
+  const destroyAll = (proxies) => {
+    for (const proxy of proxies) {
+      try {
+        proxy.destroy();
+      } catch {} // destroyed already, by the code that received it
+    }
+  };
   const call = (key, args) => {
     const result = dispatch(key, ...args);
     return result !== null && typeof result === "object" && result[isDeferred]
@@ -26,7 +33,11 @@
     deferred: () => {
       const out = { [isDeferred]: true };
       out.promise = new Promise((resolve, reject) => {
-        out.resolve = resolve;
+        // `borrowed`: the PyProxies made for `value`, destroyed once this job's reactions ran.
+        out.resolve = (value, borrowed) => {
+          resolve(value);
+          if (borrowed && borrowed.length) setTimeout(() => destroyAll(borrowed), 0);
+        };
         out.reject = reject;
       });
       out.promise.catch(() => {});

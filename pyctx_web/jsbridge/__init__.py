@@ -37,12 +37,26 @@ rejected with a value that is not an ``Error`` never settles its
 ``PyodideFuture`` (Pyodide's ``set_exception`` fails with "invalid exception
 object"); no Python code sees it.
 
-Exceptions. An exception raised by a callback is passed to the event loop's
-exception handler (``loop.call_exception_handler``) while the callback's
-context is still current. It never propagates into a JavaScript job, where
-Node would take it for an uncaught exception and end the process. The future
-returned by :func:`then` also fails with it; a ``Promise`` that JavaScript
-receives rejects and is marked handled.
+Exceptions. An exception raised by a callback, or by the coroutine it
+returned, is passed to the event loop's exception handler
+(``loop.call_exception_handler``) while the callback's context is still
+current. This holds for every ``BaseException``: ``KeyboardInterrupt``,
+``SystemExit``, ``GraphInterrupt`` and ``asyncio.CancelledError`` are reported
+like an ``Exception``, and none is re-raised into the event loop. Nothing
+propagates into a JavaScript job, where Node would take it for an uncaught
+exception and end the process: JavaScript calling a callback receives
+``undefined``, and a ``Promise`` that JavaScript receives from an ``async``
+callback rejects with an ``Error`` named after the exception and is marked
+handled. The future returned by :func:`then` also fails with it, except that
+a reaction raising ``asyncio.CancelledError`` (or whose coroutine is
+cancelled) cancels that future, as a task that raises it is cancelled.
+
+Results. A value that an ``async`` :func:`bind_js` callback returns and that
+cannot be converted to JavaScript (an instance of a Python class, also inside
+a list or a dict) reaches JavaScript as a borrowed ``PyProxy``: it is
+destroyed once the reactions of the job that settles the promise have run
+(``await`` sees it; ``proxy.copy()`` keeps one). A synchronous callback's
+result follows Pyodide's rule for return values: JavaScript owns the proxy.
 
 Proxies. No callback of this package owns a ``PyProxy``: one permanent proxy
 of a dispatcher serves them all, and each JavaScript function handed out is a
@@ -51,7 +65,13 @@ arguments, captured context) stays in a table until the callback is used up:
 a one-shot callback when it is called (a timer when it fires, a microtask or
 animation frame when it runs, a promise reaction when the promise settles, a
 ``once`` listener when it is dispatched), any callback on ``cancel()``,
-``remove()`` or ``destroy()``. :func:`live_callbacks` counts the table. A
+``remove()`` or ``destroy()``. A :func:`then` reaction is also freed when the
+future :func:`then` returned is cancelled before the promise settles, or when
+the awaitable's future is garbage-collected unsettled; a JavaScript promise
+that never settles keeps its future for good (Pyodide holds it), so cancel
+the returned future to free the reaction. Dropping that future frees
+nothing: the reaction still runs when the promise settles, as in JavaScript.
+:func:`live_callbacks` counts the table. A
 captured context, and the stores it references, is freed as soon as no live
 callback references it.
 
@@ -111,10 +131,10 @@ from pyctx_web.jsbridge._api import (
     request_animation_frame,
     set_interval,
     set_timeout,
-    then,
 )
 from pyctx_web.jsbridge._contain import contain, is_contained, release
 from pyctx_web.jsbridge._core import live_callbacks
+from pyctx_web.jsbridge._promise import then
 
 __all__ = [
     "JS_MODULE_NAME",

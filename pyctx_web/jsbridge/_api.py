@@ -1,24 +1,19 @@
-"""The public API: bound callbacks, promise reactions, timers, microtasks, frames, listeners."""
+"""The public API: bound callbacks, timers, microtasks, frames, listeners (``then`` is apart)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextvars import Context, copy_context
-from functools import partial
 from types import TracebackType
 from typing import Any, Literal, final
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
 from pyctx_web.errors import ArgumentValueError, JsUnavailableError
 from pyctx_web.jsbridge._core import (
-    RAISE,
     Entry,
     check_callable,
-    dispatch,
     entries,
     helpers,
-    loop,
     register,
     require_pyodide,
 )
@@ -37,7 +32,6 @@ __all__ = [
     "request_animation_frame",
     "set_interval",
     "set_timeout",
-    "then",
 ]
 
 ListenerContext = Literal["registration", "dispatch"]
@@ -165,116 +159,20 @@ def bind_js(fn: Callable[..., Any], *, once: bool = False) -> JsCallback:
     Each call from JavaScript runs ``fn(*js_args)`` in a fresh copy of the
     context captured now and returns its result to JavaScript. An ``async``
     ``fn`` is started as a task in that copy and JavaScript receives a
-    ``Promise`` of its result. An exception goes to the loop's exception
-    handler and JavaScript receives ``undefined``. With ``once=True`` the
-    callback frees itself after its first call.
+    ``Promise`` of its result; a result that cannot be converted to a
+    JavaScript value (an instance of a Python class, also inside a list or a
+    dict) arrives as a borrowed ``PyProxy``, destroyed once the reactions of
+    the job that settles the promise have run (``proxy.copy()`` keeps one).
+    An exception, any ``BaseException`` included, goes to the loop's
+    exception handler: JavaScript receives ``undefined``, or a ``Promise``
+    rejected with an ``Error`` named after it (and marked handled). With
+    ``once=True`` the callback frees itself after its first call.
     """
-    require_pyodide("bindhelpers()")
+    require_pyodide("bind_js()")
     check_callable(fn, "bind_js")
     entry = Entry(fn, (), copy_context(), once=once)
     key = register(entry)
     return JsCallback(key, helpers().make(key), once)
-
-
-def then(
-    promise: Awaitable[Any],
-    on_fulfilled: Callable[[Any], Any] | None = None,
-    on_rejected: Callable[[BaseException], Any] | None = None,
-) -> asyncio.Future[Any]:
-    """Attach reactions to a promise, like JavaScript's ``promise.then``; return the derived future.
-
-    ``promise`` is any awaitable: a JavaScript promise as Pyodide hands it to
-    Python (a ``PyodideFuture``), a future, a task or a coroutine. The reaction
-    runs in a fresh copy of the context current now, whenever the promise
-    settles. The returned future (a ``PyodideFuture``, which JavaScript sees as
-    a thenable) resolves to what the reaction returns, awaiting a returned
-    coroutine, and fails with what it raises; an exception is also reported to
-    the loop's exception handler, so the future may be dropped. ``on_rejected``
-    receives the exception: a :class:`pyodide.ffi.JsException` carrying the
-    message of a JavaScript ``Error``. A missing reaction passes the value or
-    the exception through.
-    """
-    require_pyodide("then()")
-    if on_fulfilled is not None:
-        check_callable(on_fulfilled, "then")
-    if on_rejected is not None:
-        check_callable(on_rejected, "then")
-    source = asyncio.ensure_future(promise)
-    derived: asyncio.Future[Any] = loop().create_future()
-    derived.add_done_callback(_retrieve)
-
-    def reaction(rejected: bool, value: Any) -> Any:
-        if rejected:
-            return on_rejected(value)  # type: ignore[misc]
-        return on_fulfilled(value)  # type: ignore[misc]
-
-    reaction.__qualname__ = getattr(
-        on_fulfilled if on_fulfilled is not None else on_rejected, "__qualname__", "reaction"
-    )
-    key = register(Entry(reaction, (), copy_context(), once=True, errors=RAISE))
-    source.add_done_callback(
-        partial(_settle, key, derived, on_fulfilled, on_rejected), context=_BASE
-    )
-    return derived
-
-
-_BASE = Context()
-"""The context of the internal done callbacks: they run no user code themselves."""
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    """Mark the outcome retrieved: a failure was already reported to the exception handler."""
-    if not future.cancelled():
-        future.exception()
-
-
-def _settle(
-    key: int,
-    derived: asyncio.Future[Any],
-    on_fulfilled: object,
-    on_rejected: object,
-    source: asyncio.Future[Any],
-) -> None:
-    if derived.done():  # the caller cancelled the derived future
-        entries.pop(key, None)
-        return
-    rejected = source.cancelled() or source.exception() is not None
-    value: Any
-    if source.cancelled():
-        value = asyncio.CancelledError("the promise was cancelled")
-    else:
-        value = source.exception() if rejected else source.result()
-    if (on_rejected if rejected else on_fulfilled) is None:
-        entries.pop(key, None)
-        _transfer(derived, value, rejected)
-        return
-    try:
-        result = dispatch(key, rejected, value)
-    except Exception as exc:
-        derived.set_exception(exc)
-        return
-    if isinstance(result, asyncio.Task):
-        result.add_done_callback(partial(_adopt, derived), context=_BASE)
-    else:
-        derived.set_result(result)
-
-
-def _transfer(derived: asyncio.Future[Any], value: Any, rejected: bool) -> None:
-    if rejected:
-        derived.set_exception(value)
-    else:
-        derived.set_result(value)
-
-
-def _adopt(derived: asyncio.Future[Any], task: asyncio.Task[Any]) -> None:
-    if derived.done():
-        return
-    if task.cancelled():
-        derived.cancel()
-    elif (exc := task.exception()) is not None:
-        derived.set_exception(exc)
-    else:
-        derived.set_result(task.result())
 
 
 def _timer(

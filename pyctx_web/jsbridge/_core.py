@@ -6,7 +6,7 @@ import asyncio
 import sys
 from collections.abc import Callable, Coroutine
 from contextvars import Context, copy_context
-from typing import Any, Final, final
+from typing import Any, Final, TypeAlias, final
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web._js import load_js
@@ -15,7 +15,7 @@ from pyctx_web.errors import ArgumentTypeError, CallbackConsumedError, JsUnavail
 
 if IN_PYODIDE:
     import js
-    from pyodide.ffi import create_proxy, to_js
+    from pyodide.ffi import create_proxy, destroy_proxies, to_js
 
 
 SWALLOW: Final = 0
@@ -128,10 +128,16 @@ def dispatch(key: int, *js_args: Any) -> Any:
 
 
 def invoke(entry: Entry, js_args: tuple[Any, ...]) -> Any:
-    """Call the entry's function in the current context; report what it raises."""
+    """Call the entry's function in the current context; report what it raises.
+
+    Every exception is reported, ``BaseException`` included (``KeyboardInterrupt``,
+    ``SystemExit``, ``asyncio.CancelledError``, ``GraphInterrupt``): none may
+    propagate into a JavaScript job. A ``RAISE`` entry re-raises it to the
+    Python caller (a promise reaction); JavaScript receives ``undefined``.
+    """
     try:
         result = entry.fn(*entry.args, *js_args) if entry.args else entry.fn(*js_args)
-    except Exception as exc:
+    except BaseException as exc:
         report(exc, entry.what)
         if entry.errors == RAISE:
             raise
@@ -140,32 +146,77 @@ def invoke(entry: Entry, js_args: tuple[Any, ...]) -> Any:
         return None
     if is_coroutine(result):
         task = loop().create_task(_guarded(result, entry.what))
-        return task if entry.errors == RAISE else _promise_of(task, entry.what)
+        return Started(task) if entry.errors == RAISE else _promise_of(task, entry.what)
     return result
 
 
-async def _guarded(coro: Coroutine[Any, Any, Any], what: str) -> Any:
+Outcome: TypeAlias = tuple[BaseException | None, Any]
+"""What a callback's coroutine ended with: ``(exception, None)`` or ``(None, result)``."""
+
+
+@final
+class Started:
+    """What :func:`invoke` returns for a ``RAISE`` entry whose function returned a coroutine."""
+
+    __slots__ = ("task",)
+
+    def __init__(self, task: asyncio.Task[Outcome]) -> None:
+        self.task = task
+
+
+async def _guarded(coro: Coroutine[Any, Any, Any], what: str) -> Outcome:
+    """Await ``coro``; report what it raises and return it as an outcome, never re-raised.
+
+    A task must not end with ``KeyboardInterrupt`` or ``SystemExit``: asyncio
+    re-raises them out of the event loop, here into a JavaScript job.
+    """
     try:
-        return await coro
-    except Exception as exc:
-        report(exc, what)
+        return None, await coro
+    except GeneratorExit:  # the task is being closed: let it close
         raise
+    except BaseException as exc:
+        report(exc, what)
+        return exc, None
 
 
-def _promise_of(task: asyncio.Task[Any], what: str) -> Any:
+def outcome(task: asyncio.Task[Outcome]) -> Outcome:
+    """The outcome of a :func:`_guarded` task; a task cancelled before it started is cancelled."""
+    if task.cancelled():
+        return asyncio.CancelledError("the callback's task was cancelled"), None
+    return task.result()
+
+
+def _promise_of(task: asyncio.Task[Outcome], what: str) -> Any:
     """A deferred JavaScript promise settled by ``task`` (the ``make`` closure unwraps it)."""
-    js_helpers = helpers()
-    deferred = js_helpers.deferred()
+    deferred = helpers().deferred()
 
-    def settle(task: asyncio.Task[Any]) -> None:
-        if task.cancelled():
-            deferred.reject(js_helpers.error("CancelledError", f"{what} was cancelled"))
-            return
-        exc = task.exception()
-        if exc is not None:
-            deferred.reject(js_helpers.error(type(exc).__name__, str(exc)))
+    def settle(task: asyncio.Task[Outcome]) -> None:
+        exc, value = outcome(task)
+        if exc is None:
+            _resolve(deferred, value, what)
         else:
-            deferred.resolve(to_js(task.result(), dict_converter=js.Object.fromEntries))
+            deferred.reject(helpers().error(type(exc).__name__, str(exc)))
 
     task.add_done_callback(settle)
     return deferred
+
+
+def _resolve(deferred: Any, value: Any, what: str) -> None:
+    """Resolve ``deferred`` with ``value`` converted; the proxies made for it are borrowed.
+
+    What cannot be converted (an instance of a Python class, also inside a
+    list or dict) reaches JavaScript as a ``PyProxy`` that JavaScript may use
+    until the job that settles the promise has run its microtasks (the
+    reactions of ``await``); it is destroyed then, so no live proxy is left
+    behind. ``proxy.copy()`` inside the reaction keeps one, for JavaScript to
+    destroy.
+    """
+    borrowed = js.Array.new()
+    try:
+        converted = to_js(value, dict_converter=js.Object.fromEntries, pyproxies=borrowed)
+    except BaseException as exc:
+        destroy_proxies(borrowed)
+        report(exc, f"the conversion of the result of {what}")
+        deferred.reject(helpers().error(type(exc).__name__, str(exc)))
+        return
+    deferred.resolve(converted, borrowed)
