@@ -29,6 +29,7 @@ const STATE_LABELS = {
   cancelled: "Cancelled",
   error: "Error",
   busy: "In another tab",
+  outdated: "Read only",
 };
 // The worker's IndexedDB database; a run of a thread holds the Web Lock
 // "pyctx_web:<database>:<thread id>" and posts its checkpoints and its end on the
@@ -381,7 +382,7 @@ function renderControls() {
   const running = state === "running";
   const waiting = state === "waiting";
   $("cancel-turn").hidden = !running;
-  $("send").disabled = running || waiting || state === "busy";
+  $("send").disabled = running || waiting || state === "busy" || state === "outdated";
   $("chat-input").placeholder = waiting
     ? "Answer the question above first"
     : running
@@ -394,6 +395,7 @@ function renderControls() {
   else if (state === "cancelled") status = "Cancelled.";
   else if (state === "error") status = "Stopped by an error.";
   else if (state === "busy") status = "This chat is running in another tab: it refreshes when that tab is done.";
+  else if (state === "outdated") status = v.notice || "";
   $("turn-status").textContent = status;
 }
 
@@ -434,7 +436,7 @@ function sendChat(text) {
   if (!app.ready || !text.trim()) return;
   const id = app.activeId;
   const v = view(id);
-  if (v.state === "running" || v.state === "waiting" || v.state === "busy") return;
+  if (["running", "waiting", "busy", "outdated"].includes(v.state)) return;
   setTitle(id, text);
   renderThreads();
   $("thread-title").textContent = app.threads.find((t) => t.id === id)?.title ?? "New chat";
@@ -566,7 +568,13 @@ function onHistory(msg) {
   if (Array.isArray(msg.trace)) {
     v.records = msg.trace.map((record) => ({ postedFor: id, record, source: "history" }));
   }
-  if (v.busyElsewhere) {
+  v.notice = typeof msg.notice === "string" ? msg.notice : null;
+  if (v.notice) {
+    // Saved by another version of the assistant: shown, not continued.
+    v.pending = null;
+    v.streaming = null;
+    v.state = "outdated";
+  } else if (v.busyElsewhere) {
     // Another tab runs it: what it has stored so far is shown, its question is its own.
     v.pending = null;
     v.streaming = null;

@@ -15,7 +15,8 @@ Events out (:meth:`ChatSession.handle` yields them)::
      "choices": [...]}                      # choices only when the question offers them
     {"type": "done", "text": "..."}
     {"type": "error", "message": "...", "code": ...}  # code: "thread_busy", "graph_version"
-    {"type": "history", "messages": [...], "pending": None | {...}, "trace": [...]}
+    {"type": "history", "messages": [...], "pending": None | {...}, "trace": [...],
+     "notice": "..."}                       # notice only for a thread of another graph version
 
 What the graph provides: a ``messages`` state key (a list of ``{"role", "content"}``
 dicts with an add reducer); nodes that ask with ``interrupt({"question": ...,
@@ -206,12 +207,25 @@ class ChatSession:
         pending = [_needs_input(question) for question in state.interrupts]
         for item in pending:
             del item["type"]
-        return {
+        event: Event = {
             "type": "history",
             "messages": [plain_message(m) for m in values.get("messages", [])],
             "pending": pending[0] if pending else None,
             "trace": [dict(t) for t in values.get("trace", [])],
         }
+        if self._other_version(values, state.next):
+            # Shown before anything is sent: a turn on it would end in graph_version.
+            event["pending"] = None
+            event["notice"] = _OTHER_VERSION
+        return event
+
+    def _other_version(self, values: Mapping[str, Any], next_nodes: tuple[str, ...]) -> bool:
+        """Whether the thread names state keys or nodes this graph does not have."""
+        known_keys = self.graph.spec.schema.annotations
+        known_nodes = set(self.graph.nodes) | {"__start__"}
+        return any(k not in known_keys for k in values) or any(
+            n not in known_nodes for n in next_nodes
+        )
 
     async def _pending(self) -> tuple[Interrupt, ...]:
         state = await self.graph.aget_state(self.thread_id)

@@ -145,3 +145,49 @@ def test_a_full_storage_quota_is_a_clear_error_and_the_thread_survives(
     stored = [m["content"] for m in history(page, thread_id)["messages"]]
     assert stored.count("send daily reports") == 1, stored
     assert not [t for t in stored if t.startswith("send daily reports x")], stored
+
+
+# Adds a state key the assistant does not have to the thread's latest checkpoint, as a
+# thread saved by another version of the assistant would hold.
+AGE_THREAD = """(threadId) => new Promise((ok, fail) => {
+  const r = indexedDB.open("pyctx-demo");
+  r.onerror = () => fail(r.error);
+  r.onsuccess = () => {
+    const db = r.result;
+    const tx = db.transaction("checkpoints", "readwrite");
+    const range = IDBKeyRange.bound([threadId], [threadId, []]);
+    const cursor = tx.objectStore("checkpoints").openCursor(range, "prev");
+    cursor.onsuccess = () => {
+      const record = cursor.result.value;
+      const data = JSON.parse(record.data);
+      data.values.mood = "calm";
+      record.data = JSON.stringify(data);
+      cursor.result.update(record);
+    };
+    tx.oncomplete = () => { db.close(); ok(true); };
+    tx.onabort = () => { db.close(); fail(tx.error); };
+  };
+})"""
+
+
+def test_a_thread_of_another_assistant_version_opens_read_only_with_a_notice(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """A thread saved by another version shows its messages and says it cannot go on."""
+    page = open_ready(watched_page, demo_url)
+    configure_offline(page, 0)
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    thread_id = page.evaluate("window.__demo.activeThreadId")
+    shown = messages(page)
+    assert page.evaluate(AGE_THREAD, thread_id) is True
+
+    page.reload()
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    wait_turn(page, "outdated")
+    assert messages(page) == shown
+    assert "another version of the assistant" in page.inner_text("#turn-status")
+    assert page.locator("#needs-input").is_hidden()
+    assert page.locator("#send").is_disabled()
+    assert page.locator("#error-banner").is_hidden()
+    assert_clean(watched_page)

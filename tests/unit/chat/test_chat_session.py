@@ -272,6 +272,9 @@ def test_a_thread_of_another_assistant_version_reads_and_answers_graph_version()
         await old_graph.ainvoke({"messages": [user]}, thread_id="old")
         history = await session.history()
         assert [m["content"] for m in history["messages"]] == ["hello", "hi"]
+        assert "another version" in history["notice"]
+        fresh = ChatSession(session.graph, checkpointer=checkpointer, thread_id="new", data=FAST)
+        assert "notice" not in await fresh.history()
         events = await collect(session, {"type": "chat", "text": "and now?"})
         assert events[-1]["type"] == "error"
         assert events[-1]["code"] == "graph_version"
