@@ -1,0 +1,44 @@
+"""Run data holding JavaScript objects: compile(data=...) is never deep-copied in Pyodide."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+
+
+@run_in_pyodide  # type: ignore[untyped-decorator]
+async def _js_proxy_in_run_data(selenium: Any) -> list[Any]:
+    from dataclasses import dataclass
+    from typing import TypedDict
+
+    from pyctx_web.graph import START, StateGraph
+    from pyctx_web.graph.runtime import RunContext
+    from pyodide.code import run_js
+
+    @dataclass
+    class Services:
+        counter: object
+        visits: int = 0
+
+    class Seen(TypedDict, total=False):
+        seen: list[int]
+
+    counter = run_js("({ calls: 0, next() { return ++this.calls; } })")
+    default = Services(counter)
+
+    def visit(state: Seen, ctx: RunContext[Services]) -> dict[str, list[int]]:
+        ctx.data.visits += 1
+        return {"seen": [ctx.data.counter.next(), ctx.data.visits]}
+
+    app = StateGraph(Seen).add_node("visit", visit).add_edge(START, "visit")
+    app = app.compile(data=default)
+    first = (await app.ainvoke({}))["seen"]
+    second = (await app.ainvoke({}))["seen"]
+    # One JavaScript object serves both runs; each run has its own copy of the fields.
+    return [first, second, counter.calls, default.visits]
+
+
+def test_a_default_holding_a_js_proxy_serves_every_run(pyctx_module: Any) -> None:
+    """A data default holding a JsProxy works: runs share the object, not field changes."""
+    assert _js_proxy_in_run_data(pyctx_module) == [[1, 1], [2, 1], 2, 0]
