@@ -22,6 +22,7 @@ import operator
 from collections.abc import Awaitable
 from typing import Annotated, Any, Literal, Protocol, TypedDict
 
+from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.errors import (
@@ -321,3 +322,22 @@ async def scenario_node_error_text_with_a_lone_surrogate_is_stored(
     assert str(err) == "cannot read name b'\\xff' as \udcff"
     state = await _writing(make_checkpointer(), {}).aget_state("t")
     assert [t.error for t in state.tasks] == ["ValueError: cannot read name b'\\xff' as \udcff"]
+
+
+async def scenario_ids_with_a_lone_surrogate_are_refused_before_the_storage(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
+    """A thread or checkpoint id with a lone surrogate is refused naming it; nothing is stored."""
+    saver = make_checkpointer()
+    graph = _writing(saver, {"log": ["w"]})
+    bad = "t\ud800"
+    calls: list[Awaitable[Any]] = [
+        graph.ainvoke({"log": []}, thread_id=bad),
+        graph.aget_state({"configurable": {"thread_id": bad}}),
+        graph.aupdate_state({"configurable": {"thread_id": bad}}, {"log": ["u"]}),
+        graph.aget_state({"configurable": {"thread_id": "t", "checkpoint_id": bad}}),
+    ]
+    for call in calls:
+        err = await _raises(ArgumentValueError, call)
+        assert "lone surrogate '\\ud800' at index 1" in str(err), err
+    assert await saver.aget("t") is None

@@ -96,7 +96,22 @@ def parse_config(
     if isinstance(thread_id, bytes | bytearray):
         raise ArgumentTypeError(f"thread_id must be a str, not {type(thread_id).__qualname__!r}")
     thread = None if thread_id is None else str(thread_id)
+    for name, text in (("thread_id", thread), ("checkpoint_id", checkpoint_id)):
+        _check_storable(name, text)
     return RunRequest(thread, checkpoint_id, limit, dict(config or {}))
+
+
+def _check_storable(name: str, text: str | None) -> None:
+    """:class:`ArgumentValueError` if ``text`` holds a lone surrogate, which no storage keeps."""
+    if text is None:
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ArgumentValueError(
+            f"{name} must be storable text: {text!r} has a lone surrogate "
+            f"{text[error.start]!r} at index {error.start}"
+        ) from None
 
 
 def stream_modes(stream_mode: str | Sequence[str]) -> tuple[frozenset[str], bool]:
