@@ -2,7 +2,7 @@
 
 graph_scenarios (graph acceptance), thread_scenarios (one run per thread) and
 checkpoint_value_scenarios (values checkpoints hold or refuse). The same modules
-run inside Pyodide (tests/pyodide/test_<module>.py).
+run inside Pyodide (tests/pyodide/test_storage_scenarios.py).
 """
 
 from __future__ import annotations
