@@ -18,7 +18,7 @@ import contextvars
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.graph._engine.frames import current_task
@@ -45,25 +45,34 @@ class _Runner(Protocol):
     def run(self, coro: Coroutine[Any, Any, T]) -> T: ...
 
 
-class _PyodideRunner:
-    """:class:`asyncio.Runner` for Pyodide: coroutines run as tasks of Pyodide's event loop.
+class _ContextRunner:
+    """Base of the runners below: one context, copied from the caller's, for its life.
 
-    Each runs in one context for the runner's life (as with ``asyncio.Runner``,
-    so a stream's steps see what the earlier ones set), while this call stack
-    waits for it through ``pyodide.ffi.run_sync``.
+    As with ``asyncio.Runner``, a stream's steps then see what the earlier ones
+    set. Entering and leaving hold nothing.
     """
 
-    def __init__(self, name: str) -> None:
-        self._name = name
+    def __init__(self) -> None:
         self._context = contextvars.copy_context()
 
-    def __enter__(self) -> _PyodideRunner:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         return None
+
+
+class _PyodideRunner(_ContextRunner):
+    """:class:`asyncio.Runner` for Pyodide: coroutines run as tasks of Pyodide's event loop.
+
+    This call stack waits for each through ``pyodide.ffi.run_sync``.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self._name = name
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         # Asked at each step: a stream may be iterated from another call stack than its call's.
@@ -115,19 +124,8 @@ def _unavailable_in_pyodide(name: str) -> SyncUnavailableError:
     )
 
 
-class _ThreadRunner:
+class _ThreadRunner(_ContextRunner):
     """:class:`asyncio.Runner` on a thread of its own, in the caller's context (CPython)."""
-
-    def __init__(self) -> None:
-        self._context = contextvars.copy_context()
-
-    def __enter__(self) -> _ThreadRunner:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        return None
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         with ThreadPoolExecutor(1, thread_name_prefix="pyctx-subgraph") as pool:
