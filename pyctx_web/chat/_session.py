@@ -1,0 +1,346 @@
+"""ChatSession: one thread of a compiled graph, spoken to with the chat protocol."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from pyctx_web.chat._branches import Tree
+from pyctx_web.chat._events import (
+    BUSY,
+    OTHER_VERSION,
+    Event,
+    check_message,
+    error,
+    needs_input,
+)
+from pyctx_web.chat._messages import transcript
+from pyctx_web.errors import ArgumentValueError
+from pyctx_web.graph.errors import (
+    GraphConfigError,
+    GraphError,
+    GraphVersionError,
+    ResumeError,
+    RunCancelledError,
+    ThreadBusyError,
+)
+from pyctx_web.graph.types import Command, Interrupt, StateSnapshot
+
+if TYPE_CHECKING:
+    from pyctx_web.graph.checkpoint.base import Checkpointer
+    from pyctx_web.graph.state import CompiledStateGraph
+
+__all__ = ["ChatSession"]
+
+
+def _resolve(value: Any) -> Any:
+    return value() if callable(value) else value
+
+
+class _Refused(Exception):
+    """A message that cannot be carried out; its text goes to the user as an error event."""
+
+
+def _checkpoint_id(snapshot: StateSnapshot) -> str | None:
+    value = snapshot.config.get("configurable", {}).get("checkpoint_id")
+    return None if value is None else str(value)
+
+
+def _asking_node(snapshot: StateSnapshot, question: Interrupt) -> str | None:
+    for task in snapshot.tasks:
+        if any(i.id == question.id for i in task.interrupts):
+            return str(task.name)
+    return None
+
+
+class ChatSession:
+    """One chat thread of a graph, spoken to with the chat protocol (see :mod:`pyctx_web.chat`).
+
+    ``data`` and ``execution_context`` are passed to every turn's run; either
+    may be a function, called at the start of each turn (a model chosen in a
+    settings panel, a new correlation id per turn).
+    """
+
+    def __init__(
+        self,
+        graph: CompiledStateGraph,
+        *,
+        checkpointer: Checkpointer,
+        thread_id: str,
+        data: Any = None,
+        execution_context: Any = None,
+    ) -> None:
+        if graph.checkpointer is None or graph.checkpointer is not checkpointer:
+            raise ArgumentValueError(
+                "ChatSession needs the checkpointer the graph was compiled with: "
+                "graph = builder.compile(checkpointer=checkpointer)"
+            )
+        if not isinstance(thread_id, str) or not thread_id:
+            raise ArgumentValueError(f"thread_id must be a non-empty str, not {thread_id!r}")
+        self.graph = graph
+        self.checkpointer = checkpointer
+        self.thread_id = thread_id
+        self._data = data
+        self._execution_context = execution_context
+        self._running = False
+
+    @property
+    def running(self) -> bool:
+        """Whether a turn is running now."""
+        return self._running
+
+    async def handle(self, message: object) -> AsyncIterator[Event]:
+        """Handle one message; yield the events it produces, ending with the turn's last.
+
+        Whatever the graph raises, a turn ends with ``done``, ``error`` or ``needs_input``.
+        """
+        problem = check_message(message)
+        if problem is not None:
+            yield error(problem)
+            return
+        assert isinstance(message, Mapping)
+        try:
+            async for event in self._dispatch(message):
+                yield event
+        except _Refused as refused:
+            yield error(str(refused))
+        except ThreadBusyError:
+            yield error(BUSY, code="thread_busy")
+        except Exception as failure:
+            yield error(f"The assistant failed: {type(failure).__name__}: {failure}")
+
+    async def _dispatch(self, message: Mapping[str, Any]) -> AsyncIterator[Event]:
+        kind = message["type"]
+        if kind == "history":
+            await self._head(message.get("checkpoint_id"))  # refuses an unknown one
+            yield await self.history(message.get("checkpoint_id"))
+            return
+        if kind == "cancel":
+            if not self._running:
+                raise _Refused("There is no running turn to cancel.")
+            await self.graph.cancel(self.thread_id, "cancelled by the user")
+            return
+        if self._running:
+            raise _Refused("A turn is still running: wait for it to finish or cancel it.")
+        self._running = True
+        try:
+            async for event in self._turn_for(kind, message):
+                yield event
+        finally:
+            self._running = False
+
+    async def _turn_for(self, kind: str, message: Mapping[str, Any]) -> AsyncIterator[Event]:
+        head = await self._head(message.get("checkpoint_id"))
+        if kind == "chat":
+            if head is not None and head.interrupts:
+                raise _Refused(
+                    "A question is waiting for your answer: answer it before sending a new message."
+                )
+            turn: Any = {"messages": [{"role": "user", "content": message["text"]}]}
+            start = head
+        elif kind == "resume_chat":
+            turn, start = await self._resume_input(message, head)
+        else:
+            turn, start = await self._fork_input(kind, message, head)
+        async for event in self._turn(turn, start, decisions="decisions" in message):
+            yield event
+
+    async def _head(self, checkpoint_id: str | None) -> StateSnapshot | None:
+        """The checkpoint the user sees: the one named, or the thread's latest."""
+        config = self._config(checkpoint_id)
+        try:
+            state = await self.graph.aget_state(config)
+        except GraphConfigError:
+            state = None
+        if state is None or (checkpoint_id is not None and _checkpoint_id(state) != checkpoint_id):
+            raise _Refused(f"This chat has no saved version {checkpoint_id}: reload the chat.")
+        return state if _checkpoint_id(state) is not None else None
+
+    def _config(self, checkpoint_id: str | None) -> dict[str, Any]:
+        configurable = {"thread_id": self.thread_id}
+        if checkpoint_id is not None:
+            configurable["checkpoint_id"] = checkpoint_id
+        return {"configurable": configurable}
+
+    async def _resume_input(
+        self, message: Mapping[str, Any], head: StateSnapshot | None
+    ) -> tuple[Any, StateSnapshot | None]:
+        if head is None or not head.interrupts:
+            raise _Refused("There is no question waiting for an answer.")
+        pending = head.interrupts
+        wanted = message.get("interrupt_id")
+        ids = [question.id for question in pending]
+        if wanted is not None and wanted not in ids:
+            raise _Refused(
+                f"That question ({wanted}) is not waiting for an answer; waiting: {', '.join(ids)}."
+            )
+        if wanted is None and len(ids) > 1:
+            raise _Refused(
+                f"{len(ids)} questions are waiting: say which one you answer "
+                f"with interrupt_id (one of {', '.join(ids)})."
+            )
+        question = pending[ids.index(wanted) if wanted is not None else 0]
+        approval = needs_input(question)["kind"] == "approval"
+        if approval != ("decisions" in message):
+            raise _Refused(
+                "This is an approval: answer it with decisions."
+                if approval
+                else "This is a question: answer it with resume_value, not decisions."
+            )
+        answer = {"decisions": message["decisions"]} if approval else message["resume_value"]
+        if not await self._is_latest(head):
+            head = await self._refork(head)
+            question = head.interrupts[ids.index(question.id)]
+        return Command(resume={question.id: answer}), head
+
+    async def _is_latest(self, snapshot: StateSnapshot) -> bool:
+        latest = await self.graph.aget_state(self._config(None))
+        return _checkpoint_id(latest) == _checkpoint_id(snapshot)
+
+    async def _refork(self, head: StateSnapshot) -> StateSnapshot:
+        """Run an older pending checkpoint up to its question again: only the newest is answered."""
+        config = head.config
+        async for _ in self.graph.astream(None, config, data=_resolve(self._data)):
+            pass
+        fork = await self.graph.aget_state(self._config(None))
+        if len(fork.interrupts) != len(head.interrupts):
+            raise _Refused("The question changed when asked again: answer the new one.")
+        return fork
+
+    async def _fork_input(
+        self, kind: str, message: Mapping[str, Any], head: StateSnapshot | None
+    ) -> tuple[Any, StateSnapshot | None]:
+        if head is None:
+            raise _Refused("This chat has no messages yet.")
+        tree = Tree([s async for s in self.graph.aget_state_history(self._config(None))])
+        head_id = _checkpoint_id(head)
+        assert head_id is not None
+        entries = transcript(head.values.get("messages", []))
+        target = next((e for e in entries if e["id"] == message["message_id"]), None)
+        wanted = "message" if kind == "edit" else "answer"
+        if target is None or target["kind"] != wanted:
+            what = "a message of yours" if kind == "edit" else "an answer"
+            raise _Refused(f"{message['message_id']} is not {what} in this chat.")
+        fork = tree.fork_point(head_id, message["message_id"])
+        if fork is None:
+            raise _Refused(
+                f"{message['message_id']} cannot be {kind}ed: no saved step precedes it."
+            )
+        if kind == "edit":
+            return {"messages": [{"role": "user", "content": message["text"]}]}, fork
+        return None, fork
+
+    async def history(self, checkpoint_id: str | None = None) -> Event:
+        """The conversation seen from ``checkpoint_id`` (default: the latest), with its branches."""
+        state = await self.graph.aget_state(self._config(checkpoint_id))
+        values = state.values or {}
+        head = _checkpoint_id(state)
+        entries = transcript(values.get("messages", []))
+        if head is not None:
+            tree = Tree([s async for s in self.graph.aget_state_history(self._config(None))])
+            for position, switch in tree.branches(head):
+                entry = next((e for e in entries if e["index"] >= position), None)
+                if entry is not None:
+                    entry["branch"] = switch
+        pending = [needs_input(q, _asking_node(state, q)) for q in state.interrupts]
+        for item in pending:
+            del item["type"]
+            item["checkpoint_id"] = head
+        event: Event = {
+            "type": "history",
+            "checkpoint_id": head,
+            "messages": entries,
+            "pending": pending[0] if pending else None,
+            "trace": [dict(t) for t in values.get("trace", [])],
+        }
+        if self._other_version(values, state.next):
+            # Shown before anything is sent: a turn on it would end in graph_version.
+            event["pending"] = None
+            event["notice"] = OTHER_VERSION
+        return event
+
+    def _other_version(self, values: Mapping[str, Any], next_nodes: tuple[str, ...]) -> bool:
+        """Whether the thread names state keys or nodes this graph does not have."""
+        known_keys = self.graph.spec.schema.annotations
+        known_nodes = set(self.graph.nodes) | {"__start__"}
+        return any(k not in known_keys for k in values) or any(
+            n not in known_nodes for n in next_nodes
+        )
+
+    async def _turn(
+        self, turn: Any, start: StateSnapshot | None, *, decisions: bool = False
+    ) -> AsyncIterator[Event]:
+        origin = None if start is None else _checkpoint_id(start)
+        latest = origin is None or await self._is_latest(start)  # type: ignore[arg-type]
+        config = self._config(None if latest else origin)
+        yield {"type": "status", "stage": "started", "from_checkpoint": origin}
+        asked = False
+        try:
+            async for event in self._stream(turn, config):
+                if event is None:
+                    asked = True
+                else:
+                    yield event
+        except RunCancelledError:
+            yield {"type": "status", "stage": "cancelled"}
+            return
+        except ThreadBusyError:
+            yield error(BUSY, code="thread_busy")
+            return
+        except GraphVersionError:
+            yield error(OTHER_VERSION, code="graph_version")
+            return
+        except ResumeError as refused:
+            code = "bad_decision" if decisions else None
+            yield error(f"The assistant could not go on: {refused}", code=code)
+            return
+        except GraphError as failure:
+            yield error(f"The assistant could not go on: {failure}")
+            return
+        except Exception as failure:
+            yield error(f"The assistant failed: {type(failure).__name__}: {failure}")
+            return
+        async for event in self._ending(asked):
+            yield event
+
+    async def _stream(self, turn: Any, config: dict[str, Any]) -> AsyncIterator[Event | None]:
+        """The run's events; ``None`` where the run paused to ask."""
+        async for mode, chunk in self.graph.astream(
+            turn,
+            config,
+            stream_mode=["updates", "custom", "tasks"],
+            data=_resolve(self._data),
+            execution_context=_resolve(self._execution_context),
+        ):
+            if mode == "custom" and isinstance(chunk, Mapping):
+                if isinstance(chunk.get("token"), str):
+                    yield {"type": "token", "token": chunk["token"]}
+                elif isinstance(chunk.get("tool"), Mapping):
+                    yield {"type": "tool", **chunk["tool"]}
+            elif mode == "tasks":
+                if "input" in chunk:
+                    yield {"type": "status", "stage": "running", "node": chunk["name"]}
+            elif mode == "updates":
+                if "__interrupt__" in chunk:
+                    yield None
+                else:
+                    for node in chunk:
+                        yield {"type": "status", "stage": node}
+
+    async def _ending(self, asked: bool) -> AsyncIterator[Event]:
+        try:
+            state = await self.graph.aget_state(self._config(None))
+        except Exception as failure:
+            yield error(f"The assistant could not read the answer: {failure}")
+            return
+        head = _checkpoint_id(state)
+        if asked:
+            for question in state.interrupts:
+                yield {
+                    **needs_input(question, _asking_node(state, question)),
+                    "checkpoint_id": head,
+                }
+            return
+        entries = transcript((state.values or {}).get("messages", []))
+        answers = [e["content"] for e in entries if e["kind"] == "answer"]
+        yield {"type": "done", "text": answers[-1] if answers else "", "checkpoint_id": head}
