@@ -3,7 +3,8 @@
 ``/`` serves ``demo/`` and ``/pyodide/`` serves the distribution that
 ``./build.sh dist`` assembles in ``build/dist``. Every response carries the
 Content-Security-Policy of the page: scripts from this origin only, plus the
-WebAssembly compilation that Pyodide needs.
+WebAssembly compilation that Pyodide needs, and connections to this origin and
+to local ports only, plus each ``--api-origin`` (the model API the page may call).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import argparse
 import errno
 import http.server
 import os
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,20 +23,44 @@ from pyctx_web._js import module_source
 
 DEMO_DIR = Path(__file__).resolve().parent
 
-CONTENT_SECURITY_POLICY = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self' 'wasm-unsafe-eval'",
-        "worker-src 'self'",
-        "connect-src 'self' http://127.0.0.1:* http://localhost:*",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "frame-ancestors 'none'",
-        "form-action 'none'",
-    ]
-)
+LOCAL_CONNECT_SOURCES = ("'self'", "http://127.0.0.1:*", "http://localhost:*")
+"""Where the page may connect without any ``--api-origin``: itself and local ports."""
+
+_ORIGIN = re.compile(r"^(https?|wss?)://(\*\.)?[A-Za-z0-9.-]+(:(\d{1,5}|\*))?$")
+
+
+def content_security_policy(api_origins: Sequence[str] = ()) -> str:
+    """The page's policy; ``api_origins`` are added to its ``connect-src``."""
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self' 'wasm-unsafe-eval'",
+            "worker-src 'self'",
+            "connect-src " + " ".join([*LOCAL_CONNECT_SOURCES, *api_origins]),
+            "style-src 'self'",
+            "img-src 'self' data:",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+            "form-action 'none'",
+        ]
+    )
+
+
+CONTENT_SECURITY_POLICY = content_security_policy()
+"""The policy with no ``--api-origin``."""
+
+
+def api_origin(text: str) -> str:
+    """An ``--api-origin`` value: ``scheme://host[:port]``; ``ArgumentTypeError`` otherwise."""
+    origin = text.strip().rstrip("/")
+    if not _ORIGIN.match(origin):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an origin such as https://api.example.com "
+            "(a scheme, a host, an optional port, and no path)"
+        )
+    return origin
+
 
 JS_MODULE_PATH = "/pyctx_web.mjs"
 """Where pages and workers import pyctx_web's JavaScript from (see pyctx_web._js)."""
@@ -57,12 +84,18 @@ CROSS_ORIGIN_ISOLATION = {
 
 
 def make_handler(
-    dist_dir: Path, site_dir: Path = DEMO_DIR, *, isolated: bool = False
+    dist_dir: Path,
+    site_dir: Path = DEMO_DIR,
+    *,
+    isolated: bool = False,
+    api_origins: Sequence[str] = (),
 ) -> type[http.server.SimpleHTTPRequestHandler]:
     """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``site_dir``.
 
     With ``isolated``, every response also carries :data:`CROSS_ORIGIN_ISOLATION`.
+    ``api_origins`` are added to the policy's ``connect-src``.
     """
+    policy = content_security_policy(api_origins)
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map: ClassVar[dict[str, str]] = {
@@ -97,7 +130,7 @@ def make_handler(
             return super().translate_path(path)
 
         def end_headers(self) -> None:
-            self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+            self.send_header("Content-Security-Policy", policy)
             self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Cache-Control", "no-cache")
             if isolated:
@@ -114,10 +147,18 @@ def make_handler(
 
 
 def make_server(
-    host: str, port: int, dist_dir: Path, site_dir: Path = DEMO_DIR, *, isolated: bool = False
+    host: str,
+    port: int,
+    dist_dir: Path,
+    site_dir: Path = DEMO_DIR,
+    *,
+    isolated: bool = False,
+    api_origins: Sequence[str] = (),
 ) -> http.server.ThreadingHTTPServer:
     """Bind a server of ``site_dir`` and the distribution; ``OSError`` when the port is taken."""
-    handler = make_handler(dist_dir.resolve(), site_dir.resolve(), isolated=isolated)
+    handler = make_handler(
+        dist_dir.resolve(), site_dir.resolve(), isolated=isolated, api_origins=api_origins
+    )
     return http.server.ThreadingHTTPServer((host, port), handler)
 
 
@@ -126,6 +167,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--dist", type=Path, default=DEMO_DIR.parent / "build" / "dist")
+    parser.add_argument(
+        "--api-origin",
+        dest="api_origins",
+        action="append",
+        type=api_origin,
+        default=[],
+        metavar="ORIGIN",
+        help="let the page connect to this model API origin, such as https://api.example.com "
+        "(repeatable; local ports are always allowed)",
+    )
     args = parser.parse_args(argv)
     if not (args.dist / "pyodide.mjs").is_file():
         print(
@@ -134,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        server = make_server(args.host, args.port, args.dist)
+        server = make_server(args.host, args.port, args.dist, api_origins=args.api_origins)
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             print(

@@ -2,7 +2,10 @@
 // The page talks to it only with plain messages; see main.js for the protocol.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
 
-const APP_FILES = ["assistant.py", "models.py", "worker_main.py"];
+const APP_FILES = [
+  "assistant.py", "models.py", "worker_main.py",
+  "protocol.py", "sse.py", "completion_stream.py", "http_policy.py", "csp.py", "openai_model.py",
+];
 const APP_DIR = "/home/pyodide/demo_app";
 
 const started = performance.now();
@@ -74,6 +77,17 @@ async function fetchText(name) {
   return response.text();
 }
 
+// The Content-Security-Policy this worker was served with: its connect-src decides which model
+// APIs the worker may fetch, so the model settings can say so before a fetch fails.
+async function servedPolicy() {
+  try {
+    const response = await fetch(self.location.href, { method: "HEAD", cache: "no-store" });
+    return response.headers.get("content-security-policy");
+  } catch (error) {
+    return null;
+  }
+}
+
 async function boot() {
   // packageBaseUrl also replaces the CDN that Pyodide would otherwise fall back to.
   const base = new URL("/pyodide/", self.location.href).href;
@@ -87,10 +101,10 @@ async function boot() {
   });
 
   await timed("app", "Starting the assistant…", async () => {
-    const sources = await Promise.all(APP_FILES.map(fetchText));
+    const [policy, ...sources] = await Promise.all([servedPolicy(), ...APP_FILES.map(fetchText)]);
     pyodide.FS.mkdirTree(APP_DIR);
     APP_FILES.forEach((name, i) => pyodide.FS.writeFile(`${APP_DIR}/${name}`, sources[i]));
-    pyodide.registerJsModule("demo_bridge", { post });
+    pyodide.registerJsModule("demo_bridge", { post, content_security_policy: policy });
     // pyctx_web's JavaScript from this origin, so that the library needs no eval.
     pyodide.registerJsModule("pyctx_web_js", await import("/pyctx_web.mjs"));
     await pyodide.runPythonAsync(`

@@ -8,19 +8,15 @@ model answers.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyctx_web import IN_PYODIDE
+from openai_model import OpenAICompatibleModel
+from protocol import ModelError
 
 __all__ = ["ModelError", "OfflineModel", "OpenAICompatibleModel", "assess", "make_model"]
-
-
-class ModelError(Exception):
-    """A model could not answer: a bad setting, an HTTP error, a malformed stream."""
 
 
 # topic word -> (question, reason, quick replies)
@@ -146,108 +142,6 @@ class OfflineModel:
         return {"kind": self.kind, "token_delay_ms": self.token_delay_ms}
 
 
-@dataclass
-class OpenAICompatibleModel:
-    """Chat completions with server-sent-event streaming from an OpenAI-compatible API.
-
-    The API key lives in this object only: it is sent in the ``Authorization``
-    header and appears in no repr, checkpoint, log or event.
-    """
-
-    base_url: str
-    """The API root, such as ``http://127.0.0.1:8080/v1``."""
-    model: str
-    """The model name the API knows."""
-    api_key: str = field(repr=False)
-    """Sent as ``Authorization: Bearer <key>``; never stored."""
-    token_delay_ms: float = 0
-    """Pause between streamed tokens (the network paces them already)."""
-    kind: str = field(default="openai", init=False)
-
-    def __post_init__(self) -> None:
-        if not re.match(r"^https?://[^\s/]+", self.base_url or ""):
-            raise ModelError(
-                f"The base URL must start with http:// or https://, not {self.base_url!r}."
-            )
-        if not self.model:
-            raise ModelError("Name the model to use.")
-
-    async def stream_answer(
-        self, request: str, clarification: str, plan: list[str]
-    ) -> AsyncIterator[str]:
-        """Yield the answer's tokens as the API streams them."""
-        if not IN_PYODIDE:
-            raise ModelError("The OpenAI-compatible model streams with fetch and needs Pyodide.")
-        from js import JSON, Object, TextDecoder, fetch  # type: ignore[import-not-found]
-        from pyodide.ffi import to_js  # type: ignore[import-not-found]
-
-        prompt = (
-            f"The user asked: {request}\nWhen asked to clarify, they said: {clarification}\n"
-            f"Plan: {'; '.join(plan)}\nAnswer in a few sentences, using their clarification."
-        )
-        body = {
-            "model": self.model,
-            "stream": True,
-            "messages": [
-                {"role": "system", "content": "You are a concise, helpful assistant."},
-                {"role": "user", "content": prompt},
-            ],
-        }
-        options = to_js(
-            {
-                "method": "POST",
-                "headers": {
-                    "Content-Type": "application/json",
-                    "Authorization": f"Bearer {self.api_key}",
-                },
-                "body": json.dumps(body),
-            },
-            dict_converter=Object.fromEntries,
-        )
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        response = await fetch(url, options)
-        if not response.ok:
-            detail = (await response.text())[:200]
-            raise ModelError(f"The model API answered {response.status}: {detail}")
-        reader = response.body.getReader()
-        decoder = TextDecoder.new()
-        stream_option = JSON.parse('{"stream": true}')
-        buffer = ""
-        while True:
-            chunk = await reader.read()
-            if chunk.done:
-                break
-            buffer += decoder.decode(chunk.value, stream_option)
-            while "\n" in buffer:
-                line, buffer = buffer.split("\n", 1)
-                token = _sse_token(line.strip())
-                if token is _DONE:
-                    return
-                if token:
-                    yield str(token)
-
-    def describe(self) -> dict[str, Any]:
-        """What the page may show of this model: never the key."""
-        return {"kind": self.kind, "base_url": self.base_url, "model": self.model}
-
-
-_DONE = object()
-
-
-def _sse_token(line: str) -> object:
-    """The text of one server-sent-event line of a chat completion stream."""
-    if not line.startswith("data:"):
-        return None
-    data = line[len("data:") :].strip()
-    if data == "[DONE]":
-        return _DONE
-    try:
-        event = json.loads(data)
-        return event["choices"][0]["delta"].get("content") or None
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
-        raise ModelError(f"The model API sent a malformed stream event: {data[:120]!r}") from error
-
-
 def make_model(config: Any) -> OfflineModel | OpenAICompatibleModel:
     """Build a model from the settings panel's ``{kind, ...}``; ``ModelError`` names a bad field."""
     if not isinstance(config, dict):
@@ -259,13 +153,5 @@ def make_model(config: Any) -> OfflineModel | OpenAICompatibleModel:
     if kind == "offline":
         return OfflineModel() if delay is None else OfflineModel(token_delay_ms=delay)
     if kind == "openai":
-        for name in ("base_url", "model", "api_key"):
-            if not isinstance(config.get(name), str) or not config[name].strip():
-                raise ModelError(f"The OpenAI-compatible model needs a {name.replace('_', ' ')}.")
-        return OpenAICompatibleModel(
-            base_url=config["base_url"].strip(),
-            model=config["model"].strip(),
-            api_key=config["api_key"].strip(),
-            token_delay_ms=0 if delay is None else delay,
-        )
+        return OpenAICompatibleModel.from_settings(config, 0 if delay is None else delay)
     raise ModelError(f"Unknown model kind {kind!r}: choose offline or openai.")

@@ -1,0 +1,207 @@
+"""Streamed chat completion chunks, and one JSON completion, become a Reply."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from completion_stream import CompletionStream, reply_from_completion
+from protocol import ModelError, Reply, ToolCall
+
+
+def chunk(delta: Any = None, finish: str | None = None, **choice: Any) -> str:
+    return json.dumps(
+        {"choices": [{"index": 0, "delta": delta, "finish_reason": finish, **choice}]}
+    )
+
+
+def run(*data: str) -> tuple[list[str], CompletionStream]:
+    stream = CompletionStream()
+    return [stream.feed(d) for d in data], stream
+
+
+def test_text_pieces_come_back_as_they_arrive() -> None:
+    """Each chunk's content is returned by feed and the reply joins them."""
+    pieces, stream = run(
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": "Hel"}),
+        chunk({"content": "lo"}),
+        chunk({}, "stop"),
+        "[DONE]",
+    )
+    assert pieces == ["", "Hel", "lo", "", ""]
+    assert stream.complete
+    assert stream.finish_reason == "stop"
+    assert stream.reply() == Reply("Hello")
+
+
+def test_empty_choices_null_delta_and_null_content_are_skipped() -> None:
+    """Usage chunks (choices: []), a null or missing delta and null content add nothing."""
+    pieces, stream = run(
+        json.dumps({"choices": [], "usage": {"prompt_tokens": 3}}),
+        chunk(None),
+        json.dumps({"choices": [{"index": 0}]}),
+        chunk({"content": None}),
+        chunk({"content": "x"}),
+        json.dumps({"choices": [{"index": 1, "delta": {"content": "other choice"}}]}),
+    )
+    assert pieces == ["", "", "", "", "x", ""]
+    assert not stream.complete
+    assert stream.reply() == Reply("x")
+
+
+def test_streamed_tool_call_fragments_are_joined_by_index() -> None:
+    """The id and name of the first fragment and the arguments of all make each call."""
+    _, stream = run(
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_a",
+                        "type": "function",
+                        "function": {"name": "ask_user", "arguments": ""},
+                    }
+                ]
+            }
+        ),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"quest'}}]}),
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 1,
+                        "id": "call_b",
+                        "function": {"name": "send_email", "arguments": '{"to": '},
+                    }
+                ]
+            }
+        ),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'ion": "Which?"}'}}]}),
+        chunk({"tool_calls": [{"index": 1, "function": {"arguments": '"a@b.c"}'}}]}),
+        chunk({}, "tool_calls"),
+    )
+    assert stream.reply() == Reply(
+        "",
+        (
+            ToolCall("call_a", "ask_user", {"question": "Which?"}),
+            ToolCall("call_b", "send_email", {"to": "a@b.c"}),
+        ),
+    )
+
+
+def test_tool_calls_without_index_or_id_get_their_own_slot_and_an_id() -> None:
+    """Whole calls sent without an index each make a call; a call without id gets call_<n>."""
+    _, stream = run(
+        chunk({"tool_calls": [{"function": {"name": "a", "arguments": "{}"}}]}),
+        chunk({"tool_calls": [{"function": {"name": "b", "arguments": ""}}]}),
+    )
+    assert stream.reply().tool_calls == (ToolCall("call_0", "a", {}), ToolCall("call_1", "b", {}))
+
+
+@pytest.mark.parametrize("arguments", ['{"to": ', "[1, 2]", "nope"])
+def test_tool_arguments_that_are_not_a_json_object_name_the_tool(arguments: str) -> None:
+    """Arguments that are not a JSON object raise ModelError naming the tool."""
+    _, stream = run(
+        chunk({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "send_email"}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments}}]}),
+    )
+    with pytest.raises(ModelError, match="tool 'send_email' with arguments that are not"):
+        stream.reply()
+
+
+def test_an_error_object_in_the_stream_raises_its_message() -> None:
+    """An {"error": {...}} event raises ModelError with the server's message."""
+    stream = CompletionStream()
+    stream.feed(chunk({"content": "a"}))
+    error = json.dumps({"error": {"message": "Context length exceeded", "type": "invalid"}})
+    with pytest.raises(ModelError, match="reported an error: Context length exceeded"):
+        stream.feed(error)
+    with pytest.raises(ModelError, match="reported an error: overloaded"):
+        stream.feed(json.dumps({"error": "overloaded"}))
+
+
+def test_an_event_named_error_raises() -> None:
+    """An event of type error raises ModelError with its message."""
+    with pytest.raises(ModelError, match="reported an error: busy"):
+        CompletionStream().feed(json.dumps({"message": "busy"}), "error")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("hello there", "not JSON: 'hello there'"),
+        ("[1]", "not an object: '[1]'"),
+        ('{"id": 1}', "without choices"),
+    ],
+)
+def test_a_malformed_event_names_it(data: str, message: str) -> None:
+    """A data line that is not a chat completion chunk raises ModelError quoting it."""
+    with pytest.raises(ModelError, match=re.escape(message)):
+        CompletionStream().feed(data)
+
+
+def test_events_after_done_are_ignored() -> None:
+    """After [DONE], nothing the server sends changes the reply."""
+    pieces, stream = run(chunk({"content": "a"}), "[DONE]", chunk({"content": "b"}), "junk")
+    assert pieces == ["a", "", "", ""]
+    assert stream.reply() == Reply("a")
+
+
+def test_a_content_filter_stop_without_content_raises() -> None:
+    """finish_reason content_filter with nothing said raises ModelError."""
+    _, stream = run(chunk({}, "content_filter"))
+    with pytest.raises(ModelError, match="content filter"):
+        stream.reply()
+
+
+def test_a_plain_json_completion_gives_its_message() -> None:
+    """A chat.completion object gives its content and tool calls (arguments as text or object)."""
+    body = {
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "ask_user", "arguments": '{"question": "?"}'},
+                        },
+                        {"function": {"name": "schedule_meeting", "arguments": {"at": "9"}}},
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+    }
+    assert reply_from_completion(body) == Reply(
+        "",
+        (
+            ToolCall("c1", "ask_user", {"question": "?"}),
+            ToolCall("call_1", "schedule_meeting", {"at": "9"}),
+        ),
+    )
+    text = {"choices": [{"message": {"role": "assistant", "content": "Hi"}}]}
+    assert reply_from_completion(text) == Reply("Hi")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"error": {"message": "no such model"}}, "reported an error: no such model"),
+        ({"choices": []}, "not a chat completion"),
+        ([1], "not a chat completion"),
+        ({"choices": [{"index": 0}]}, "without a message"),
+        ({"choices": [{"message": {"tool_calls": [{"id": "x"}]}}]}, "without a function"),
+    ],
+)
+def test_a_malformed_json_completion_names_the_problem(body: Any, message: str) -> None:
+    """JSON that is not a usable chat completion raises ModelError saying why."""
+    with pytest.raises(ModelError, match=message):
+        reply_from_completion(body)
