@@ -1,6 +1,33 @@
 """Tools: functions a node calls by name, with arguments checked against a JSON Schema.
 
-::
+``@tool`` makes a :class:`Tool` of a typed function, its schema read from the
+annotations and its description from the docstring, as LangChain's ``@tool``
+does::
+
+    @tool
+    async def send_email(to: list[str], subject: str, body: str = "") -> str:
+        '''Send an email.
+
+        Args:
+            to: The recipients' addresses.
+        '''
+        ...
+
+    @tool
+    def remember(note: str, ctx: RunContext[Any]) -> None:
+        "Keep a note for the session."   # ctx gets the run context; not in the schema
+
+    graph = builder.compile(tools=[send_email, remember])
+    # in a node: await ctx.call_tool("send_email", {"to": ["a@b.c"], "subject": "Hi"})
+    # for a model: [t.to_openai() for t in (send_email, remember)]
+
+The function is called with keyword arguments, ``fn(**args)``; Python fills in
+the defaults of what the arguments leave out. The annotations that have a
+schema, and the refusals of the others, are listed in
+:mod:`pyctx_web.graph._runctx.signature_schema`.
+
+A function may instead take the arguments as one dict with an explicit schema,
+called as ``fn(args, ctx)``::
 
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
@@ -9,8 +36,12 @@
         "Double a number."
         return args["n"] * 2
 
-    graph = builder.compile(tools=[double])
-    # in a node: await ctx.call_tool("double", {"n": 21})  -> 42
+A function is taken in this ``(args, ctx)`` form when ``parameters=`` is given,
+or when its parameters are exactly ``args`` and ``ctx`` with ``args``
+unannotated or annotated as a mapping (``dict``, ``Mapping``, ``Any``); then
+``parameters`` defaults to any object. Every other function is read from its
+signature (so a signature tool with a dict parameter named ``args`` beside a
+``ctx`` must name it otherwise).
 
 ``parameters`` is JSON Schema, draft 2020-12, as far as
 :mod:`pyctx_web.graph._runctx.jsonschema` checks it: every validation keyword and
@@ -35,6 +66,8 @@ from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph._runctx.jsonschema import validate
 from pyctx_web.graph._runctx.schemacheck import check_schema
+from pyctx_web.graph._runctx.signature_schema import is_args_ctx_form, signature_tool
+from pyctx_web.graph._runctx.signature_text import summary
 from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
 
 if TYPE_CHECKING:
@@ -56,7 +89,7 @@ class Tool:
     parameters: Mapping[str, Any]
     """A JSON Schema object its arguments must satisfy."""
     fn: ToolFunction
-    """``fn(args, ctx)``, sync or async."""
+    """``fn(args, ctx)``, sync or async; for a typed function, the call of it with keywords."""
 
     def check(self, args: Any) -> None:
         """Raise :class:`ToolArgumentError` listing every way ``args`` break the schema."""
@@ -68,6 +101,17 @@ class Tool:
         if problems:
             raise ToolArgumentError(self.name, problems)
 
+    def to_openai(self) -> dict[str, Any]:
+        """The tool as an entry of a chat-completions ``tools`` list, a JSON-ready copy."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": _plain(self.parameters),
+            },
+        }
+
     async def invoke(self, args: dict[str, Any], ctx: RunContext[Any]) -> Any:
         """Call the function; await its result when it is awaitable."""
         result = self.fn(args, ctx)
@@ -76,57 +120,73 @@ class Tool:
         return result
 
 
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
 def _make_tool(
-    fn: ToolFunction, name: str | None, description: str | None, parameters: Any
+    fn: Callable[..., Any], name: str | None, description: str | None, parameters: Any
 ) -> Tool:
     if not callable(fn):
         raise ArgumentTypeError(f"@tool must decorate a function, not {type(fn).__name__!r}")
     tool_name = name or getattr(fn, "__name__", None)
     if not isinstance(tool_name, str) or not tool_name:
         raise ArgumentValueError("a tool needs a name: pass tool(name=...)")
+    call: ToolFunction = fn
+    if parameters is None and not is_args_ctx_form(fn):
+        parameters, call = signature_tool(fn, tool_name)
     schema = {"type": "object"} if parameters is None else parameters
     check_schema(schema, f"tool {tool_name!r} parameters")
-    doc = inspect.getdoc(fn) or ""
     return Tool(
         name=tool_name,
-        description=description if description is not None else doc.split("\n\n", 1)[0],
+        description=description if description is not None else summary(inspect.getdoc(fn) or ""),
         parameters=MappingProxyType(dict(schema)),
-        fn=fn,
+        fn=call,
     )
 
 
 @overload
-def tool(fn: ToolFunction, /) -> Tool: ...
+def tool(fn: Callable[..., Any], /) -> Tool: ...
 @overload
 def tool(
-    fn: None = None,
+    fn: str | None = None,
     /,
     *,
     name: str | None = None,
     description: str | None = None,
     parameters: Mapping[str, Any] | None = None,
-) -> Callable[[ToolFunction], Tool]: ...
+) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
 def tool(
-    fn: ToolFunction | None = None,
+    fn: Callable[..., Any] | str | None = None,
     /,
     *,
     name: str | None = None,
     description: str | None = None,
     parameters: Mapping[str, Any] | None = None,
-) -> Tool | Callable[[ToolFunction], Tool]:
-    """Make a :class:`Tool` of ``fn(args, ctx)``; use as ``@tool`` or ``@tool(name=..., ...)``.
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Make a :class:`Tool` of a function: ``@tool``, ``@tool("name")``, ``@tool(name=...)``.
 
     ``name`` defaults to the function's name, ``description`` to the first
-    paragraph of its docstring, ``parameters`` to any object. A ``parameters``
-    that is not a mapping raises :class:`~pyctx_web.errors.ArgumentTypeError`, one
-    with a keyword the checks cannot honour :class:`~pyctx_web.errors.ArgumentValueError`.
+    paragraph of its docstring. Without ``parameters`` a typed function gets its
+    schema from its signature; see the module's documentation for which form a
+    function takes. A ``parameters`` that is not a mapping, or a signature with
+    no schema, raises :class:`~pyctx_web.errors.ArgumentTypeError`; a schema with
+    a keyword the checks cannot honour :class:`~pyctx_web.errors.ArgumentValueError`.
     """
+    if isinstance(fn, str):
+        if name is not None:
+            raise ArgumentTypeError("tool() got multiple values for argument 'name'")
+        fn, name = None, fn
     if fn is not None:
         return _make_tool(fn, name, description, parameters)
 
-    def decorate(function: ToolFunction) -> Tool:
+    def decorate(function: Callable[..., Any]) -> Tool:
         return _make_tool(function, name, description, parameters)
 
     return decorate
