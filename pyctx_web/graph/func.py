@@ -2,11 +2,17 @@
 
 An entrypoint is a workflow written as one function; it runs like a compiled
 graph (``invoke``, ``stream``, ``get_state``...) with a single node named after
-the function. Inside it, each call of a ``@task`` function returns a
-:class:`TaskFuture`; the results of finished tasks are saved with the thread, so
-when the entrypoint runs again after an ``interrupt()`` they are returned, not
-run again. ``previous`` is what the thread's last run returned (or saved with
-:class:`entrypoint.final`).
+the function. ``previous`` is what the thread's last run returned (or saved
+with :class:`entrypoint.final`).
+
+A ``@task`` function called in an entrypoint, in a node of a ``StateGraph`` or
+in another task returns a :class:`TaskFuture`. The results of the calls that
+finished are saved with the paused (or failed) step, so when the node runs
+again after an ``interrupt()`` they are returned, not run again; a call is known
+by its position among the node's calls and its task's name. They are dropped
+once the step completes. A call that raised is not saved (it runs again), and a
+retry of the node (``retry_policy``) runs its calls again, as in LangGraph.
+Outside a node or an entrypoint, a task is a plain call.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from contextvars import copy_context
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pyctx_web.context import AsyncLocalStorage
 from pyctx_web.errors import ArgumentTypeError, UsageError
-from pyctx_web.graph._engine.frames import current_run, current_task
+from pyctx_web.graph._engine.frames import TaskFrame, current_task
+from pyctx_web.graph._engine.records import task_id
+from pyctx_web.graph._engine.streams import emit_call, emit_call_result
 from pyctx_web.graph._engine.values import RetryPolicy
 from pyctx_web.graph._functional import FunctionalGraph, entry_graph
 from pyctx_web.graph.checkpoint.base import Checkpointer
@@ -50,7 +59,7 @@ class TaskFuture(Generic[T]):
         if self._future is None:
             return self._value  # type: ignore[no-any-return]
         if not self._future.done():
-            raise UsageError("the task has not finished: await it in an async entrypoint")
+            raise UsageError("the task has not finished: await it in an async node or entrypoint")
         return self._future.result()
 
     def __await__(self) -> Generator[Any, None, T]:
@@ -83,6 +92,37 @@ async def _aretried(policy: RetryPolicy | None, call: Callable[[], Awaitable[T]]
             await asyncio.sleep(policy.delay(attempt))
 
 
+@dataclass(eq=False, slots=True)
+class _Call:
+    """One ``@task`` call in a node: where its result is saved, and the calls its body makes."""
+
+    frame: TaskFrame
+    """The node (or entrypoint) task the call belongs to."""
+    key: str
+    """Its position among the task's calls: ``"1"``, or ``"1.0"`` for the first call of call 1."""
+    id: str
+    """Its task id, as the ``tasks`` stream mode shows it."""
+    calls: int = 0
+    """Calls its body has made so far."""
+
+
+_running: AsyncLocalStorage[_Call] = AsyncLocalStorage(name="pyctx_web.graph.func.call")
+"""The ``@task`` call whose body runs (unset in the node's own code)."""
+
+
+def _place(frame: TaskFrame, name: str) -> _Call:
+    """The next call of ``frame``: a call in a task's body counts among that call's own."""
+    parent = _running.get_store()
+    if parent is not None and parent.frame is frame:
+        key = f"{parent.key}.{parent.calls}"
+        parent.calls += 1
+    else:
+        # Not reset when the node is retried, as in LangGraph: a retry runs the calls again.
+        key = str(frame.task_calls)
+        frame.task_calls += 1
+    return _Call(frame, key, task_id(frame.task.id, "call", key, name))
+
+
 class _Task(Generic[T]):
     """A function decorated with ``@task``."""
 
@@ -98,38 +138,52 @@ class _Task(Generic[T]):
     def __call__(self, *args: Any, **kwargs: Any) -> TaskFuture[T]:
         frame = current_task.get_store()
         if frame is None:
-            # Outside a workflow a task is a plain call.
+            # Outside a node or an entrypoint a task is a plain call.
             return self._run_now(args, kwargs, None)
-        index = frame.task_calls
-        frame.task_calls += 1
-        if index in frame.task_results:
-            return TaskFuture(frame.task_results[index])
-        return self._run_now(args, kwargs, (frame.task_results, index))
+        call = _place(frame, self.name)
+        emit_call(frame.run, call.id, self.name, args, kwargs)
+        saved = frame.task_results.get(call.key)
+        # A result saved under another task's name is not this call's: the node changed.
+        if saved is not None and saved[0] in (self.name, ""):
+            return TaskFuture(saved[1])
+        return self._run_now(args, kwargs, call)
 
-    def _done(self, value: Any, slot: tuple[dict[int, Any], int] | None) -> None:
-        if slot is not None:
-            slot[0][slot[1]] = value
-            run = current_run.get_store()
-            if run is not None:
-                run.emit("updates", {self.name: value})
+    def _done(self, call: _Call | None, value: Any, error: BaseException | None) -> None:
+        if call is None:
+            return
+        run = call.frame.run
+        if error is None:
+            call.frame.task_results[call.key] = (self.name, value)
+            run.emit("updates", {self.name: value})
+        emit_call_result(run, call.id, self.name, value, error)
 
     def _run_now(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any], slot: tuple[dict[int, Any], int] | None
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], call: _Call | None
     ) -> TaskFuture[T]:
         if not self.is_async:
-            value = _retried(self.retry, lambda: self.fn(*args, **kwargs))
-            self._done(value, slot)
+            try:
+                value = _retried(self.retry, lambda: _running.run(call, self.fn, *args, **kwargs))
+            except Exception as exc:
+                self._done(call, None, exc)
+                raise
+            self._done(call, value, None)
             return TaskFuture(value)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             raise UsageError(
-                f"task {self.name!r} is async: call it from an async entrypoint"
+                f"task {self.name!r} is async: call it from an async node or entrypoint"
             ) from None
 
         async def run() -> T:
-            value: T = await _aretried(self.retry, lambda: self.fn(*args, **kwargs))
-            self._done(value, slot)
+            try:
+                value: T = await _aretried(
+                    self.retry, lambda: _running.run(call, self.fn, *args, **kwargs)
+                )
+            except Exception as exc:
+                self._done(call, None, exc)
+                raise
+            self._done(call, value, None)
             return value
 
         return TaskFuture(future=loop.create_task(run(), context=copy_context()))
@@ -143,8 +197,8 @@ def task(
 ) -> Any:
     """Make ``fn`` a task of the functional API: ``@task`` or ``@task(name=..., retry_policy=...)``.
 
-    Called inside an entrypoint it returns a :class:`TaskFuture`; its result is
-    saved, so a rerun of the entrypoint (after an interrupt) does not run it again.
+    Called inside an entrypoint or a node it returns a :class:`TaskFuture`; its
+    result is saved, so a rerun of the node (after an interrupt) does not run it again.
     """
 
     def wrap(f: Callable[..., Any]) -> _Task[Any]:

@@ -158,14 +158,17 @@ class TaskFrame:
     """The checkpoint whose step the task belongs to."""
     attempt: int = 0
     """The current attempt, from 1."""
-    task_results: dict[int, Any] = field(default_factory=dict)
-    """Results of the finished ``@task`` calls, by call position (functional API)."""
+    task_results: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    """``(task name, result)`` of the finished ``@task`` calls, by call position."""
     task_calls: int = 0
-    """``@task`` calls made so far in the current attempt."""
+    """``@task`` calls made so far, over all attempts."""
 
     def reset(self) -> None:
-        """Start a new attempt: ``interrupt()`` calls count from the first again."""
-        self.calls = self.task_calls = 0
+        """Start a new attempt: ``interrupt()`` calls count from the first again.
+
+        ``@task`` calls go on counting, as in LangGraph: a retry runs them again.
+        """
+        self.calls = 0
         self.raised_index = None
         self.attempt += 1
 

@@ -167,8 +167,8 @@ class TaskRecord:
     """Answers to the task's questions, by position."""
     error: str | None = None
     """``"ExcType: message"`` of the last failed attempt."""
-    task_results: dict[int, Any] = field(default_factory=dict)
-    """Results of the ``@task`` calls the node made, by call position (functional API)."""
+    task_results: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    """``(task name, result)`` of the ``@task`` calls the node made, by call position."""
 
     @property
     def waiting(self) -> bool:
@@ -305,7 +305,8 @@ def encode_write(
         doc = {"error": rec.error}
     elif kind == "tasks":
         label = f"a task result of {task.name!r}"
-        doc = {"results": [[i, serde.encode(r, key=label)] for i, r in rec.task_results.items()]}
+        results = rec.task_results.items()
+        doc = {"results": [[k, n, serde.encode(r, key=label)] for k, (n, r) in results]}
     else:
         raise ValueError(f"unknown pending write kind {kind!r}")
     return StoredWrite(task.id, kind, serde.dumps(doc))
@@ -316,6 +317,11 @@ def _decode_goto(serde: JsonSerde, items: list[Any]) -> list[str | Send]:
     for g in items:
         out.append(g if isinstance(g, str) else Send(g["node"], serde.decode(g["arg"])))
     return out
+
+
+def _decode_results(serde: JsonSerde, items: list[Any]) -> dict[str, tuple[str, Any]]:
+    # A result saved without its task's name ([position, result]) matches any task.
+    return {str(r[0]): (str(r[1]) if len(r) == 3 else "", serde.decode(r[-1])) for r in items}
 
 
 def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoint, Pending]:
@@ -367,7 +373,7 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
             elif w.kind == "error":
                 rec.error = str(wdoc["error"])
             elif w.kind == "tasks":
-                rec.task_results = {int(i): serde.decode(r) for i, r in wdoc["results"]}
+                rec.task_results = _decode_results(serde, wdoc["results"])
             else:
                 raise ValueError(f"unknown pending write kind {w.kind!r}")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:

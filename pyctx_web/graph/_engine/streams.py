@@ -4,7 +4,9 @@
 values, metadata, next, tasks); ``tasks`` yields each task as it starts
 (id, name, input, triggers) and as it ends (id, name, error, result,
 interrupts); ``debug`` yields both kinds wrapped with the step, a timestamp and
-a type (``checkpoint``, ``task``, ``task_result``).
+a type (``checkpoint``, ``task``, ``task_result``). A ``@task`` called in a node
+is a task of its own there: it starts each time it is called (also when its
+saved result is returned) and ends each time it runs.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
     from pyctx_web.graph._engine.values import Interrupt
 
-__all__ = ["TASK_MODES", "emit_checkpoint", "emit_task", "emit_task_result"]
+__all__ = [
+    "TASK_MODES",
+    "emit_call",
+    "emit_call_result",
+    "emit_checkpoint",
+    "emit_task",
+    "emit_task_result",
+]
 
 TASK_MODES: Final = ("tasks", "debug")
 CHECKPOINT_MODES: Final = ("checkpoints", "debug")
@@ -98,3 +107,28 @@ def emit_task_result(
         "interrupts": questions,
     }
     _emit(run, "task_result", step, payload)
+
+
+def emit_call(run: Run, call_id: str, name: str, args: tuple[Any, ...], kwargs: Any) -> None:
+    """Stream that the ``@task`` call ``call_id`` of a node starts (or returns its saved result)."""
+    if not _listens(run, TASK_MODES):
+        return
+    payload = {"id": call_id, "name": name, "input": (args, kwargs), "triggers": ("__pregel_push",)}
+    _emit(run, "task", run.step, payload)
+
+
+def emit_call_result(
+    run: Run, call_id: str, name: str, value: Any, error: BaseException | None
+) -> None:
+    """Stream how the ``@task`` call ``call_id`` of a node ended: its value, or what it raised."""
+    if not _listens(run, TASK_MODES):
+        return
+    payload: dict[str, Any] = {
+        "id": call_id,
+        "name": name,
+        # The exception itself, not its repr, as LangGraph streams a task call's error.
+        "error": error,
+        "result": {} if error is not None else {"__return__": value},
+        "interrupts": [],
+    }
+    _emit(run, "task_result", run.step, payload)
