@@ -49,6 +49,7 @@ from pyctx_web.graph._runctx.signature_text import (
     argument_descriptions,
     class_doc,
     show_type,
+    signature,
     type_hints,
 )
 
@@ -94,7 +95,7 @@ def is_args_ctx_form(fn: Callable[..., Any]) -> bool:
     or ``Any`` (bare or subscripted), or when the annotations do not resolve.
     """
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(signature(fn).parameters.values())
     except (TypeError, ValueError):
         return True  # nothing to read a schema from
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -120,7 +121,7 @@ def signature_tool(fn: Callable[..., Any], tool: str) -> tuple[dict[str, Any], K
     required: list[str] = []
     converters: dict[str, Converter] = {}
     context: str | None = None
-    for param in inspect.signature(fn).parameters.values():
+    for param in signature(fn).parameters.values():
         where = f"tool {tool!r}: parameter {param.name!r}"
         hint = _parameter_hint(param, hints, tool)
         if hint is RunContext or get_origin(hint) is RunContext:

@@ -8,6 +8,7 @@
   ``@dataclass`` writes;
 - :func:`show_type`: an annotation as it is written (``list[int]``,
   ``str | None``), for error messages;
+- :func:`signature`: a function's signature without evaluating its annotations;
 - :func:`type_hints`: a function's annotations resolved, strings too, or an
   :class:`~pyctx_web.errors.ArgumentTypeError` naming the one that does not resolve.
 """
@@ -24,7 +25,14 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pyctx_web.errors import ArgumentTypeError
 
-__all__ = ["argument_descriptions", "class_doc", "show_type", "summary", "type_hints"]
+__all__ = [
+    "argument_descriptions",
+    "class_doc",
+    "show_type",
+    "signature",
+    "summary",
+    "type_hints",
+]
 
 _SECTION = re.compile(r"(Args|Arguments|Parameters)\s*:\s*")
 _ARGUMENT = re.compile(r"\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")
@@ -115,6 +123,15 @@ def type_hints(fn: Callable[..., Any], tool: str) -> dict[str, Any]:
             message = f"tool {tool!r}: {what} has annotation {raw[culprit]}, which does not"
             message += f" resolve: {error}"
         raise ArgumentTypeError(message) from error
+
+
+def signature(fn: Callable[..., Any]) -> inspect.Signature:
+    """``fn``'s signature, its annotations left as they are (Python 3.14 would evaluate them)."""
+    try:
+        from annotationlib import Format  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return inspect.signature(fn)
+    return inspect.signature(fn, annotation_format=Format.FORWARDREF)  # type: ignore[call-arg,unused-ignore]
 
 
 def _raw_annotations(fn: Callable[..., Any]) -> dict[str, Any]:
