@@ -62,7 +62,7 @@ _Built = tuple[dict[str, Any], Converter | None]
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _MAPPING_ARGS = (dict, Mapping, typing.MutableMapping, Any, object)
-_LIST_HINTS: dict[Any, str] = {set: "set", frozenset: "frozenset", tuple: "tuple"}
+_LIST_LIKE = (set, frozenset, tuple)
 _OPTIONAL_KEY_WRAPPERS = (Required, NotRequired, getattr(typing, "ReadOnly", NotRequired))
 
 
@@ -189,7 +189,7 @@ def _build_bare(hint: Any, subject: str, seen: tuple[type, ...]) -> _Built:
         raise ArgumentTypeError(f"{subject}, a forward reference that does not resolve here")
     if hint is None or hint is NoneType:
         return {"type": "null"}, None
-    if hint in _SCALARS:
+    if isinstance(hint, type) and hint in _SCALARS:
         return {"type": _SCALARS[hint]}, _NUMBER_CONVERTERS.get(hint)
     if origin is Literal:
         return _literal(args, subject), None
@@ -208,7 +208,7 @@ def _build_bare(hint: Any, subject: str, seen: tuple[type, ...]) -> _Built:
 
 def _advice(hint: Any) -> str:
     origin, args = get_origin(hint) or hint, get_args(hint)
-    if origin in _LIST_HINTS:
+    if origin in _LIST_LIKE:
         items = [a for a in args if a is not Ellipsis]
         inner = show_type(items[0]) if len(set(items)) == 1 else "..."
         return f"; use list[{inner}]" if args else "; use list"

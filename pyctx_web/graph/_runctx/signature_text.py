@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import re
 import typing
@@ -109,7 +110,9 @@ def _show_list(items: list[Any]) -> str:
 
 
 def type_hints(fn: Callable[..., Any], tool: str) -> dict[str, Any]:
-    """``fn``'s resolved annotations; refuse one that does not resolve, naming it."""
+    """``fn``'s resolved annotations (a partial's: its function's); refuse unresolved ones."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
     try:
         return typing.get_type_hints(fn, include_extras=True)
     except Exception as error:

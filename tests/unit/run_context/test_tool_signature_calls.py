@@ -7,6 +7,7 @@ The schemas themselves are in test_tool_signatures.py. Like it, this module uses
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -253,6 +254,18 @@ def test_check_refuses_a_run_context_given_as_an_argument() -> None:
     """The run context parameter is not an argument, so passing it is refused."""
     with pytest.raises(ToolArgumentError, match=r"args\.ctx: unexpected property"):
         who_asks.check({"question": "q", "ctx": 1})
+
+
+def test_a_partial_takes_the_parameters_it_leaves_open() -> None:
+    """A functools.partial is read through its function; what it binds gets its default."""
+
+    def greet(name: str, greeting: str) -> str:
+        return f"{greeting}, {name}"
+
+    hello = tool(name="hello")(functools.partial(greet, greeting="Hello"))
+    assert hello.parameters["required"] == ["name"]
+    assert hello.parameters["properties"]["greeting"] == {"type": "string", "default": "Hello"}
+    assert asyncio.run(hello.invoke({"name": "Ada"}, None)) == "Hello, Ada"  # type: ignore[arg-type]
 
 
 def test_union_arguments_are_built_by_the_member_they_match() -> None:
