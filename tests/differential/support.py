@@ -49,6 +49,7 @@ PYODIDE = frozenset(
         "map_reduce_send",
         "parallel_branches",
         "stream_async_custom",
+        "task_in_node_async",
         "time_travel_async",
         "wait_user_input_async",
     }
@@ -80,6 +81,8 @@ PYODIDE_SYNC = frozenset(
         "stream_graph_state",
         "subgraph_interrupt",
         "subgraph_shared_state",
+        "task_in_node",
+        "task_in_node_failures",
         "time_travel",
     }
 )

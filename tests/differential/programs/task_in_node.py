@@ -94,15 +94,15 @@ def run(title, graph, inputs, **options):
 
 
 graph = build(write, InMemorySaver())
-run("write", graph, [{"topic": "cats"}, Command(resume="approved")], stream_mode="updates")
-run("write values", graph, [{"topic": "dogs"}, Command(resume="rejected")], stream_mode="values")
-run("write tasks", graph, [{"topic": "owls"}, Command(resume="approved")], stream_mode="tasks")
 print("== invoke")
 runs.clear()
 config = {"configurable": {"thread_id": "invoke"}}
 print("  ", graph.invoke({"topic": "bats"}, config))
 print("  ", graph.invoke(Command(resume="approved"), config))
 print("   runs:", runs)
+run("write", graph, [{"topic": "cats"}, Command(resume="approved")], stream_mode="updates")
+run("write values", graph, [{"topic": "dogs"}, Command(resume="rejected")], stream_mode="values")
+run("write tasks", graph, [{"topic": "owls"}, Command(resume="approved")], stream_mode="tasks")
 
 run(
     "review",

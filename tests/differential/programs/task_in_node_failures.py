@@ -120,7 +120,16 @@ def run(title, graph, inputs):
     print("   values:", state.values, "next:", state.next)
 
 
-run("raises after task", build(raises_after_task), [{"log": []}, None])
+print("== raises after task")
+graph = build(raises_after_task)
+config = {"configurable": {"thread_id": "raises after task"}}
+try:
+    graph.invoke({"log": []}, config)
+except ValueError as error:
+    print("   raised:", repr(error))
+print("   runs so far:", dict(sorted(runs.items())))
+print("  ", graph.invoke(None, config))
+print("   runs so far:", dict(sorted(runs.items())))
 run("catches task error", build(catches_task_error), [{"log": []}, Command(resume="ok")])
 retry = RetryPolicy(initial_interval=0.001, jitter=False, retry_on=ValueError)
 run("retried", build(retried, retry=retry), [{"log": []}, Command(resume="ok")])
