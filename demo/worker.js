@@ -3,7 +3,7 @@
 import { loadPyodide } from "/pyodide/pyodide.mjs";
 
 const APP_FILES = [
-  "assistant.py", "models.py", "worker_main.py",
+  "assistant.py", "models.py", "worker_main.py", "offline_model.py", "actions.py", "observe.py",
   "protocol.py", "sse.py", "completion_stream.py", "http_policy.py", "csp.py", "openai_model.py",
 ];
 const APP_DIR = "/home/pyodide/demo_app";

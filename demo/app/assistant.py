@@ -1,41 +1,58 @@
-"""The demo assistant: a graph ``intake -> enrich -> plan -> respond`` that asks when in doubt.
+"""The demo assistant: ``intake -> enrich -> plan -> respond``, where the model decides.
 
-``enrich`` calls ``interrupt({question, reason, choices})`` for a vague request
-("help me with email") and goes on with the answer; ``plan`` calls a tool;
-``respond`` streams its answer token by token, each token delivered by a
-JavaScript timer bound with :mod:`pyctx_web.jsbridge` (a ``loop.call_later``
-outside Pyodide). Every node, the tool and the timer callbacks report what the
-context store shows them (run id, thread id, correlation id) as ``inspect``
-events; nodes also keep those records in the ``trace`` state key.
+``enrich`` offers the model an ``ask_user`` tool: when the model calls it, the
+tool asks the user (``interrupt``: a ``needs_input`` card) and its answer goes
+back to the model, which may ask again (at most :data:`MAX_QUESTIONS` per turn).
+``plan`` offers the model the action tools; ``send_email`` and
+``schedule_meeting`` have side effects, so ``HumanInTheLoopMiddleware`` holds
+them for the user's approval. ``respond`` streams the answer token by token,
+each token delivered by a JavaScript timer bound with :mod:`pyctx_web.jsbridge`
+(a ``loop.call_later`` outside Pyodide). Every node, tool and timer callback
+reports what the context store shows it as ``inspect`` events.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from models import OfflineModel, OpenAICompatibleModel, assess, make_plan
+from actions import ACTION_TOOLS, ALL_TOOLS, ask_user
+from observe import deliver, observe
+from offline_model import OfflineModel
+from protocol import ChatModel
 
-from pyctx_web import IN_PYODIDE, current_execution_context
-from pyctx_web.chat import plain_message
+from pyctx_web.chat import openai_message
 from pyctx_web.graph import END, START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.runtime import RunContext, require_run_context
+from pyctx_web.graph.func import task
+from pyctx_web.graph.middleware import HumanInTheLoopMiddleware
+from pyctx_web.graph.runtime import RunContext
 from pyctx_web.graph.state import CompiledStateGraph
-from pyctx_web.graph.tools import tool
-from pyctx_web.graph.types import interrupt
 
-__all__ = ["AssistantData", "ChatState", "build_assistant", "observe"]
+__all__ = ["MAX_QUESTIONS", "AssistantData", "ChatState", "build_assistant"]
+
+MAX_QUESTIONS = 3
+"""The most questions ``enrich`` asks in one turn; then the model must go on."""
+
+SYSTEM = (
+    "You are a concise assistant in a web page. The user's tools act for real, "
+    "so the user approves actions with side effects."
+)
+ASK_PROMPT = (
+    "If the request is too vague to act on, call ask_user with one short question, "
+    f"why you ask, and a few choices. Ask at most {MAX_QUESTIONS} questions; "
+    "when the request is clear, reply with no tool call and no text."
+)
+PLAN_PROMPT = "Carry out the request with the tools: call the ones it needs, then stop."
+ANSWER_PROMPT = "Tell the user in a few sentences what was done, or what you will do."
 
 
 class ChatState(MessagesState, total=False):
-    """The checkpointed state of a chat thread: ``MessagesState`` and the turn's work."""
+    """The checkpointed state of a chat thread: ``MessagesState`` and the turn's trace."""
 
     request: str
-    clarification: str
-    plan: list[str]
     trace: Annotated[list[dict[str, Any]], operator.add]
 
 
@@ -43,131 +60,96 @@ class ChatState(MessagesState, total=False):
 class AssistantData:
     """Per-run data: the model to answer with; never checkpointed, so no API key is stored."""
 
-    model: OfflineModel | OpenAICompatibleModel = field(default_factory=OfflineModel)
+    model: ChatModel = field(default_factory=OfflineModel)
     """The model chosen in the settings panel."""
 
 
-def observe(kind: str, name: str) -> dict[str, Any]:
-    """What the context store shows the calling code, sent to the inspector and returned."""
-    ctx = require_run_context()
-    execution = current_execution_context()
-    record = {
-        "kind": kind,
-        "name": name,
-        "run_id": ctx.run_id,
-        "thread_id": ctx.thread_id,
-        "correlation_id": execution.correlation_id if execution is not None else None,
-        "step": ctx.step,
-    }
-    ctx.emit("inspect", record)
-    return record
+@task
+async def think(model: ChatModel, messages: list[dict[str, Any]], tools: list[Any]) -> Any:
+    """One model call, saved with the node's progress: a resumed node does not ask again."""
+    reply = await model.complete(messages, tools)
+    return reply.to_message()
+
+
+def _conversation(state: ChatState, prompt: str, extra: list[Any]) -> list[dict[str, Any]]:
+    history = [openai_message(m) for m in [*state.get("messages", []), *extra]]
+    return [{"role": "system", "content": f"{SYSTEM}\n{prompt}"}, *history]
+
+
+def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"id": c["id"], "name": c["function"]["name"],
+         "arguments": json.loads(c["function"]["arguments"] or "{}")}
+        for c in message.get("tool_calls") or ()
+    ]  # fmt: skip
 
 
 async def intake(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
     """Take the newest user message as the request of this turn."""
-    messages = [plain_message(m) for m in state.get("messages", [])]
-    request = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
-    return {
-        "request": request,
-        "clarification": "",
-        "plan": [],
-        "trace": [observe("node", "intake")],
-    }
+    messages = [openai_message(m) for m in state.get("messages", [])]
+    request = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+    return {"request": request, "trace": [observe("node", "intake")]}
 
 
 async def enrich(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
-    """Ask what the user means when the request is too vague to plan."""
-    question = assess(state.get("request", ""))
+    """Let the model ask the user through ``ask_user`` until it knows enough."""
     seen = observe("node", "enrich")
-    if question is None:
-        return {"trace": [seen]}
-    answer = str(interrupt(question)).strip()
-    return {
-        "clarification": answer,
-        "messages": [
-            {"role": "assistant", "content": question["question"]},
-            {"role": "user", "content": answer},
-        ],
-        "trace": [seen],
-    }
-
-
-@tool(
-    name="make_plan",
-    description="Three steps that carry out the request as the clarification narrows it.",
-    parameters={
-        "type": "object",
-        "properties": {"request": {"type": "string"}, "clarification": {"type": "string"}},
-        "required": ["request", "clarification"],
-        "additionalProperties": False,
-    },
-)
-def make_plan_tool(args: dict[str, Any], ctx: RunContext[AssistantData]) -> dict[str, Any]:
-    return {
-        "steps": make_plan(args["request"], args["clarification"]),
-        "seen": observe("tool", "make_plan"),
-    }
+    added: list[dict[str, Any]] = []
+    for _ in range(MAX_QUESTIONS):
+        conversation = _conversation(state, ASK_PROMPT, added)
+        reply = await think(ctx.data.model, conversation, [ask_user.to_openai()])
+        asks = [call for call in _calls(reply) if call["name"] == "ask_user"]
+        if not asks:
+            break
+        call = asks[0]  # one question at a time: the card shows one
+        answer = await ctx.call_tool("ask_user", call["arguments"])
+        only = next(c for c in reply["tool_calls"] if c["id"] == call["id"])
+        added.append({"role": "assistant", "content": reply["content"], "tool_calls": [only]})
+        added.append(
+            {"role": "tool", "tool_call_id": call["id"], "name": "ask_user", "content": answer}
+        )
+    return {"messages": added, "trace": [seen]}
 
 
 async def plan(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
-    """Plan the answer with the make_plan tool."""
+    """Let the model call the action tools; those with side effects wait for approval."""
     seen = observe("node", "plan")
-    result = await ctx.call_tool(
-        "make_plan",
-        {"request": state.get("request", ""), "clarification": state.get("clarification", "")},
+    reply = await think(
+        ctx.data.model, _conversation(state, PLAN_PROMPT, []), [t.to_openai() for t in ACTION_TOOLS]
     )
-    return {"plan": result["steps"], "trace": [seen, result["seen"]]}
-
-
-async def _deliver(token: str, delay_ms: float, seen: list[dict[str, Any]]) -> None:
-    """Write ``token`` to the stream from a timer callback, and wait until it is written."""
-    loop = asyncio.get_running_loop()
-    written: asyncio.Future[None] = loop.create_future()
-
-    def fire() -> None:
-        # Runs when the timer fires, in the context captured when it was set: the
-        # run context and the execution context are this run's, whatever ran in between.
-        record = observe("timer", "token") if not seen else None
-        ctx = require_run_context()
-        if seen and (ctx.thread_id != seen[0]["thread_id"] or ctx.run_id != seen[0]["run_id"]):
-            record = observe("timer", "token (crossed)")
-        if record is not None:
-            seen.append(record)
-        ctx.write({"token": token})
-        if not written.done():
-            written.set_result(None)
-
-    if IN_PYODIDE:
-        from pyctx_web.jsbridge import set_timeout
-
-        handle = set_timeout(fire, delay_ms)
-        cancel = handle.cancel
-    else:
-        timer = loop.call_later(delay_ms / 1000, fire)
-        cancel = timer.cancel
-    try:
-        await written
-    finally:
-        cancel()
+    calls = _calls(reply)
+    if not calls:
+        return {"trace": [seen]}
+    results = await ctx.call_tools(calls)
+    messages: list[dict[str, Any]] = [reply]
+    for call, done in zip(calls, results, strict=True):
+        content = done.result if isinstance(done.result, str) else json.dumps(done.result)
+        artifact = {"decision": done.status, "arguments": done.arguments}
+        messages.append(
+            {"role": "tool", "tool_call_id": call["id"], "name": done.name,
+             "content": content, "artifact": artifact}
+        )  # fmt: skip
+        ctx.write({"tool": {"id": call["id"], "name": done.name, "arguments": done.arguments,
+                            "status": done.status, "content": content}})  # fmt: skip
+    return {"messages": messages, "trace": [seen]}
 
 
 async def respond(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
     """Stream the answer, each token delivered by a timer callback."""
     seen_by_node = observe("node", "respond")
     model = ctx.data.model
-    request, clarification = state.get("request", ""), state.get("clarification", "")
-    steps = state.get("plan", [])
-    tokens: list[str] = []
     timers: list[dict[str, Any]] = []
-    async for token in model.stream_answer(request, clarification, steps):
-        await _deliver(token, model.token_delay_ms, timers)
-        tokens.append(token)
-    text = "".join(tokens).strip()
-    ctx.add_usage(
-        prompt_tokens=len(f"{request} {clarification}".split()), completion_tokens=len(tokens)
-    )
+    count = 0
+
+    async def on_token(token: str) -> None:
+        nonlocal count
+        count += 1
+        await deliver(token, model.token_delay_ms, timers)
+
+    reply = await model.complete(_conversation(state, ANSWER_PROMPT, []), on_token=on_token)
+    ctx.add_usage(prompt_tokens=len(str(state.get("request", "")).split()), completion_tokens=count)
     return {
-        "messages": [{"role": "assistant", "content": text}],
+        "messages": [{"role": "assistant", "content": reply.content.strip()}],
         "trace": [seen_by_node, *timers[:1]],
     }
 
@@ -184,9 +166,20 @@ def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
     builder.add_edge("enrich", "plan")
     builder.add_edge("plan", "respond")
     builder.add_edge("respond", END)
+    approval = HumanInTheLoopMiddleware(
+        interrupt_on={
+            "send_email": True,
+            "schedule_meeting": {
+                "allowed_decisions": ["approve", "reject"],
+                "description": "Scheduling sends invitations to every attendee.",
+            },
+        },
+        description_prefix="This action needs your approval",
+    )
     return builder.compile(
         checkpointer=checkpointer,
         name="demo-assistant",
-        tools=[make_plan_tool],
+        tools=ALL_TOOLS,
+        middleware=[approval],
         data=AssistantData(),
     )

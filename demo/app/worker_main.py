@@ -10,6 +10,8 @@ goes back through ``post`` as JSON text. Page messages (``op``):
   {kind: "openai", base_url, model, api_key}}``: answered with ``{type: "model", ok, ...}``.
 * ``{op: "delete_thread", thread_id}``: answered with ``{type: "deleted", thread_id}``.
 * ``{op: "two_chats", thread_ids: [a, b], texts: [x, y]}``: two chats at once.
+* ``{op: "graph"}``: answered with ``{type: "graph", nodes: [{id, name}],
+  edges: [{source, target, conditional}]}``, the assistant's graph as ``get_graph()`` draws it.
 
 Inspector records come as ``{type: "inspect", thread_id, record}``. A malformed
 message gets ``{type: "error", message}`` (with its ``thread_id`` when it had one).
@@ -23,7 +25,9 @@ from collections.abc import Callable
 from typing import Any
 
 from assistant import AssistantData, build_assistant
-from models import ModelError, OfflineModel, OpenAICompatibleModel, make_model
+from models import make_model
+from offline_model import OfflineModel
+from protocol import ChatModel, ModelError
 
 from pyctx_web import IN_BROWSER, ExecutionContext
 from pyctx_web.chat import ChatSession
@@ -45,7 +49,7 @@ class DemoWorker:
         self.checkpointer = checkpointer
         self.graph: CompiledStateGraph = build_assistant(checkpointer)
         self.graph.on("inspect", self._inspect)
-        self.model: OfflineModel | OpenAICompatibleModel = OfflineModel()
+        self.model: ChatModel = OfflineModel()
         self.sessions: dict[str, ChatSession] = {}
         self.turns: dict[str, int] = {}
         # Handling tasks, kept until done so that they are not collected while running.
@@ -100,10 +104,12 @@ class DemoWorker:
                 await self.delete(_thread(message))
             elif op == "two_chats":
                 await self.two_chats(message.get("thread_ids"), message.get("texts"))
+            elif op == "graph":
+                self.send_graph()
             else:
                 raise ValueError(
                     f"Unknown op {op!r}: "
-                    "expected send, configure_model, delete_thread or two_chats."
+                    "expected send, configure_model, delete_thread, two_chats or graph."
                 )
         except (ValueError, ModelError) as error:
             self.error(str(error), thread_id)
@@ -119,6 +125,15 @@ class DemoWorker:
     async def chat(self, thread_id: str, message: Any) -> None:
         async for event in self.session(thread_id).handle(message):
             self.send({**event, "thread_id": thread_id})
+
+    def send_graph(self) -> None:
+        drawn = self.graph.get_graph()
+        nodes = [{"id": key, "name": node.name} for key, node in drawn.nodes.items()]
+        edges = [
+            {"source": e.source, "target": e.target, "conditional": e.conditional}
+            for e in drawn.edges
+        ]
+        self.send({"type": "graph", "nodes": nodes, "edges": edges})
 
     def configure(self, config: Any) -> None:
         try:

@@ -318,14 +318,16 @@ class ChatSession:
                 elif isinstance(chunk.get("tool"), Mapping):
                     yield {"type": "tool", **chunk["tool"]}
             elif mode == "tasks":
-                if "input" in chunk:
+                # Tasks a node calls (@task) stream as tasks too: only nodes are stages.
+                if "input" in chunk and chunk["name"] in self.graph.nodes:
                     yield {"type": "status", "stage": "running", "node": chunk["name"]}
             elif mode == "updates":
                 if "__interrupt__" in chunk:
                     yield None
                 else:
                     for node in chunk:
-                        yield {"type": "status", "stage": node}
+                        if node in self.graph.nodes:
+                            yield {"type": "status", "stage": node}
 
     async def _ending(self, asked: bool) -> AsyncIterator[Event]:
         try:

@@ -19,7 +19,7 @@ from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "demo" / "app"))
 from assistant import AssistantData, build_assistant
-from models import OfflineModel
+from offline_model import OfflineModel
 
 FAST = AssistantData(model=OfflineModel(token_delay_ms=0))
 
@@ -53,20 +53,22 @@ def test_seed_flow_asks_then_answers_with_the_clarification(session: ChatSession
         assert len(asked) == 1
         assert asked[0]["question"] == "What should I do with your email?"
         assert asked[0]["reason"]
-        assert "Send daily reports" in asked[0]["choices"]
+        assert asked[0]["kind"] == "question"
+        assert asked[0]["node"] == "enrich"
+        assert "Draft a reply" in asked[0]["choices"]
         assert first[-1]["type"] == "needs_input"
         second = await collect(
             session,
             {
                 "type": "resume_chat",
-                "resume_value": "send daily reports",
+                "resume_value": "draft a reply",
                 "interrupt_id": asked[0]["interrupt_id"],
             },
         )
         tokens = "".join(e["token"] for e in second if e["type"] == "token")
         assert second[-1]["type"] == "done"
         assert second[-1]["text"] == tokens.strip()
-        assert "send daily reports" in second[-1]["text"]
+        assert "draft a reply" in second[-1]["text"]
 
     asyncio.run(flow())
 
@@ -76,7 +78,8 @@ BAD_MESSAGES = [
     ({}, 'The message has no "type" field.'),
     (
         {"type": "shout"},
-        "Unknown message type 'shout': expected chat, resume_chat, cancel or history.",
+        "Unknown message type 'shout': expected chat, resume_chat, edit, regenerate, "
+        "cancel or history.",
     ),
     ({"type": "chat"}, 'A "chat" message needs a "text" field with what you want to say.'),
     ({"type": "chat", "text": 42}, 'The "text" of a chat message must be text, not a number.'),
@@ -87,12 +90,12 @@ BAD_MESSAGES = [
     ),
     (
         {"type": "resume_chat"},
-        'A "resume_chat" message needs a "resume_value" field with your answer.',
+        'A "resume_chat" message needs a "resume_value" (an answer) or "decisions".',
     ),
     ({"type": "resume_chat", "resume_value": "x"}, "There is no question waiting for an answer."),
     (
         {"type": "resume_chat", "resume_value": "x", "interrupt_id": 7},
-        '"interrupt_id" must be text, not a number.',
+        '"interrupt_id" must be non-empty text, not a number.',
     ),
     ({"type": "cancel"}, "There is no running turn to cancel."),
 ]
@@ -190,7 +193,7 @@ def test_chat_during_a_turn_is_refused_and_cancel_stops_the_turn(tmp_path: Path)
         assert events[-1] == {"type": "status", "stage": "cancelled"}
         assert not any(e["type"] == "done" for e in events)
         history = await session.history()
-        assert [m["role"] for m in history["messages"]] == ["user"]
+        assert [m["kind"] for m in history["messages"]] == ["message", "tool"]
         again = await collect(session, {"type": "history"})
         assert again[0]["type"] == "history"
 
@@ -206,8 +209,15 @@ def test_history_shows_the_pending_question_and_the_trace(session: ChatSession) 
         [message] = history["messages"]
         # add_messages gives every message an id.
         assert isinstance(message.pop("id"), str)
-        assert message == {"role": "user", "content": "help me with email"}
+        assert message == {
+            "kind": "message",
+            "role": "user",
+            "content": "help me with email",
+            "index": 0,
+        }
         assert history["pending"]["interrupt_id"] == asked[-1]["interrupt_id"]
+        assert history["pending"]["node"] == "enrich"
+        assert history["pending"]["checkpoint_id"] == history["checkpoint_id"]
         assert [t["name"] for t in history["trace"]] == ["intake"]
         assert {t["thread_id"] for t in history["trace"]} == {"t1"}
 
@@ -243,7 +253,7 @@ def test_a_turn_on_a_thread_running_elsewhere_is_answered_thread_busy(tmp_path: 
         done = await running
         assert done[-1]["type"] == "done"
         history = await second.history()
-        assert [m["content"] for m in history["messages"] if m["role"] == "user"] == [
+        assert [m["content"] for m in history["messages"] if m["kind"] == "message"] == [
             "plan my week"
         ]
 

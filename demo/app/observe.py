@@ -1,0 +1,65 @@
+"""What the context store shows the demo's code, and tokens delivered by JavaScript timers.
+
+:func:`observe` sends a record of the current run context (run id, thread id,
+correlation id, step) to the inspector as an ``inspect`` event. :func:`deliver`
+writes one token to the stream from a timer callback; the callback checks that
+it still sees the run that set the timer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pyctx_web import IN_PYODIDE, current_execution_context
+from pyctx_web.graph.runtime import require_run_context
+
+__all__ = ["deliver", "observe"]
+
+
+def observe(kind: str, name: str) -> dict[str, Any]:
+    """What the context store shows the calling code, sent to the inspector and returned."""
+    ctx = require_run_context()
+    execution = current_execution_context()
+    record = {
+        "kind": kind,
+        "name": name,
+        "run_id": ctx.run_id,
+        "thread_id": ctx.thread_id,
+        "correlation_id": execution.correlation_id if execution is not None else None,
+        "step": ctx.step,
+    }
+    ctx.emit("inspect", record)
+    return record
+
+
+async def deliver(token: str, delay_ms: float, seen: list[dict[str, Any]]) -> None:
+    """Write ``token`` to the stream from a timer callback, and wait until it is written."""
+    loop = asyncio.get_running_loop()
+    written: asyncio.Future[None] = loop.create_future()
+
+    def fire() -> None:
+        # Runs when the timer fires, in the context captured when it was set: the
+        # run context and the execution context are this run's, whatever ran in between.
+        record = observe("timer", "token") if not seen else None
+        ctx = require_run_context()
+        if seen and (ctx.thread_id != seen[0]["thread_id"] or ctx.run_id != seen[0]["run_id"]):
+            record = observe("timer", "token (crossed)")
+        if record is not None:
+            seen.append(record)
+        ctx.write({"token": token})
+        if not written.done():
+            written.set_result(None)
+
+    if IN_PYODIDE:
+        from pyctx_web.jsbridge import set_timeout
+
+        handle = set_timeout(fire, delay_ms)
+        cancel = handle.cancel
+    else:
+        timer = loop.call_later(delay_ms / 1000, fire)
+        cancel = timer.cancel
+    try:
+        await written
+    finally:
+        cancel()
