@@ -51,11 +51,22 @@ def page_policy() -> tuple[str | None, str]:
         return None, ""
     try:
         from demo_bridge import content_security_policy  # type: ignore[import-not-found]
-        from js import location
     except ImportError:
         return None, ""
+    try:
+        from js import location
+
+        origin = str(location.origin)
+    except ImportError:  # Node has no location
+        origin = ""
     policy = content_security_policy
-    return (policy if isinstance(policy, str) else None), str(location.origin)
+    return (policy if isinstance(policy, str) else None), origin
+
+
+def _header(response: Any, name: str) -> str | None:
+    """A response header's value; ``None`` for a missing one (JavaScript's null)."""
+    value = response.headers.get(name)
+    return value if isinstance(value, str) else None
 
 
 class OpenAICompatibleModel:
@@ -223,9 +234,9 @@ class OpenAICompatibleModel:
             if not response.ok:
                 text = await self._text(response)
                 return _Refused(
-                    response.status, response.headers.get("retry-after"), server_detail(text)
+                    response.status, _header(response, "retry-after"), server_detail(text)
                 )
-            if "json" in (response.headers.get("content-type") or "").lower():
+            if "json" in (_header(response, "content-type") or "").lower():
                 return await self._json_reply(response, on_token)
             return await self._stream_reply(response, on_token)
         finally:
@@ -276,7 +287,7 @@ class OpenAICompatibleModel:
         from pyodide.ffi import to_js
 
         parser, stream = SSEParser(), CompletionStream()
-        if response.body is None:
+        if not response.body:  # null for a body-less answer
             raise ModelError("The model API answered with an empty body.")
         reader = response.body.getReader()
         decoder = TextDecoder.new("utf-8")

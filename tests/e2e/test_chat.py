@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import PageWatch
-from .sse_stub import SSEStub
+from .openai_server import OpenAIServer, text_reply, tool_call_reply
 
 READY_TIMEOUT_MS = 90_000
 TURN_TIMEOUT_MS = 30_000
@@ -350,20 +350,31 @@ def test_malformed_messages_to_the_worker_get_errors_and_the_page_keeps_working(
 
 
 @pytest.fixture
-def sse_stub() -> Iterator[SSEStub]:
-    """The OpenAI-compatible stub API on a free port of 127.0.0.1."""
-    stub = SSEStub().start()
-    try:
-        yield stub
-    finally:
-        stub.stop()
+def openai_server() -> Iterator[OpenAIServer]:
+    """The scripted OpenAI-compatible API on a free port of 127.0.0.1."""
+    with OpenAIServer() as server:
+        yield server
+
+
+ANSWER_PIECES = ("Sure", ": I will ", "send daily reports", " every morning.")
 
 
 def test_openai_compatible_model_streams_and_keeps_the_key_out_of_storage(
-    watched_page: PageWatch, demo_url: str, sse_stub: SSEStub
+    watched_page: PageWatch, demo_url: str, openai_server: OpenAIServer
 ) -> None:
-    """The key goes only in the Authorization header, and no storage, log or page text holds it."""
+    """The model asks through ask_user and streams its answer; the key is only ever a header."""
     key = "sk-test-Zq81-never-store-me"
+    question = {
+        "question": EMAIL_QUESTION,
+        "reason": "Reading, writing and sending email each need a different plan.",
+        "choices": ["Summarize my inbox", "Send daily reports"],
+    }
+    openai_server.script(
+        tool_call_reply("ask_user", question),  # enrich: the model asks
+        text_reply(),  # enrich, after the answer: nothing more to ask
+        text_reply(),  # plan: no action to take
+        text_reply(*ANSWER_PIECES),  # respond
+    )
     page = watched_page.page
     logged: list[str] = []
     page.on("console", lambda msg: logged.append(msg.text))
@@ -371,8 +382,8 @@ def test_openai_compatible_model_streams_and_keeps_the_key_out_of_storage(
 
     page.click("#open-settings")
     page.check("input[name=kind][value=openai]")
-    page.fill("#base-url", sse_stub.base_url)
-    page.fill("#model-name", "stub-model")
+    page.fill("#base-url", openai_server.base_url)
+    page.fill("#model-name", "scripted-model")
     page.fill("#api-key", key)
     page.click("#settings-apply")
     page.wait_for_selector("#model-badge[data-kind=openai]")
@@ -380,22 +391,23 @@ def test_openai_compatible_model_streams_and_keeps_the_key_out_of_storage(
 
     chat(page, "help me with email")
     wait_turn(page, "waiting")
+    assert page.inner_text("#needs-input-question") == EMAIL_QUESTION
     answer(page, "send daily reports")
     wait_turn(page, "done")
-    assert messages(page)[-1] == ("assistant", "".join(sse_stub.chunks))
+    assert messages(page)[-1] == ("assistant", "".join(ANSWER_PIECES))
 
-    posts = sse_stub.completions()
-    assert len(posts) == 1
-    post = posts[0]
-    headers = {name.lower(): value for name, value in post.headers.items()}
-    assert headers["authorization"] == f"Bearer {key}"
-    assert key not in post.body
-    assert key not in post.path
-    assert all(key not in v for n, v in headers.items() if n != "authorization")
-    body = json.loads(post.body)
-    assert body["model"] == "stub-model"
-    assert body["stream"] is True
-    assert "send daily reports" in json.dumps(body)
+    posts = openai_server.completions()
+    assert len(posts) == 4
+    for post in posts:
+        headers = {name.lower(): value for name, value in post.headers.items()}
+        assert headers["authorization"] == f"Bearer {key}"
+        assert key not in post.body
+        assert key not in post.path
+        assert all(key not in v for n, v in headers.items() if n != "authorization")
+        assert post.json["model"] == "scripted-model"
+        assert post.json["stream"] is True
+    assert [t["function"]["name"] for t in posts[0].json["tools"]] == ["ask_user"]
+    assert "send daily reports" in json.dumps(posts[-1].json["messages"])
 
     dump = page.evaluate(DUMP_INDEXEDDB)
     assert sum(store["count"] for store in dump) > 0
