@@ -15,7 +15,7 @@ from pyctx_web.chat._events import (
     needs_input,
 )
 from pyctx_web.chat._messages import transcript
-from pyctx_web.errors import ArgumentValueError
+from pyctx_web.errors import ArgumentValueError, PyctxError
 from pyctx_web.graph.errors import (
     GraphConfigError,
     GraphError,
@@ -37,7 +37,7 @@ def _resolve(value: Any) -> Any:
     return value() if callable(value) else value
 
 
-class _Refused(Exception):
+class _Refused(PyctxError):
     """A message that cannot be carried out; its text goes to the user as an error event."""
 
 
