@@ -6,7 +6,9 @@
 #   ./build.sh test [ARGS]    setup, lint, then the unit, differential, pyodide and e2e tiers
 #                             (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict
-#   ./build.sh demo [--port N]  setup, then serve the demo on http://127.0.0.1:8000
+#   ./build.sh demo [--port N] [--api-origin ORIGIN]...
+#                             setup, then serve the demo on http://127.0.0.1:8000; each
+#                             --api-origin is a model API the page may connect to
 #   ./build.sh bench [--quick]  setup, then the benchmark suite
 #   ./build.sh wheel | dist | clean
 #
