@@ -1,0 +1,54 @@
+// The loading screen: the worker's boot stages, then the ready state.
+
+import { $, seconds } from "./dom.js";
+
+const STAGES = ["runtime", "packages", "app"];
+const loadStarted = performance.now();
+const loadTicker = setInterval(() => {
+  $("load-elapsed").textContent = seconds(performance.now() - loadStarted);
+}, 100);
+
+export function onBootStatus(msg) {
+  const index = STAGES.indexOf(msg.stage);
+  if (index < 0) return;
+  $("load-stage").textContent = msg.label || msg.stage;
+  $("load-progress").value = index + 0.2;
+  document.body.dataset.loadStage = msg.stage;
+  for (const li of document.querySelectorAll(".stages li")) {
+    const i = STAGES.indexOf(li.dataset.stage);
+    li.classList.toggle("done", i < index);
+    li.classList.toggle("active", i === index);
+  }
+}
+
+function stageSummary(stages) {
+  if (!stages) return "";
+  const parts = STAGES.filter((s) => typeof stages[s] === "number").map((s) => `${s} ${seconds(stages[s])}`);
+  return parts.length ? ` (${parts.join(" · ")})` : "";
+}
+
+// The worker is ready: the loading screen gives way to the app.
+export function showReady(msg) {
+  clearInterval(loadTicker);
+  $("load-progress").value = STAGES.length;
+  for (const li of document.querySelectorAll(".stages li")) {
+    li.classList.add("done");
+    li.classList.remove("active");
+    const ms = msg.stages?.[li.dataset.stage];
+    if (typeof ms === "number") li.querySelector(".stage-time").textContent = seconds(ms);
+  }
+  $("versions").textContent = `Pyodide ${msg.pyodide} · pyctx_web ${msg.pyctx_web}`;
+  $("load-time").textContent = `ready in ${seconds(msg.elapsed_ms)}`;
+  $("load-time").title = `Loaded in ${seconds(msg.elapsed_ms)}${stageSummary(msg.stages)}`;
+  $("load-time").hidden = false;
+  $("load-elapsed").textContent = `Ready in ${seconds(msg.elapsed_ms)}`;
+  $("loading").hidden = true;
+  $("app").hidden = false;
+}
+
+// The worker could not start: the loading screen says so.
+export function showBootFailed() {
+  document.body.dataset.state = "error";
+  $("load-stage").textContent = "The Python worker could not start.";
+  clearInterval(loadTicker);
+}

@@ -1,0 +1,66 @@
+// A thread's state (idle, running, waiting, done, ...): its sidebar badge, and for the active
+// thread the composer's buttons and the status line.
+
+import { $ } from "./dom.js";
+import { active, app, view } from "./store.js";
+
+// Status stages name the node that has just finished.
+export const STAGE_LABELS = {
+  started: "Reading your request",
+  intake: "Checking what is needed",
+  enrich: "Planning",
+  plan: "Writing the answer",
+  respond: "Finishing",
+};
+
+export const STATE_LABELS = {
+  idle: "",
+  running: "Working",
+  waiting: "Needs your answer",
+  done: "Done",
+  cancelled: "Cancelled",
+  error: "Error",
+  busy: "In another tab",
+  outdated: "Read only",
+};
+
+export function setState(threadId, state) {
+  const v = view(threadId);
+  v.state = state;
+  const li = document.querySelector(`#thread-list li[data-thread-id="${CSS.escape(threadId)}"]`);
+  if (li) {
+    li.dataset.threadState = state;
+    li.querySelector(".thread-state").textContent = STATE_LABELS[state] || "";
+  }
+  if (threadId === app.activeId) renderControls();
+}
+
+function statusText(v) {
+  switch (v.state) {
+    case "running": return `${STAGE_LABELS[v.stage] || v.stage || "Working"}…`;
+    case "waiting": return "Waiting for your answer.";
+    case "done": return "Answered.";
+    case "cancelled": return "Cancelled.";
+    case "error": return "Stopped by an error.";
+    case "busy": return "This chat is running in another tab: it refreshes when that tab is done.";
+    case "outdated": return v.notice || "";
+    default: return "";
+  }
+}
+
+export function renderControls() {
+  const v = active();
+  const state = v.state;
+  $("transcript").dataset.threadState = state;
+  document.body.dataset.threadState = state;
+  const running = state === "running";
+  const waiting = state === "waiting";
+  $("cancel-turn").hidden = !running;
+  $("send").disabled = running || waiting || state === "busy" || state === "outdated";
+  $("chat-input").placeholder = waiting
+    ? "Answer the question above first"
+    : running
+      ? "The assistant is working…"
+      : "Message the assistant";
+  $("turn-status").textContent = statusText(v);
+}

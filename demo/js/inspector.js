@@ -1,0 +1,136 @@
+// The context inspector: what each node, tool and timer callback saw (run, thread, correlation).
+
+import { $, isWide } from "./dom.js";
+import { app, view } from "./store.js";
+
+const MAX_RECORDS_SHOWN = 400;
+
+function shortId(value) {
+  const text = value === null || value === undefined ? "—" : String(value);
+  return text.length > 12 ? `${text.slice(0, 6)}…${text.slice(-4)}` : text;
+}
+
+function idCell(label, value) {
+  const wrap = document.createElement("span");
+  wrap.className = "rec-id";
+  const name = document.createElement("span");
+  name.className = "rec-id-label";
+  name.textContent = label;
+  const code = document.createElement("code");
+  code.textContent = shortId(value);
+  code.title = value === null || value === undefined ? "none" : String(value);
+  wrap.append(name, code);
+  return wrap;
+}
+
+function recordItem({ postedFor, record, source }) {
+  const li = document.createElement("li");
+  const crossing = record.thread_id !== postedFor;
+  li.className = "record";
+  li.dataset.kind = String(record.kind ?? "");
+  li.dataset.name = String(record.name ?? "");
+  li.dataset.threadId = String(record.thread_id ?? "");
+  li.dataset.runId = String(record.run_id ?? "");
+  li.dataset.correlationId = String(record.correlation_id ?? "");
+  li.dataset.postedFor = postedFor;
+  li.dataset.source = source;
+  li.dataset.crossing = String(crossing);
+  const head = document.createElement("div");
+  head.className = "rec-head";
+  const kind = document.createElement("span");
+  kind.className = `rec-kind rec-kind-${String(record.kind ?? "other").replace(/[^a-z]/g, "")}`;
+  kind.textContent = String(record.kind ?? "?");
+  const name = document.createElement("span");
+  name.className = "rec-name";
+  name.textContent = String(record.name ?? "");
+  head.append(kind, name);
+  if (record.step !== undefined && record.step !== null) {
+    const step = document.createElement("span");
+    step.className = "rec-step";
+    step.textContent = `step ${record.step}`;
+    head.append(step);
+  }
+  if (crossing) {
+    const flag = document.createElement("span");
+    flag.className = "rec-flag";
+    flag.textContent = `crossing: posted for ${shortId(postedFor)}`;
+    flag.title = `This record belongs to ${postedFor} but saw ${record.thread_id}`;
+    head.append(flag);
+  }
+  const ids = document.createElement("div");
+  ids.className = "rec-ids";
+  ids.append(
+    idCell("run", record.run_id),
+    idCell("thread", record.thread_id),
+    idCell("corr", record.correlation_id),
+  );
+  li.append(head, ids);
+  return li;
+}
+
+export function renderInspector() {
+  const all = $("inspector-all").checked;
+  const entries = [];
+  if (all) {
+    for (const thread of app.threads) entries.push(...view(thread.id).records);
+  } else if (app.activeId) {
+    entries.push(...view(app.activeId).records);
+  }
+  $("inspector-list").replaceChildren(...entries.slice(-MAX_RECORDS_SHOWN).map(recordItem));
+  renderInspectorSummary();
+}
+
+export function renderInspectorSummary() {
+  let total = 0;
+  let crossings = 0;
+  const scope = $("inspector-all").checked ? app.threads.map((t) => t.id) : [app.activeId];
+  for (const id of scope) {
+    if (!id || !app.views.has(id)) continue;
+    for (const entry of view(id).records) {
+      total += 1;
+      if (entry.record.thread_id !== entry.postedFor) crossings += 1;
+    }
+  }
+  const summary = $("inspector-summary");
+  summary.dataset.records = String(total);
+  summary.dataset.crossings = String(crossings);
+  summary.classList.toggle("has-crossing", crossings > 0);
+  const noun = total === 1 ? "record" : "records";
+  summary.textContent = crossings
+    ? `${total} ${noun} · ${crossings} crossing!`
+    : `${total} ${noun} · no crossing`;
+}
+
+// A record posted live: kept in its thread's view, listed when the inspector shows that thread.
+export function addRecord(threadId, record) {
+  const entry = { postedFor: threadId, record, source: "live" };
+  view(threadId).records.push(entry);
+  if ($("inspector-all").checked || threadId === app.activeId) {
+    const list = $("inspector-list");
+    list.append(recordItem(entry));
+    while (list.childElementCount > MAX_RECORDS_SHOWN) list.firstElementChild.remove();
+    if (!$("inspector").hidden) list.lastElementChild.scrollIntoView({ block: "nearest" });
+  }
+  renderInspectorSummary();
+}
+
+export function setInspectorOpen(open) {
+  $("inspector").hidden = !open;
+  $("toggle-inspector").setAttribute("aria-expanded", String(open));
+  document.body.classList.toggle("inspector-open", open);
+  if (open) renderInspector();
+}
+
+export function initInspector() {
+  $("toggle-inspector").addEventListener("click", () => {
+    const opening = $("inspector").hidden;
+    setInspectorOpen(opening);
+    // Below the wide layout the inspector covers the page: take the focus into it.
+    if (opening && !isWide()) $("close-inspector").focus();
+  });
+  $("close-inspector").addEventListener("click", () => {
+    setInspectorOpen(false);
+    $("toggle-inspector").focus();
+  });
+  $("inspector-all").addEventListener("change", renderInspector);
+}

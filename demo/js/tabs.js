@@ -1,0 +1,54 @@
+// A thread that another tab runs. The worker refused the turn before writing anything: what
+// was sent from here is taken back (its text returns to the message box), the thread shows
+// what is stored, and it refreshes as the other tab's checkpoints arrive and once that tab is
+// done or closed.
+
+import { $ } from "./dom.js";
+import { setState } from "./controls.js";
+import { requestHistory } from "./protocol.js";
+import { app, view } from "./store.js";
+
+// The worker's IndexedDB database; a run of a thread holds the Web Lock
+// "pyctx_web:<database>:<thread id>" and posts its checkpoints and its end on the
+// BroadcastChannel "pyctx_web:<database>" (pyctx_web.graph.checkpoint._tabs).
+const DATABASE = "pyctx-demo";
+
+export function onBusyElsewhere(id) {
+  const v = view(id);
+  if (v.state === "running" && typeof v.sent === "string" && id === app.activeId) {
+    if (!$("chat-input").value) $("chat-input").value = v.sent;
+  }
+  v.sent = null;
+  v.busyElsewhere = true;
+  setState(id, "busy");
+  requestHistory(id);
+  const locks = navigator.locks;
+  // The other tab's lock is freed when its run ends, and also when the tab is closed,
+  // which no message announces: waiting for the lock covers both.
+  if (locks && !v.waitingForLock) {
+    v.waitingForLock = true;
+    locks.request(`pyctx_web:${DATABASE}:${id}`, () => undefined).then(() => {
+      v.waitingForLock = false;
+      freedElsewhere(id);
+    });
+  }
+}
+
+function freedElsewhere(id) {
+  const v = view(id);
+  if (!v.busyElsewhere) return;
+  v.busyElsewhere = false;
+  setState(id, "idle");
+  requestHistory(id);
+}
+
+export function listenToOtherTabs() {
+  if (typeof BroadcastChannel !== "function") return;
+  const news = new BroadcastChannel(`pyctx_web:${DATABASE}`);
+  news.onmessage = (event) => {
+    const id = event.data && event.data.thread_id;
+    if (typeof id !== "string" || !app.views.has(id) || !view(id).busyElsewhere) return;
+    if (event.data.event === "released") freedElsewhere(id);
+    else requestHistory(id);
+  };
+}
