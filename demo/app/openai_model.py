@@ -119,9 +119,13 @@ class OpenAICompatibleModel:
     @classmethod
     def from_settings(cls, config: dict[str, Any], token_delay_ms: float) -> OpenAICompatibleModel:
         """The model the settings panel describes, checked against the page's policy."""
-        for name in ("base_url", "model", "api_key"):
+        for name, label in (
+            ("base_url", "a base URL"),
+            ("model", "a model"),
+            ("api_key", "an API key"),
+        ):
             if not isinstance(config.get(name), str) or not config[name].strip():
-                raise ModelError(f"The OpenAI-compatible model needs a {name.replace('_', ' ')}.")
+                raise ModelError(f"The OpenAI-compatible model needs {label}.")
         policy, origin = page_policy()
         return cls(
             config["base_url"],

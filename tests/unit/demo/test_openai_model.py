@@ -1,0 +1,80 @@
+"""The OpenAI-compatible model's settings, description and request body, on CPython."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from openai_model import OpenAICompatibleModel, page_policy
+from protocol import ModelError
+
+KEY = "sk-test-unit-4kP"
+
+
+def test_the_key_is_in_no_repr_description_or_body() -> None:
+    """repr, describe() and the request body never hold the key."""
+    model = OpenAICompatibleModel("http://127.0.0.1:8080/v1/", " m1 ", f" {KEY} ", 5)
+    assert repr(model) == "OpenAICompatibleModel(base_url='http://127.0.0.1:8080/v1', model='m1')"
+    assert model.describe() == {
+        "kind": "openai",
+        "base_url": "http://127.0.0.1:8080/v1",
+        "model": "m1",
+        "token_delay_ms": 5,
+    }
+    assert model.url == "http://127.0.0.1:8080/v1/chat/completions"
+    body = model.request_body([{"role": "user", "content": "hi"}], [{"type": "function"}])
+    assert json.loads(body) == {
+        "model": "m1",
+        "messages": [{"role": "user", "content": "hi"}],
+        "stream": True,
+        "tools": [{"type": "function"}],
+    }
+    assert KEY not in repr(model) + json.dumps(model.describe()) + body
+
+
+def test_no_tools_means_no_tools_field() -> None:
+    """A request without tools has no tools field (some servers refuse an empty list)."""
+    model = OpenAICompatibleModel("http://127.0.0.1:8080/v1", "m", "")
+    assert "tools" not in json.loads(model.request_body([]))
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"base_url": "ftp://h/v1", "model": "m", "api_key": "k"}, "must start with http://"),
+        ({"base_url": "127.0.0.1:8080", "model": "m", "api_key": "k"}, "must start with http://"),
+        ({"base_url": "http://h/v1", "model": " ", "api_key": "k"}, "needs a model"),
+        ({"base_url": "http://h/v1", "model": "m"}, "needs an API key"),
+        ({"model": "m", "api_key": "k"}, "needs a base URL"),
+    ],
+)
+def test_bad_settings_name_the_field(settings: dict[str, str], message: str) -> None:
+    """from_settings refuses a missing field or a base URL that is not http(s) with ModelError."""
+    with pytest.raises(ModelError, match=message):
+        OpenAICompatibleModel.from_settings(settings, 0)
+
+
+def test_a_policy_that_blocks_the_url_is_refused_with_the_flag() -> None:
+    """A base URL that the given connect-src blocks is refused, naming --api-origin."""
+    policy = "connect-src 'self' http://127.0.0.1:*"
+    with pytest.raises(ModelError, match=r"--api-origin https://api\.example\.com$"):
+        OpenAICompatibleModel(
+            "https://api.example.com/v1",
+            "m",
+            "k",
+            content_security_policy=policy,
+            page_origin="http://127.0.0.1:8000",
+        )
+    allowed = OpenAICompatibleModel(
+        "http://127.0.0.1:9/v1", "m", "k", content_security_policy=policy, page_origin=""
+    )
+    assert allowed.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_outside_pyodide_there_is_no_policy_and_no_fetch() -> None:
+    """On CPython page_policy() finds none, and complete() says the model needs Pyodide."""
+    assert page_policy() == (None, "")
+    model = OpenAICompatibleModel("http://127.0.0.1:9/v1", "m", "k")
+    with pytest.raises(ModelError, match="needs Pyodide"):
+        asyncio.run(model.complete([{"role": "user", "content": "hi"}]))
