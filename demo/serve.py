@@ -90,11 +90,7 @@ def make_handler(
     isolated: bool = False,
     api_origins: Sequence[str] = (),
 ) -> type[http.server.SimpleHTTPRequestHandler]:
-    """A request handler that maps ``/pyodide/`` to ``dist_dir`` and the rest to ``site_dir``.
-
-    With ``isolated``, every response also carries :data:`CROSS_ORIGIN_ISOLATION`.
-    ``api_origins`` are added to the policy's ``connect-src``.
-    """
+    """A handler of ``/pyodide/`` from ``dist_dir`` and the rest from ``site_dir``."""
     policy = content_security_policy(api_origins)
 
     class Handler(http.server.SimpleHTTPRequestHandler):
@@ -155,7 +151,11 @@ def make_server(
     isolated: bool = False,
     api_origins: Sequence[str] = (),
 ) -> http.server.ThreadingHTTPServer:
-    """Bind a server of ``site_dir`` and the distribution; ``OSError`` when the port is taken."""
+    """Bind a server of ``site_dir`` and the distribution; ``OSError`` when the port is taken.
+
+    With ``isolated``, every response also carries :data:`CROSS_ORIGIN_ISOLATION`;
+    ``api_origins`` join the policy's ``connect-src``.
+    """
     handler = make_handler(
         dist_dir.resolve(), site_dir.resolve(), isolated=isolated, api_origins=api_origins
     )

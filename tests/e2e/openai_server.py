@@ -197,7 +197,7 @@ class OpenAIServer:
         self.served: list[Served] = []
         """Every scripted response given, in order."""
         self._stopping = threading.Event()
-        self._server: http.server.ThreadingHTTPServer | None = None
+        self._server: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -234,7 +234,8 @@ class OpenAIServer:
                 raise TimeoutError(f"the response to {item.request.path} did not finish")
         return served
 
-    def _take(self, request: Recorded) -> Served | None:
+    def take(self, request: Recorded) -> Served | None:
+        """Record a POST; the scripted response it gets, ``None`` for another path."""
         with self._lock:
             self.requests.append(request)
             if request.method != "POST" or request.path.split("?", 1)[0] != COMPLETIONS_PATH:
@@ -248,15 +249,14 @@ class OpenAIServer:
             self.served.append(served)
             return served
 
-    def _record(self, method: str, path: str, headers: dict[str, str], body: str) -> None:
+    def record(self, method: str, path: str, headers: dict[str, str], body: str) -> None:
+        """Record a request that takes no scripted response."""
         with self._lock:
             self.requests.append(Recorded(method, path, headers, body, time.monotonic()))
 
     def start(self) -> OpenAIServer:
         """Bind and serve; returns the server."""
-        handler = _make_handler(self)
-        self._server = http.server.ThreadingHTTPServer((self.host, 0), handler)
-        self._server.daemon_threads = True
+        self._server = _HTTPServer(self)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self
@@ -286,85 +286,91 @@ class OpenAIServer:
         return not _peer_closed(connection)
 
 
-def _make_handler(server: OpenAIServer) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Answers as the script of its server's :class:`OpenAIServer` says."""
 
-        def _cors(self) -> None:
-            self.send_header("Access-Control-Allow-Origin", "*")
-            self.send_header("Access-Control-Allow-Methods", "POST, OPTIONS")
-            self.send_header("Access-Control-Allow-Headers", "Authorization, Content-Type")
-            self.send_header("Access-Control-Expose-Headers", "Retry-After")
-            self.send_header("Access-Control-Max-Age", "600")
+    server: _HTTPServer
+    protocol_version = "HTTP/1.1"
 
-        def do_OPTIONS(self) -> None:
-            server._record("OPTIONS", self.path, dict(self.headers.items()), "")
-            self.send_response(204)
-            self._cors()
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+    def _cors(self) -> None:
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Access-Control-Allow-Methods", "POST, OPTIONS")
+        self.send_header("Access-Control-Allow-Headers", "Authorization, Content-Type")
+        self.send_header("Access-Control-Expose-Headers", "Retry-After")
+        self.send_header("Access-Control-Max-Age", "600")
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length).decode("utf-8", "replace")
-            request = Recorded(
-                "POST", self.path, dict(self.headers.items()), body, time.monotonic()
-            )
-            served = server._take(request)
-            if served is None:
-                self._json(error_reply(404, f"Unknown path {self.path}"))
-                return
-            try:
-                self._answer(served)
-            except (BrokenPipeError, ConnectionResetError):
-                served.closed_early = True
-                self.close_connection = True
-            finally:
-                served.finished.set()
+    def do_OPTIONS(self) -> None:
+        self.server.scripted.record("OPTIONS", self.path, dict(self.headers.items()), "")
+        self.send_response(204)
+        self._cors()
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
-        def _answer(self, served: Served) -> None:
-            response = served.response
-            if isinstance(response, Stall):
-                served.closed_early = not server.wait(response.seconds, self.connection)
-                self.close_connection = True
-            elif isinstance(response, JSONResponse):
-                self._json(response)
-            else:
-                served.closed_early = not self._stream(response)
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode("utf-8", "replace")
+        request = Recorded("POST", self.path, dict(self.headers.items()), body, time.monotonic())
+        served = self.server.scripted.take(request)
+        if served is None:
+            self._json(error_reply(404, f"Unknown path {self.path}"))
+            return
+        try:
+            self._answer(served)
+        except (BrokenPipeError, ConnectionResetError):
+            served.closed_early = True
+            self.close_connection = True
+        finally:
+            served.finished.set()
 
-        def _json(self, response: JSONResponse) -> None:
-            data = json.dumps(response.body).encode()
-            self.send_response(response.status)
-            self._cors()
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in response.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+    def _answer(self, served: Served) -> None:
+        response = served.response
+        if isinstance(response, Stall):
+            served.closed_early = not self.server.scripted.wait(response.seconds, self.connection)
+            self.close_connection = True
+        elif isinstance(response, JSONResponse):
+            self._json(response)
+        else:
+            served.closed_early = not self._stream(response)
 
-        def _stream(self, response: Stream) -> bool:
-            """Send the pieces in HTTP chunks; ``False`` if the client went away first."""
-            self.send_response(response.status)
-            self._cors()
-            self.send_header("Content-Type", response.content_type)
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Transfer-Encoding", "chunked")
-            for name, value in response.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            for piece in response.pieces:
-                if isinstance(piece, Pause):
-                    if not server.wait(piece.seconds, self.connection):
-                        self.close_connection = True
-                        return False
-                elif piece:
-                    data = piece.encode()
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-            self.wfile.write(b"0\r\n\r\n")
-            return True
+    def _json(self, response: JSONResponse) -> None:
+        data = json.dumps(response.body).encode()
+        self.send_response(response.status)
+        self._cors()
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+    def _stream(self, response: Stream) -> bool:
+        """Send the pieces in HTTP chunks; ``False`` if the client went away first."""
+        self.send_response(response.status)
+        self._cors()
+        self.send_header("Content-Type", response.content_type)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for piece in response.pieces:
+            if isinstance(piece, Pause):
+                if not self.server.scripted.wait(piece.seconds, self.connection):
+                    self.close_connection = True
+                    return False
+            elif piece:
+                data = piece.encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.write(b"0\r\n\r\n")
+        return True
 
-    return Handler
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _HTTPServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, scripted: OpenAIServer) -> None:
+        self.scripted = scripted
+        super().__init__((scripted.host, 0), _Handler)
