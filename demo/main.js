@@ -5,7 +5,9 @@
 import { onBootStatus, showBootFailed, showReady } from "./js/boot.js";
 import { initCards } from "./js/cards.js";
 import { $, dismissError, isWide, showError } from "./js/dom.js";
+import { initEntries } from "./js/entries.js";
 import * as events from "./js/events.js";
+import { initGraph, loadGraph, onGraph, setGraphOpen } from "./js/graph.js";
 import { initInspector, setInspectorOpen } from "./js/inspector.js";
 import { connect } from "./js/protocol.js";
 import { initSettings, onModel, setModelBadge } from "./js/settings.js";
@@ -14,13 +16,16 @@ import { listenToOtherTabs } from "./js/tabs.js";
 import {
   closeSidebar, createThread, onDeleted, openSidebar, renderThreads, restoreThreads,
 } from "./js/threads.js";
-import { answer, cancelTurn, sendChat, twoChatsAtOnce } from "./js/turns.js";
+import {
+  answer, cancelTurn, decide, editMessage, regenerate, sendChat, switchBranch, twoChatsAtOnce,
+} from "./js/turns.js";
 
 function onReady(msg) {
   app.ready = true;
   showReady(msg);
   setModelBadge({ kind: "offline" });
   restoreThreads();
+  loadGraph();
   if (isWide()) setInspectorOpen(true);
   document.body.dataset.state = "ready";
   $("chat-input").focus();
@@ -35,17 +40,21 @@ connect({
 }, {
   status: events.onStatus,
   token: events.onToken,
+  tool: events.onTool,
   needs_input: events.onNeedsInput,
   done: events.onDone,
   history: events.onHistory,
   inspect: events.onInspect,
   model: onModel,
   deleted: onDeleted,
+  graph: onGraph,
   error: events.makeOnError({ bootFailed: showBootFailed }),
 });
 
-initCards({ answer });
+initCards({ answer, decide });
+initEntries({ edit: editMessage, regenerate, branch: switchBranch });
 initInspector();
+initGraph();
 initSettings();
 listenToOtherTabs();
 
@@ -84,6 +93,9 @@ document.addEventListener("keydown", (event) => {
   if (event.key !== "Escape" || event.defaultPrevented || $("settings").open) return;
   if (closeSidebar()) {
     $("toggle-sidebar").focus();
+  } else if (!$("graph-panel").hidden && $("graph-panel").contains(document.activeElement)) {
+    setGraphOpen(false);
+    $("toggle-graph").focus();
   } else if (!$("inspector").hidden && $("inspector").contains(document.activeElement)) {
     setInspectorOpen(false);
     $("toggle-inspector").focus();

@@ -38,7 +38,7 @@ export function setState(threadId, state) {
 function statusText(v) {
   switch (v.state) {
     case "running": return `${STAGE_LABELS[v.stage] || v.stage || "Working"}…`;
-    case "waiting": return "Waiting for your answer.";
+    case "waiting": return v.pending?.kind === "approval" ? "Waiting for your decision." : "Waiting for your answer.";
     case "done": return "Answered.";
     case "cancelled": return "Cancelled.";
     case "error": return "Stopped by an error.";
@@ -58,7 +58,7 @@ export function renderControls() {
   $("cancel-turn").hidden = !running;
   $("send").disabled = running || waiting || state === "busy" || state === "outdated";
   $("chat-input").placeholder = waiting
-    ? "Answer the question above first"
+    ? v.pending?.kind === "approval" ? "Decide on the action above first" : "Answer the question above first"
     : running
       ? "The assistant is working…"
       : "Message the assistant";

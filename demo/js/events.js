@@ -1,13 +1,19 @@
-// What the worker reports about a thread: status, tokens, questions, answers, history, errors.
+// What the worker reports about a thread: status, tokens, tools, questions and approvals,
+// answers, history, errors. done and needs_input carry the thread's new head: it is kept, and
+// the history from it gives the entries their ids and branches.
 
 import { $, showError } from "./dom.js";
+import { normalizeEntry } from "./entries.js";
 import { renderPending } from "./cards.js";
 import { setState } from "./controls.js";
-import { addRecord, renderInspectorSummary } from "./inspector.js";
-import { app, known, saveThreads, thread, titleFrom, view } from "./store.js";
+import { firstNode, nextNode, renderGraph } from "./graph.js";
+import { addRecord, addRunStart, renderInspectorSummary } from "./inspector.js";
+import { requestHistory } from "./protocol.js";
+import { app, known, saveThreads, setHead, thread, titleFrom, view } from "./store.js";
 import { onBusyElsewhere } from "./tabs.js";
 import { renderActive, renderThreads } from "./threads.js";
-import { appendToken, finishStreaming } from "./transcript.js";
+import { appendEntry, appendToken, finishStreaming } from "./transcript.js";
+import { refused } from "./turns.js";
 
 const threadOf = (msg) => (typeof msg.thread_id === "string" ? msg.thread_id : null);
 
@@ -19,6 +25,11 @@ function leavePending(threadId) {
   if (threadId === app.activeId) renderPending();
 }
 
+function running(id, node) {
+  view(id).runningNode = node;
+  if (id === app.activeId) renderGraph();
+}
+
 export function onStatus(msg) {
   const id = threadOf(msg);
   if (!id) return;
@@ -28,7 +39,20 @@ export function onStatus(msg) {
     v.pending = null;
     if (id === app.activeId) renderPending();
     setState(id, "cancelled");
+    running(id, null);
     return;
+  }
+  if (msg.stage === "running") {
+    if (typeof msg.node === "string") running(id, msg.node);
+    return;
+  }
+  if (msg.stage === "started") {
+    // The run moves the thread on from here: its latest checkpoint is the page's head.
+    setHead(id, null);
+    if ("from_checkpoint" in msg) addRunStart(id, msg);
+    running(id, v.pending?.node ?? v.refusable?.pending?.node ?? firstNode());
+  } else {
+    running(id, nextNode(msg.stage));
   }
   v.stage = msg.stage;
   leavePending(id);
@@ -45,29 +69,50 @@ export function onToken(msg) {
   if (id === app.activeId) appendToken(msg.token);
 }
 
+export function onTool(msg) {
+  const id = threadOf(msg);
+  if (!id) return;
+  const content = typeof msg.content === "string" ? msg.content : typeof msg.result === "string" ? msg.result : "";
+  appendEntry(id, normalizeEntry({ ...msg, id: null, kind: "tool", role: "assistant", content }));
+}
+
 export function onNeedsInput(msg) {
   const id = threadOf(msg);
   if (!id) return;
   const v = view(id);
   finishStreaming(id);
-  v.pending = {
-    question: msg.question,
-    reason: msg.reason,
-    interrupt_id: msg.interrupt_id,
-    choices: msg.choices,
-  };
+  const { type: _type, thread_id: _thread, ...pending } = msg;
+  v.pending = { kind: "question", ...pending };
+  v.refusable = null;
+  v.cardError = null;
+  v.runningNode = null;
   setState(id, "waiting");
-  if (id === app.activeId) renderPending();
+  if (id === app.activeId) {
+    renderPending();
+    renderGraph();
+  }
+  refreshFrom(id, msg.checkpoint_id);
+}
+
+function refreshFrom(id, head) {
+  if (typeof head !== "string" || !head) return;
+  setHead(id, head);
+  requestHistory(id, head);
 }
 
 export function onDone(msg) {
   const id = threadOf(msg);
   if (!id) return;
   finishStreaming(id, typeof msg.text === "string" ? msg.text : undefined);
-  view(id).pending = null;
+  const v = view(id);
+  v.pending = null;
+  v.refusable = null;
+  v.runningNode = null;
   setState(id, "done");
+  refreshFrom(id, msg.checkpoint_id);
   if (id !== app.activeId) return;
   renderPending();
+  renderGraph();
   const focused = document.activeElement;
   if (!focused || focused === document.body || focused.id === "answer-input") $("chat-input").focus();
 }
@@ -85,9 +130,9 @@ function settleHistoryState(v) {
   } else if (v.pending) {
     v.streaming = null;
     v.state = "waiting";
-  } else if (v.state !== "running") {
+  } else {
     const last = v.messages[v.messages.length - 1];
-    if (v.state === "idle" || v.state === "waiting") v.state = last && last.role === "assistant" ? "done" : "idle";
+    if (["idle", "waiting", "done"].includes(v.state)) v.state = last && last.role === "assistant" ? "done" : "idle";
   }
 }
 
@@ -95,15 +140,19 @@ export function onHistory(msg) {
   const id = threadOf(msg);
   if (!id) return;
   const v = view(id);
-  v.messages = (Array.isArray(msg.messages) ? msg.messages : []).map((m) => ({
-    role: String(m?.role ?? "assistant"),
-    content: typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""),
-  }));
-  // A turn running here is newer than any question the history still shows.
-  const running = v.state === "running";
-  v.pending = !running && msg.pending && typeof msg.pending === "object" ? { ...msg.pending } : null;
+  // A turn running here is newer than any history asked for before it started.
+  if (v.state === "running" && !v.busyElsewhere) return;
+  v.messages = (Array.isArray(msg.messages) ? msg.messages : []).map(normalizeEntry);
+  const samePending = v.pending && msg.pending && v.pending.interrupt_id === msg.pending.interrupt_id;
+  v.pending = msg.pending && typeof msg.pending === "object" ? { kind: "question", ...msg.pending } : null;
+  if (!samePending) v.cardError = null;
+  if (typeof msg.checkpoint_id === "string" && !v.busyElsewhere) setHead(id, msg.checkpoint_id);
   if (Array.isArray(msg.trace)) {
-    v.records = msg.trace.map((record) => ({ postedFor: id, record, source: "history" }));
+    // Without the history's runs, the run starts seen live stay listed.
+    const runs = Array.isArray(msg.runs)
+      ? msg.runs.map((run) => ({ postedFor: id, run, source: "history" }))
+      : v.records.filter((entry) => entry.run);
+    v.records = [...runs, ...msg.trace.map((record) => ({ postedFor: id, record, source: "history" }))];
   }
   v.notice = typeof msg.notice === "string" ? msg.notice : null;
   settleHistoryState(v);
@@ -129,16 +178,22 @@ export function onInspect(msg) {
 // hooks: {bootFailed()}: called for an error before the worker is ready.
 export function makeOnError(hooks) {
   return (msg) => {
-    if (msg.code === "thread_busy" && typeof msg.thread_id === "string") {
-      onBusyElsewhere(msg.thread_id);
+    const id = threadOf(msg);
+    if (msg.code === "thread_busy" && id) {
+      onBusyElsewhere(id);
+      return;
+    }
+    if (msg.code === "bad_decision" && id && refused(id, msg.message || "That answer was refused.")) {
+      running(id, null);
+      if (id === app.activeId) renderActive();
       return;
     }
     if (!app.ready && !("thread_id" in msg)) hooks.bootFailed();
     showError(msg.message || "Something went wrong.");
-    const id = threadOf(msg);
     if (id && app.views.has(id) && view(id).state === "running") {
       finishStreaming(id, undefined, "stopped");
       setState(id, "error");
+      running(id, null);
     }
   };
 }

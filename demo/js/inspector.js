@@ -23,7 +23,35 @@ function idCell(label, value) {
   return wrap;
 }
 
-function recordItem({ postedFor, record, source }) {
+// Where a run started: the checkpoint it continued from (none: the thread's beginning).
+function runItem({ postedFor, run, source }) {
+  const li = document.createElement("li");
+  li.className = "run-start";
+  li.dataset.postedFor = postedFor;
+  li.dataset.source = source;
+  li.dataset.runId = String(run.run_id ?? "");
+  li.dataset.fromCheckpoint = String(run.from_checkpoint ?? "");
+  const head = document.createElement("div");
+  head.className = "rec-head";
+  const kind = document.createElement("span");
+  kind.className = "rec-kind rec-kind-run";
+  kind.textContent = "run";
+  const text = document.createElement("span");
+  text.className = "rec-name";
+  text.textContent = run.from_checkpoint ? "started from checkpoint" : "started from the beginning";
+  head.append(kind, text);
+  li.append(head);
+  const ids = document.createElement("div");
+  ids.className = "rec-ids";
+  if (run.from_checkpoint) ids.append(idCell("checkpoint", run.from_checkpoint));
+  if (run.run_id) ids.append(idCell("run", run.run_id));
+  if (ids.childElementCount) li.append(ids);
+  return li;
+}
+
+function recordItem(entry) {
+  if (entry.run) return runItem(entry);
+  const { postedFor, record, source } = entry;
   const li = document.createElement("li");
   const crossing = record.thread_id !== postedFor;
   li.className = "record";
@@ -87,6 +115,7 @@ export function renderInspectorSummary() {
   for (const id of scope) {
     if (!id || !app.views.has(id)) continue;
     for (const entry of view(id).records) {
+      if (entry.run) continue;
       total += 1;
       if (entry.record.thread_id !== entry.postedFor) crossings += 1;
     }
@@ -103,7 +132,16 @@ export function renderInspectorSummary() {
 
 // A record posted live: kept in its thread's view, listed when the inspector shows that thread.
 export function addRecord(threadId, record) {
-  const entry = { postedFor: threadId, record, source: "live" };
+  show(threadId, { postedFor: threadId, record, source: "live" });
+}
+
+// A run of the thread started (status "started" with from_checkpoint).
+export function addRunStart(threadId, status) {
+  const run = { run_id: status.run_id ?? null, from_checkpoint: status.from_checkpoint ?? null };
+  show(threadId, { postedFor: threadId, run, source: "live" });
+}
+
+function show(threadId, entry) {
   view(threadId).records.push(entry);
   if ($("inspector-all").checked || threadId === app.activeId) {
     const list = $("inspector-list");

@@ -48,23 +48,38 @@ function applySettings(event) {
     const delay = Number(data.get("token_delay_ms"));
     if (Number.isFinite(delay) && delay > 0) model.token_delay_ms = Math.round(delay);
   }
+  showSettingsError("");
+  $("settings-apply").disabled = true;
   post({ op: "configure_model", model });
-  $("settings").close();
-  $("open-settings").focus();
 }
 
-// The worker's answer to configure_model.
+function showSettingsError(message) {
+  $("settings-error").textContent = message;
+  $("settings-error").hidden = !message;
+}
+
+// The worker's answer to configure_model: the dialog closes once the model is in use, or
+// shows why it is not (a URL the page's policy blocks names the --api-origin flag).
 export function onModel(msg) {
+  $("settings-apply").disabled = false;
   if (msg.ok === false) {
-    showError(msg.message || "The model settings were not accepted.");
+    const message = msg.message || "The model settings were not accepted.";
+    showSettingsError(message);
+    if (!$("settings").open) showError(message);
     return;
   }
+  showSettingsError("");
   setModelBadge(msg);
+  if ($("settings").open) {
+    $("settings").close();
+    $("open-settings").focus();
+  }
 }
 
 export function initSettings() {
   $("open-settings").addEventListener("click", () => {
     syncSettingsFields();
+    $("settings-apply").disabled = false;
     $("settings").showModal();
   });
   $("settings-cancel").addEventListener("click", () => $("settings").close());

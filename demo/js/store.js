@@ -66,10 +66,12 @@ export function headOf(threadId) {
   return thread(threadId)?.head ?? null;
 }
 
+// A new head for a thread; null: its latest checkpoint (a run is moving it on).
 export function setHead(threadId, head) {
   const t = thread(threadId);
-  if (!t || typeof head !== "string" || !head || t.head === head) return;
-  t.head = head;
+  const value = typeof head === "string" && head ? head : null;
+  if (!t || t.head === value) return;
+  t.head = value;
   saveThreads();
 }
 

@@ -1,7 +1,8 @@
 // A thread that another tab runs. The worker refused the turn before writing anything: what
 // was sent from here is taken back (its text returns to the message box), the thread shows
 // what is stored, and it refreshes as the other tab's checkpoints arrive and once that tab is
-// done or closed.
+// done or closed. What another tab runs is the thread's latest checkpoint: the refreshes ask
+// for that, not for this page's head.
 
 import { $ } from "./dom.js";
 import { setState } from "./controls.js";
@@ -21,7 +22,7 @@ export function onBusyElsewhere(id) {
   v.sent = null;
   v.busyElsewhere = true;
   setState(id, "busy");
-  requestHistory(id);
+  requestHistory(id, null);
   const locks = navigator.locks;
   // The other tab's lock is freed when its run ends, and also when the tab is closed,
   // which no message announces: waiting for the lock covers both.
@@ -39,7 +40,7 @@ function freedElsewhere(id) {
   if (!v.busyElsewhere) return;
   v.busyElsewhere = false;
   setState(id, "idle");
-  requestHistory(id);
+  requestHistory(id, null);
 }
 
 export function listenToOtherTabs() {
@@ -49,6 +50,6 @@ export function listenToOtherTabs() {
     const id = event.data && event.data.thread_id;
     if (typeof id !== "string" || !app.views.has(id) || !view(id).busyElsewhere) return;
     if (event.data.event === "released") freedElsewhere(id);
-    else requestHistory(id);
+    else requestHistory(id, null);
   };
 }

@@ -1,22 +1,8 @@
-// The transcript of the active thread: one bubble per message, and the answer being streamed.
+// The transcript of the active thread: its entries, and the answer being streamed.
 
 import { $ } from "./dom.js";
+import { bubble, entryElement } from "./entries.js";
 import { app, view } from "./store.js";
-
-export function bubble(role, text, kind) {
-  const el = document.createElement("div");
-  el.className = `msg msg-${role === "user" ? "user" : role === "assistant" ? "assistant" : "other"}`;
-  if (kind) el.classList.add(`msg-${kind}`);
-  el.dataset.role = role;
-  const who = document.createElement("p");
-  who.className = "msg-role";
-  who.textContent = role === "user" ? "You" : role === "assistant" ? (kind === "question" ? "Assistant asked" : "Assistant") : role;
-  const body = document.createElement("div");
-  body.className = "msg-body";
-  body.textContent = text;
-  el.append(who, body);
-  return el;
-}
 
 export function scrollToEnd() {
   const transcript = $("transcript");
@@ -28,7 +14,7 @@ export function renderTranscript() {
   const transcript = $("transcript");
   transcript.replaceChildren();
   app.streamingEl = null;
-  for (const m of v.messages) transcript.append(bubble(m.role, m.content, m.kind));
+  for (const entry of v.messages) transcript.append(entryElement(entry));
   if (v.streaming !== null) startStreamingBubble(v.streaming);
   if (!v.messages.length && v.streaming === null) {
     const hint = document.createElement("p");
@@ -42,7 +28,7 @@ export function renderTranscript() {
 
 export function startStreamingBubble(text) {
   $("transcript").querySelector(".empty-hint")?.remove();
-  const el = bubble("assistant", text, "streaming");
+  const el = bubble({ role: "assistant", kind: "answer", mark: "streaming", content: text, id: null });
   el.querySelector(".msg-body").setAttribute("aria-busy", "true");
   $("transcript").append(el);
   app.streamingEl = el;
@@ -55,36 +41,54 @@ export function appendToken(token) {
   scrollToEnd();
 }
 
-export function appendMessage(threadId, role, content, kind) {
+// An entry added by this page (what was sent, a tool that ran) before the worker's history.
+export function appendEntry(threadId, entry) {
   const v = view(threadId);
-  v.messages.push({ role, content, kind });
+  v.messages.push(entry);
   if (threadId === app.activeId) {
     $("transcript").querySelector(".empty-hint")?.remove();
-    const el = bubble(role, content, kind);
+    const el = entryElement(entry);
     if (app.streamingEl) app.streamingEl.before(el);
     else $("transcript").append(el);
     scrollToEnd();
   }
 }
 
-export function finishStreaming(threadId, finalText, kind) {
+export function appendMessage(threadId, role, content, kind) {
+  appendEntry(threadId, { id: null, role, content, kind: kind ?? (role === "user" ? "message" : "answer") });
+}
+
+// The streamed answer ends: as the final text (done), or as it stands, marked
+// "cancelled" or "stopped".
+export function finishStreaming(threadId, finalText, mark) {
   const v = view(threadId);
   const text = finalText ?? v.streaming;
   v.streaming = null;
   if (text === null || text === undefined) return;
   if (text === "" && finalText === undefined) return;
-  v.messages.push({ role: "assistant", content: text, kind });
+  const entry = { id: null, role: "assistant", kind: "answer", content: text };
+  if (mark) entry.mark = mark;
+  v.messages.push(entry);
   if (threadId !== app.activeId) return;
   if (app.streamingEl) {
     const el = app.streamingEl;
     app.streamingEl = null;
     el.classList.remove("msg-streaming");
-    if (kind) el.classList.add(`msg-${kind}`);
+    if (mark) el.classList.add(`msg-${mark}`);
     const body = el.querySelector(".msg-body");
     body.textContent = text;
     body.setAttribute("aria-busy", "false");
   } else {
-    $("transcript").append(bubble("assistant", text, kind));
+    $("transcript").append(entryElement(entry));
   }
   scrollToEnd();
+}
+
+// Drops the entries from `entry` on (an edit or a regeneration replaces them).
+export function truncateAt(threadId, entry) {
+  const v = view(threadId);
+  const index = v.messages.indexOf(entry);
+  if (index >= 0) v.messages.length = index;
+  v.streaming = null;
+  if (threadId === app.activeId) renderTranscript();
 }

@@ -1,15 +1,25 @@
-// What the person starts: a new message, an answer to a question, cancel, two chats at once.
+// What the person starts: a new message, an answer to a question, decisions on an approval,
+// an edited message, a regenerated answer, another branch, cancel, two chats at once. Every
+// turn names the thread's head checkpoint, the one the page shows.
 
 import { $ } from "./dom.js";
 import { renderPending } from "./cards.js";
 import { setState } from "./controls.js";
-import { post, sendTo } from "./protocol.js";
-import { app, setTitle, thread, titleFrom, view } from "./store.js";
+import { post, requestHistory, sendTo } from "./protocol.js";
+import { app, setHead, setTitle, thread, titleFrom, view } from "./store.js";
 import { createThread, renderThreads, switchTo } from "./threads.js";
-import { appendMessage } from "./transcript.js";
+import { appendMessage, truncateAt } from "./transcript.js";
 
 const TWO_CHATS = ["help me with email", "help me with a meeting"];
 const CLOSED = ["running", "waiting", "busy", "outdated"];
+
+function start(id, message) {
+  const v = view(id);
+  v.stage = "started";
+  v.cardError = null;
+  setState(id, "running");
+  sendTo(id, message, { head: true });
+}
 
 export function sendChat(text) {
   if (!app.ready || !text.trim()) return;
@@ -21,26 +31,87 @@ export function sendChat(text) {
   $("thread-title").textContent = thread(id)?.title ?? "New chat";
   v.sent = text;
   appendMessage(id, "user", text);
-  v.stage = "started";
-  setState(id, "running");
-  sendTo(id, { type: "chat", text }, { head: true });
+  start(id, { type: "chat", text });
+}
+
+// What to put back if the worker refuses the answer (error code bad_decision).
+function keepForRefusal(v) {
+  v.refusable = { pending: v.pending, length: v.messages.length };
 }
 
 export function answer(text) {
   const id = app.activeId;
   const v = view(id);
-  if (!v.pending || !text.trim()) return;
+  if (!v.pending || v.pending.kind === "approval" || !text.trim()) return;
   const { question, interrupt_id: interruptId } = v.pending;
   const message = { type: "resume_chat", resume_value: text };
   if (interruptId !== undefined && interruptId !== null) message.interrupt_id = interruptId;
+  keepForRefusal(v);
   v.pending = null;
   renderPending();
   if (question) appendMessage(id, "assistant", question, "question");
-  appendMessage(id, "user", text);
-  v.stage = "started";
-  setState(id, "running");
-  sendTo(id, message, { head: true });
+  appendMessage(id, "user", text, "reply");
+  start(id, message);
   $("chat-input").focus();
+}
+
+export function decide(decisions) {
+  const id = app.activeId;
+  const v = view(id);
+  if (!v.pending || v.pending.kind !== "approval") return;
+  const message = { type: "resume_chat", interrupt_id: v.pending.interrupt_id, decisions };
+  keepForRefusal(v);
+  v.pending = null;
+  renderPending();
+  start(id, message);
+  $("chat-input").focus();
+}
+
+// The worker refused the answer or the decisions: the card comes back with its message.
+export function refused(id, message) {
+  const v = view(id);
+  if (!v.refusable) return false;
+  v.messages.length = Math.min(v.messages.length, v.refusable.length);
+  v.pending = v.refusable.pending;
+  v.refusable = null;
+  v.streaming = null;
+  v.cardError = message;
+  setState(id, "waiting");
+  return true;
+}
+
+const editable = (v) => !["running", "busy", "outdated"].includes(v.state);
+
+export function editMessage(entry, text) {
+  const id = app.activeId;
+  const v = view(id);
+  if (!editable(v) || !entry.id || !text.trim()) return;
+  v.pending = null;
+  v.refusable = null;
+  renderPending();
+  truncateAt(id, entry);
+  appendMessage(id, "user", text, entry.kind);
+  start(id, { type: "edit", message_id: entry.id, text });
+}
+
+export function regenerate(entry) {
+  const id = app.activeId;
+  const v = view(id);
+  if (!editable(v) || !entry.id) return;
+  v.pending = null;
+  v.refusable = null;
+  renderPending();
+  truncateAt(id, entry);
+  start(id, { type: "regenerate", message_id: entry.id });
+}
+
+// Shows another branch: its head becomes the thread's (kept across reloads).
+export function switchBranch(head) {
+  const id = app.activeId;
+  const v = view(id);
+  if (typeof head !== "string" || !editable(v)) return;
+  setHead(id, head);
+  requestHistory(id, head);
 }
 
 export function cancelTurn() {
@@ -56,7 +127,7 @@ export function twoChatsAtOnce() {
   const first = createThread(titleFrom(TWO_CHATS[0]), { activate: false });
   const ids = [first.id, second.id];
   ids.forEach((id, i) => {
-    view(id).messages.push({ role: "user", content: TWO_CHATS[i] });
+    view(id).messages.push({ id: null, role: "user", kind: "message", content: TWO_CHATS[i] });
     view(id).stage = "started";
     view(id).state = "running";
   });

@@ -1,0 +1,168 @@
+// The graph view: the assistant's graph ({op: "graph"} -> {type: "graph", nodes, edges}) as
+// an inline SVG, nodes ranked by their longest path from the start, the node running now and
+// the node that asked marked by outline and named in a text legend.
+
+import { $, isWide, make } from "./dom.js";
+import { post } from "./protocol.js";
+import { active } from "./store.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const NODE_W = 128;
+const NODE_H = 32;
+const GAP_X = 24;
+const GAP_Y = 30;
+const PAD = 14;
+
+const graph = { nodes: null, edges: [], requested: false };
+
+function svg(tag, attributes = {}, text) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, String(value));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+// Longest-path ranks; an edge back to a node already on the path (a loop) is left out.
+function ranks(nodes, edges) {
+  const out = new Map(nodes.map((n) => [n.id, []]));
+  for (const e of edges) out.get(e.source)?.push(e.target);
+  const rank = new Map();
+  const visiting = new Set();
+  const depth = (id) => {
+    if (rank.has(id)) return rank.get(id);
+    visiting.add(id);
+    let best = 0;
+    for (const e of edges) {
+      if (e.target === id && !visiting.has(e.source) && out.has(e.source)) best = Math.max(best, depth(e.source) + 1);
+    }
+    visiting.delete(id);
+    rank.set(id, best);
+    return best;
+  };
+  for (const n of nodes) depth(n.id);
+  return rank;
+}
+
+function layout(nodes, edges) {
+  const rank = ranks(nodes, edges);
+  const rows = [];
+  for (const n of nodes) (rows[rank.get(n.id)] ??= []).push(n.id);
+  const widest = Math.max(1, ...rows.map((r) => r?.length ?? 0));
+  const width = PAD * 2 + widest * NODE_W + (widest - 1) * GAP_X;
+  const place = new Map();
+  rows.forEach((row, r) => {
+    const rowWidth = row.length * NODE_W + (row.length - 1) * GAP_X;
+    row.forEach((id, i) => {
+      place.set(id, { x: (width - rowWidth) / 2 + i * (NODE_W + GAP_X), y: PAD + r * (NODE_H + GAP_Y) });
+    });
+  });
+  return { place, rank, width, height: PAD * 2 + rows.length * NODE_H + (rows.length - 1) * GAP_Y };
+}
+
+function edgePath(from, to, back) {
+  const x1 = from.x + NODE_W / 2;
+  const x2 = to.x + NODE_W / 2;
+  if (!back) return `M ${x1} ${from.y + NODE_H} L ${x2} ${to.y}`;
+  // A loop goes back up along the right side.
+  const side = Math.max(from.x, to.x) + NODE_W;
+  return `M ${from.x + NODE_W} ${from.y + NODE_H / 2} C ${side + 30} ${from.y}, ${side + 30} ${to.y + NODE_H}, ${to.x + NODE_W} ${to.y + NODE_H / 2}`;
+}
+
+function draw(marks) {
+  const { nodes, edges } = graph;
+  const { place, rank, width, height } = layout(nodes, edges);
+  const names = nodes.map((n) => n.name ?? n.id);
+  const root = svg("svg", {
+    viewBox: `0 0 ${width + 40} ${height}`, width: width + 40, height, role: "img", class: "graph-svg",
+    "aria-label": `Assistant graph: ${names.join(", ")}`,
+  });
+  const defs = svg("defs");
+  const marker = svg("marker", { id: "graph-arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+  marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "graph-arrowhead" }));
+  defs.append(marker);
+  root.append(defs);
+  for (const e of edges) {
+    const from = place.get(e.source);
+    const to = place.get(e.target);
+    if (!from || !to) continue;
+    const back = rank.get(e.target) <= rank.get(e.source);
+    root.append(svg("path", {
+      d: edgePath(from, to, back), class: `graph-edge${e.conditional ? " graph-edge-conditional" : ""}`,
+      "marker-end": "url(#graph-arrow)", "data-source": e.source, "data-target": e.target,
+    }));
+  }
+  for (const n of nodes) {
+    const at = place.get(n.id);
+    const state = n.id === marks.asking ? "asking" : n.id === marks.running ? "running" : "idle";
+    const terminal = n.id.startsWith("__") && n.id.endsWith("__");
+    const g = svg("g", { class: `graph-node${terminal ? " graph-terminal" : ""}`, "data-node": n.id, "data-state": state });
+    g.append(svg("rect", { x: at.x, y: at.y, width: NODE_W, height: NODE_H, rx: terminal ? NODE_H / 2 : 6 }));
+    const prefix = state === "running" ? "▶ " : state === "asking" ? "? " : "";
+    g.append(svg("text", { x: at.x + NODE_W / 2, y: at.y + NODE_H / 2, "text-anchor": "middle", "dominant-baseline": "central" }, prefix + (n.name ?? n.id)));
+    root.append(g);
+  }
+  return root;
+}
+
+// The node that runs after `node` finished, when the graph says so unambiguously.
+export function nextNode(node) {
+  const targets = graph.edges.filter((e) => e.source === node).map((e) => e.target);
+  return targets.length === 1 && !targets[0].startsWith("__") ? targets[0] : null;
+}
+
+export const firstNode = () => nextNode("__start__");
+
+export function renderGraph() {
+  if ($("graph-panel").hidden) return;
+  const v = active();
+  const asking = v.state === "waiting" && v.pending ? v.pending.node ?? null : null;
+  const running = v.state === "running" ? v.runningNode ?? null : null;
+  const legend = $("graph-legend");
+  legend.dataset.running = running ?? "";
+  legend.dataset.asking = asking ?? "";
+  if (asking) legend.textContent = `Waiting for you: ${asking} asked (marked “?”).`;
+  else if (running) legend.textContent = `Running now: ${running} (marked “▶”).`;
+  else legend.textContent = "Nothing is running.";
+  if (!graph.nodes) {
+    $("graph-view").replaceChildren(make("p", "graph-empty", "Loading the graph…"));
+    return;
+  }
+  $("graph-view").replaceChildren(draw({ asking, running }));
+}
+
+export function onGraph(msg) {
+  graph.nodes = (Array.isArray(msg.nodes) ? msg.nodes : [])
+    .filter((n) => n && typeof n.id === "string")
+    .map((n) => ({ id: n.id, name: typeof n.name === "string" ? n.name : n.id }));
+  graph.edges = (Array.isArray(msg.edges) ? msg.edges : [])
+    .filter((e) => e && typeof e.source === "string" && typeof e.target === "string")
+    .map((e) => ({ source: e.source, target: e.target, conditional: e.conditional === true }));
+  renderGraph();
+}
+
+// Asks the worker for the graph, once.
+export function loadGraph() {
+  if (graph.requested) return;
+  graph.requested = true;
+  post({ op: "graph" });
+}
+
+export function setGraphOpen(open) {
+  $("graph-panel").hidden = !open;
+  $("toggle-graph").setAttribute("aria-expanded", String(open));
+  document.body.classList.toggle("graph-open", open);
+  if (open) loadGraph();
+  renderGraph();
+}
+
+export function initGraph() {
+  $("toggle-graph").addEventListener("click", () => {
+    const opening = $("graph-panel").hidden;
+    setGraphOpen(opening);
+    if (opening && !isWide()) $("close-graph").focus();
+  });
+  $("close-graph").addEventListener("click", () => {
+    setGraphOpen(false);
+    $("toggle-graph").focus();
+  });
+}

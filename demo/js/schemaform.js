@@ -1,0 +1,223 @@
+// A form generated from a JSON Schema object, filled with a tool call's arguments and checked
+// in the page before anything is sent: required fields, types, enum, lengths, ranges, patterns.
+// Each field has a bound label (naming it required), its description and its own error line.
+
+import { make } from "./dom.js";
+
+const LONG_TEXT = /^(body|text|content|message|description|notes?)$/i;
+
+const typeOf = (schema) => (Array.isArray(schema?.type) ? schema.type.find((t) => t !== "null") : schema?.type);
+const isStringList = (schema) =>
+  typeOf(schema) === "array" && ["string", undefined].includes(typeOf(schema.items ?? {})) && !schema.items?.properties;
+
+let formCount = 0;
+
+function describe(schema) {
+  const notes = [];
+  if (typeof schema.description === "string") notes.push(schema.description);
+  if (isStringList(schema)) notes.push("One per line.");
+  if (typeOf(schema) === "object" && !schema.properties) notes.push("As JSON.");
+  return notes.join(" ");
+}
+
+function labelFor(id, name, required) {
+  const label = make("label", "field-label", name);
+  label.htmlFor = id;
+  if (required) label.append(" ", make("span", "field-required", "(required)"));
+  return label;
+}
+
+function control(id, schema, value) {
+  const type = typeOf(schema);
+  let input;
+  if (Array.isArray(schema.enum)) {
+    input = make("select");
+    if (value === undefined) input.append(new Option("Choose…", ""));
+    for (const option of schema.enum) input.append(new Option(String(option), JSON.stringify(option)));
+    if (value !== undefined) input.value = JSON.stringify(value);
+  } else if (type === "boolean") {
+    input = make("input");
+    input.type = "checkbox";
+    input.checked = value === true;
+  } else if (type === "integer" || type === "number") {
+    input = make("input");
+    input.type = "number";
+    input.step = type === "integer" ? "1" : "any";
+    if (typeof schema.minimum === "number") input.min = String(schema.minimum);
+    if (typeof schema.maximum === "number") input.max = String(schema.maximum);
+    input.value = typeof value === "number" ? String(value) : "";
+  } else if (isStringList(schema)) {
+    input = make("textarea");
+    input.rows = 3;
+    input.value = Array.isArray(value) ? value.map(String).join("\n") : "";
+  } else if (type === "string") {
+    const long = (typeof value === "string" && value.includes("\n")) || (schema.maxLength ?? 0) > 200;
+    input = make(long || LONG_TEXT.test(id.split("-").pop()) ? "textarea" : "input");
+    if (input.tagName === "TEXTAREA") input.rows = 4;
+    else input.type = "text";
+    input.value = typeof value === "string" ? value : "";
+  } else {
+    input = make("textarea", "json-field");
+    input.rows = 4;
+    input.spellcheck = false;
+    input.value = value === undefined ? "" : JSON.stringify(value, null, 2);
+  }
+  input.id = id;
+  input.name = id;
+  return input;
+}
+
+// A field for one property: {element, read() -> {value, present, error}}.
+function field(id, name, schema, value, required) {
+  if (typeOf(schema) === "object" && schema.properties) {
+    const nested = objectFields(id, schema, value ?? {}, name);
+    return { element: nested.element, read: () => nested.read() };
+  }
+  const wrap = make("div", "form-field");
+  wrap.dataset.field = name;
+  const input = control(id, schema, value);
+  const help = describe(schema);
+  const helpEl = make("p", "field-help", help);
+  helpEl.id = `${id}-help`;
+  const error = make("p", "field-error");
+  error.id = `${id}-error`;
+  error.hidden = true;
+  input.setAttribute("aria-describedby", help ? `${helpEl.id} ${error.id}` : error.id);
+  if (required) input.setAttribute("aria-required", "true");
+  if (input.type === "checkbox") {
+    const label = labelFor(id, name, false);
+    label.prepend(input, " ");
+    label.classList.add("checkbox");
+    wrap.append(label);
+  } else {
+    wrap.append(labelFor(id, name, required), input);
+  }
+  if (help) wrap.append(helpEl);
+  wrap.append(error);
+  const read = () => {
+    const result = parse(input, schema, required, name);
+    error.textContent = result.error ?? "";
+    error.hidden = !result.error;
+    if (result.error) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+    return result;
+  };
+  return { element: wrap, read, input };
+}
+
+function parse(input, schema, required, name) {
+  const type = typeOf(schema);
+  const raw = input.value;
+  let value;
+  if (Array.isArray(schema.enum)) {
+    if (raw === "") return required ? { error: `Choose a value for ${name}.` } : { present: false };
+    value = JSON.parse(raw);
+  } else if (type === "boolean") {
+    return { present: true, value: input.checked };
+  } else if (type === "integer" || type === "number") {
+    if (raw.trim() === "") return required ? { error: `${name} is required.` } : { present: false };
+    value = Number(raw);
+    if (!Number.isFinite(value)) return { error: `${name} must be a number.` };
+    if (type === "integer" && !Number.isInteger(value)) return { error: `${name} must be a whole number.` };
+  } else if (isStringList(schema)) {
+    value = raw.split("\n").map((line) => line.trim()).filter(Boolean);
+    if (!value.length && required) return { error: `${name} needs at least one entry.` };
+    if (!value.length && !required) return { present: false };
+  } else if (type === "string") {
+    if (raw.trim() === "" && required) return { error: `${name} is required.` };
+    if (raw === "" && !required) return { present: false };
+    value = raw;
+  } else {
+    if (raw.trim() === "") return required ? { error: `${name} is required.` } : { present: false };
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return { error: `${name} must be valid JSON.` };
+    }
+  }
+  const problem = check(value, schema, name);
+  return problem ? { error: problem } : { present: true, value };
+}
+
+// The constraints a person can fix in the field; the worker checks the full schema again.
+function check(value, schema, name) {
+  if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) {
+    return `${name} must be one of: ${schema.enum.join(", ")}.`;
+  }
+  if (typeof value === "string") {
+    if (typeof schema.minLength === "number" && value.length < schema.minLength) {
+      return `${name} needs at least ${schema.minLength} characters.`;
+    }
+    if (typeof schema.maxLength === "number" && value.length > schema.maxLength) {
+      return `${name} takes at most ${schema.maxLength} characters.`;
+    }
+    if (typeof schema.pattern === "string") {
+      try {
+        if (!new RegExp(schema.pattern, "u").test(value)) return `${name} does not have the expected form.`;
+      } catch {
+        // A pattern the browser cannot read is left to the worker.
+      }
+    }
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum) return `${name} must be at least ${schema.minimum}.`;
+    if (typeof schema.maximum === "number" && value > schema.maximum) return `${name} must be at most ${schema.maximum}.`;
+  }
+  if (Array.isArray(value)) {
+    if (typeof schema.minItems === "number" && value.length < schema.minItems) {
+      return `${name} needs at least ${schema.minItems} entries.`;
+    }
+    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) {
+      return `${name} takes at most ${schema.maxItems} entries.`;
+    }
+    for (const item of value) {
+      const problem = schema.items ? check(item, schema.items, `Each entry of ${name}`) : null;
+      if (problem) return problem;
+    }
+  }
+  return null;
+}
+
+function objectFields(prefix, schema, values, legend) {
+  const box = make(legend ? "fieldset" : "div", legend ? "form-fieldset" : "form-fields");
+  if (legend) box.append(make("legend", null, legend));
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  const fields = Object.entries(schema.properties ?? {}).map(([name, sub]) => {
+    const f = field(`${prefix}-${name}`, name, sub ?? {}, values[name], required.has(name));
+    box.append(f.element);
+    return [name, f];
+  });
+  const read = () => {
+    const value = {};
+    let error = null;
+    for (const [name, f] of fields) {
+      const result = f.read();
+      if (result.error) error ??= result.error;
+      else if (result.present) value[name] = result.value;
+      else if (name in values) value[name] = values[name] === null ? null : emptyOf(values[name]);
+    }
+    return error ? { error } : { present: true, value };
+  };
+  return { element: box, read };
+}
+
+const emptyOf = (value) => (Array.isArray(value) ? [] : typeof value === "string" ? "" : value);
+
+// A form for `arguments` under `schema` (an object schema; without properties, one JSON field).
+// read() -> {ok: true, value} or {ok: false, error} after marking every field's problem.
+export function schemaForm(schema, args) {
+  formCount += 1;
+  const prefix = `arg${formCount}`;
+  const values = args && typeof args === "object" ? args : {};
+  const objectSchema = schema && typeof schema === "object" && schema.properties
+    ? schema
+    : { type: "object", properties: { arguments: { type: "object" } }, required: ["arguments"] };
+  const wrapped = objectSchema === schema ? values : { arguments: values };
+  const form = objectFields(prefix, objectSchema, wrapped, null);
+  const read = () => {
+    const result = form.read();
+    if (result.error) return { ok: false, error: result.error };
+    return { ok: true, value: objectSchema === schema ? result.value : result.value.arguments };
+  };
+  return { element: form.element, read };
+}
