@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
 from csp import blocked_message, connect_allowed, origin_of
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "demo"))
-from serve import content_security_policy
+# demo/serve.py is loaded from its file: demo/ on sys.path would make its js/
+# folder importable as the package "js", which pyctx_web takes for Pyodide's.
+_SPEC = importlib.util.spec_from_file_location(
+    "demo_serve", Path(__file__).resolve().parents[3] / "demo" / "serve.py"
+)
+assert _SPEC is not None
+assert _SPEC.loader is not None
+_SERVE = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_SERVE)
+content_security_policy = _SERVE.content_security_policy
 
 PAGE = "http://127.0.0.1:8000"
 
