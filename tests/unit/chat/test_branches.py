@@ -14,6 +14,7 @@ from pyctx_web.chat import ChatSession
 from pyctx_web.graph import END, START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
+from pyctx_web.graph.types import interrupt
 
 Event = dict[str, Any]
 
@@ -176,5 +177,63 @@ def test_bad_edit_and_head_messages_get_one_error_and_store_nothing(
         if expected is not None:
             assert events[0]["message"] == expected
         assert [s.config async for s in session.graph.aget_state_history("t")] == before
+
+    asyncio.run(flow())
+
+
+def asking_session() -> ChatSession:
+    """A session over ``ask -> answer``: ``ask`` interrupts with a question every turn."""
+
+    def ask(state: MessagesState) -> dict[str, Any]:
+        reply = interrupt({"question": f"About {_text(state['messages'][-1])}?"})
+        return {"messages": [{"role": "assistant", "content": f"noted: {reply}"}]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    saver = InMemorySaver()
+    return ChatSession(builder.compile(checkpointer=saver), checkpointer=saver, thread_id="q")
+
+
+def test_answering_a_question_on_an_older_branch_asks_it_there_again_and_answers_it() -> None:
+    """A resume on an older branch's pending head forks and answers it; the newer one still waits."""
+
+    async def flow() -> None:
+        session = asking_session()
+        first = await send(session, {"type": "chat", "text": "one"})
+        assert first[-1]["question"] == "About one?"
+        message_id = (await session.history())["messages"][0]["id"]
+        edited = await send(session, {"type": "edit", "message_id": message_id, "text": "uno"})
+        assert edited[-1]["question"] == "About uno?"
+        old_head = first[-1]["checkpoint_id"]
+        done = await send(
+            session,
+            {"type": "resume_chat", "resume_value": "yes", "checkpoint_id": old_head},
+        )
+        assert done[-1]["type"] == "done"
+        assert done[-1]["text"] == "noted: yes"
+        newer = await session.history(edited[-1]["checkpoint_id"])
+        assert newer["pending"]["question"] == "About uno?"
+        assert texts(await session.history(done[-1]["checkpoint_id"])) == ["one", "noted: yes"]
+
+    asyncio.run(flow())
+
+
+def test_an_answer_of_the_wrong_kind_is_refused() -> None:
+    """Decisions sent for a question get one error naming the form the answer must take."""
+
+    async def flow() -> None:
+        session = asking_session()
+        await send(session, {"type": "chat", "text": "one"})
+        before = await session.history()
+        events = await send(session, {"type": "resume_chat", "decisions": [{"type": "approve"}]})
+        assert events == [
+            {
+                "type": "error",
+                "message": "This is a question: answer it with resume_value, not decisions.",
+            }
+        ]
+        assert await session.history() == before
 
     asyncio.run(flow())

@@ -236,3 +236,18 @@ def test_the_model_and_its_key_are_never_checkpointed(tmp_path: Path) -> None:
     assert b"Daily report" in stored
     assert Keyed.api_key.encode() not in stored
     assert json.dumps(Keyed.api_key).encode() not in stored
+
+
+def test_a_plain_answer_to_an_approval_is_refused(saver: Any) -> None:
+    """An approval answered with resume_value gets one error asking for decisions."""
+    session = session_of(saver, OfflineModel(token_delay_ms=0))
+
+    async def flow() -> None:
+        card = await approval_for(session, "send the daily report to my team")
+        events = await send(session, {"type": "resume_chat", "resume_value": "yes"})
+        assert events == [
+            {"type": "error", "message": "This is an approval: answer it with decisions."}
+        ]
+        assert (await session.history())["pending"]["interrupt_id"] == card["interrupt_id"]
+
+    run(flow)
