@@ -196,8 +196,8 @@ def asking_session() -> ChatSession:
     return ChatSession(builder.compile(checkpointer=saver), checkpointer=saver, thread_id="q")
 
 
-def test_answering_a_question_on_an_older_branch_asks_it_there_again_and_answers_it() -> None:
-    """A resume on an older branch's pending head forks and answers it; the newer one still waits."""
+def test_answering_a_question_on_an_older_branch_asks_it_there_again() -> None:
+    """A resume on an older branch's pending head forks and answers it; the newer still waits."""
 
     async def flow() -> None:
         session = asking_session()
