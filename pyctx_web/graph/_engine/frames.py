@@ -162,6 +162,8 @@ class TaskFrame:
     """``(task name, result)`` of the finished ``@task`` calls, by call position."""
     task_calls: int = 0
     """``@task`` calls made so far, over all attempts."""
+    asked: Interrupt | None = None
+    """The last question the task asked, as its checkpoint holds it (``None`` if none)."""
 
     def reset(self) -> None:
         """Start a new attempt: ``interrupt()`` calls count from the first again.

@@ -255,6 +255,7 @@ class Engine(Store, NodeCalls):
         async def one(task: TaskSpec) -> Exception | None:
             rec = pending.record(task.id)
             frame = TaskFrame(self.run, task, list(rec.answers), checkpoint_id=cp.id)
+            frame.asked = rec.interrupt
             if rec.task_results:
                 frame.task_results.update(rec.task_results)
             # gather() gives this coroutine a task, hence a context, of its own.
@@ -314,6 +315,8 @@ class Engine(Store, NodeCalls):
         save_each: bool,
     ) -> Exception | None:
         """Record how ``task`` ended and save it; return the error of an unsaveable result."""
+        if pending.refuses(task.id, out.error):
+            return out.error  # a refused resume writes nothing: the question still waits
         kind = "result" if out.result is not None else "interrupt" if out.interrupt else "error"
         if out.result is not None:
             rec.result = out.result

@@ -21,7 +21,7 @@ from typing import Any, Final
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
-from pyctx_web.graph.errors import CorruptCheckpointError
+from pyctx_web.graph.errors import CorruptCheckpointError, ResumeError
 
 __all__ = [
     "NO_ARG",
@@ -201,6 +201,14 @@ class Pending:
         if rec is None:
             rec = self.tasks[task_id] = TaskRecord()
         return rec
+
+    def refuses(self, task_id: str, error: Exception | None) -> bool:
+        """Whether ``error`` refuses the answers ``task_id`` was given by this run.
+
+        A node that raises :class:`ResumeError` on the answers of a resume (a
+        malformed decision) refuses the resume: nothing of that attempt is written.
+        """
+        return isinstance(error, ResumeError) and task_id in self.unsaved_answers
 
     def waiting(self, tasks: Sequence[TaskSpec]) -> list[Interrupt]:
         """Unanswered questions, in task order."""

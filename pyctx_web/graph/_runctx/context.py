@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 
 from pyctx_web.errors import (
     ArgumentTypeError,
@@ -24,7 +24,7 @@ from pyctx_web.errors import (
 )
 from pyctx_web.execution import ExecutionContext
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_run, current_task
-from pyctx_web.graph._runctx.log import Message, RunLog, RunOutcome, RunState
+from pyctx_web.graph._runctx.log import Message, RunLog, RunOutcome, RunState, ToolResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,12 +35,16 @@ __all__ = [
     "Hooks",
     "RunContext",
     "RunServices",
+    "ToolCallSpec",
     "get_run_context",
     "merge_data",
     "require_run_context",
 ]
 
 TData = TypeVar("TData")
+
+ToolCallSpec: TypeAlias = "Mapping[str, Any] | tuple[str, Mapping[str, Any]]"
+"""A tool call for :meth:`RunContext.call_tools`: ``{"name", "arguments", "id"}`` or a tuple."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +100,11 @@ class RunServices(Protocol):
         self, ctx: RunContext[Any], log: RunLog, name: str, args: Mapping[str, Any]
     ) -> Any:
         """Run tool ``name`` for run ``ctx``, recording the call in ``log``."""
+
+    async def call_tools(
+        self, ctx: RunContext[Any], log: RunLog, calls: Iterable[ToolCallSpec]
+    ) -> list[ToolResult]:
+        """Run ``calls`` for run ``ctx`` after their review, recording them in ``log``."""
 
 
 class RunContext(Generic[TData]):
@@ -234,9 +243,33 @@ class RunContext(Generic[TData]):
         (:class:`~pyctx_web.graph.tools.ToolArgumentError` lists each problem),
         tool middleware runs around the call, ``tool:start``/``tool:end`` are
         emitted, and the call is recorded in ``state.tool_calls``. The tool runs
-        in its own copy of the run's context.
+        in its own copy of the run's context. A call that a
+        :class:`~pyctx_web.graph.middleware.HumanInTheLoopMiddleware` reviews is
+        a batch of one (see :meth:`call_tools`): it pauses the node for the
+        reviewer's decision, runs with the edited arguments after an edit, and
+        returns the reject message, without running, after a reject.
         """
         return await self._services.call_tool(self, self._log, name, {} if args is None else args)
+
+    async def call_tools(self, calls: Iterable[ToolCallSpec]) -> list[ToolResult]:
+        """Run the tool calls of one model reply, in order; return a :class:`ToolResult` each.
+
+        A call is ``{"name": ..., "arguments": {...}, "id": ...}`` (``id``
+        optional; ``"args"`` may stand for ``"arguments"``, so a LangChain
+        message's ``tool_calls`` can be passed as they are) or a ``(name,
+        arguments)`` tuple. Every call is checked (known tool, arguments that
+        satisfy its schema) before any runs. The calls that a
+        :class:`~pyctx_web.graph.middleware.HumanInTheLoopMiddleware` reviews
+        are put to the reviewer together, in one ``interrupt()``; the others run
+        without review. Then the calls run one after another, each as
+        :meth:`call_tool` runs it. Each result has the call's ``id``, the tool
+        and ``arguments`` that ran (after an edit), the ``result`` and a
+        ``status``: ``"ran"`` (not reviewed), ``"approved"``, ``"edited"`` or
+        ``"rejected"`` (the tool did not run and ``result`` is the reject
+        message, to be sent to the model as the tool's answer). An error of a
+        tool is raised, after the calls before it have run.
+        """
+        return await self._services.call_tools(self, self._log, calls)
 
     def __repr__(self) -> str:
         return (

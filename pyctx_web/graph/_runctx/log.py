@@ -21,6 +21,7 @@ __all__ = [
     "RunState",
     "StepRecord",
     "ToolCallRecord",
+    "ToolResult",
     "Usage",
 ]
 
@@ -72,6 +73,27 @@ class ToolCallRecord:
     """The node that called it."""
     duration_ms: float
     """How long it ran."""
+    review: str | None = None
+    """``"approved"``, ``"edited"`` or ``"rejected"`` by a reviewer, ``None`` if not reviewed.
+
+    A rejected call did not run: its ``result`` is the reject message.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What became of one tool call of ``ctx.call_tools``, in the order of the calls."""
+
+    name: str
+    """The tool that ran: the one proposed, or the one a reviewer's edit named."""
+    arguments: Mapping[str, Any]
+    """The arguments it ran with (after an edit)."""
+    result: Any
+    """What the tool returned, or the reject message when it was rejected."""
+    status: Literal["ran", "approved", "edited", "rejected"]
+    """``"ran"`` without review; otherwise the reviewer's decision (``"rejected"``: not run)."""
+    id: str | None = None
+    """The call's id as given (a model's tool call id), for the tool message of the reply."""
 
 
 @dataclass(frozen=True, slots=True)

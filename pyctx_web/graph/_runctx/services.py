@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
-from pyctx_web.graph._runctx.context import Hooks, RunContext
-from pyctx_web.graph._runctx.log import RunLog
-from pyctx_web.graph._runctx.tool_calls import call_tool
+from pyctx_web.graph._runctx.context import Hooks, RunContext, ToolCallSpec
+from pyctx_web.graph._runctx.log import RunLog, ToolResult
+from pyctx_web.graph._runctx.tool_calls import call_tool, call_tools
 from pyctx_web.graph.events import EventBus, RunEvent
 from pyctx_web.graph.memory import MemoryProvider
-from pyctx_web.graph.middleware import Middleware
+from pyctx_web.graph.middleware import HumanInTheLoopMiddleware, Middleware
 from pyctx_web.graph.tools import Tool, tool_table
 
 __all__ = ["RunRuntime"]
@@ -63,10 +63,14 @@ class RunRuntime:
                 f"memory must implement MemoryProvider (read, write, clear, entries), "
                 f"not {type(memory).__name__!r}"
             )
+        table = tool_table(tools)
+        for item in middleware:
+            if isinstance(item, HumanInTheLoopMiddleware):
+                item.check_tools(table)
         return cls(
             graph_id=graph_id,
             bus=EventBus(),
-            tools=tool_table(tools),
+            tools=table,
             middleware=tuple(middleware),
             hooks=hooks,
             memory=memory,
@@ -87,3 +91,9 @@ class RunRuntime:
     ) -> Any:
         """See :meth:`RunContext.call_tool`."""
         return await call_tool(self, ctx, log, name, args)
+
+    async def call_tools(
+        self, ctx: RunContext[Any], log: RunLog, calls: Iterable[ToolCallSpec]
+    ) -> list[ToolResult]:
+        """See :meth:`RunContext.call_tools`."""
+        return await call_tools(self, ctx, log, calls)

@@ -1,0 +1,177 @@
+"""HumanInTheLoopMiddleware: its configuration, the calls it reviews, where it applies.
+
+The decisions and refused resumes are in test_human_in_the_loop.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.errors import ResumeError, ToolArgumentError, UnknownToolError
+from pyctx_web.graph.middleware import (
+    HumanInTheLoopMiddleware,
+    Middleware,
+    MiddlewareContext,
+    Next,
+)
+from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.graph.types import Command
+
+from .hitl_graph import EMAIL, MEETING, review_graph
+
+
+@pytest.mark.asyncio
+async def test_description_function_gets_the_call_and_the_run_context() -> None:
+    """A description function (sync or async) makes each request's text from the call and ctx."""
+
+    def sync_text(call: dict[str, Any], ctx: RunContext[Any]) -> str:
+        return f"{ctx.node}: mail {call['arguments']['to']} ({call['id']})"
+
+    async def async_text(call: dict[str, Any], ctx: RunContext[Any]) -> str:
+        return f"meet {call['arguments']['when']}"
+
+    hitl = HumanInTheLoopMiddleware(
+        {
+            "send_email": {"description": sync_text},
+            "schedule_meeting": {"description": async_text, "allowed_decisions": ["reject"]},
+            "lookup": {"description": "Look it up?"},
+        }
+    )
+    app = review_graph(InMemorySaver(), [], hitl)
+    paused = await app.ainvoke({"calls": [EMAIL, MEETING, ("lookup", {})]}, thread_id="t")
+    value = paused["__interrupt__"][0].value
+    assert [r["description"] for r in value["action_requests"]] == [
+        "act: mail ann@example.com (call_1)",
+        "meet friday",
+        "Look it up?",
+    ]
+    assert [c["allowed_decisions"] for c in value["review_configs"]] == [
+        ["approve", "edit", "reject"],
+        ["reject"],
+        ["approve", "edit", "reject"],
+    ]
+
+
+@pytest.mark.asyncio
+async def test_arguments_schema_restricts_edits_on_top_of_the_tool_schema() -> None:
+    """A config's arguments_schema is shown to the reviewer and edited arguments must meet it."""
+    only_ann = {"type": "object", "properties": {"to": {"const": "ann@example.com"}}}
+    hitl = HumanInTheLoopMiddleware({"send_email": {"arguments_schema": only_ann}})
+    app = review_graph(InMemorySaver(), [], hitl)
+    paused = await app.ainvoke({"calls": [EMAIL]}, thread_id="t")
+    assert paused["__interrupt__"][0].value["review_configs"][0]["arguments_schema"] == only_ann
+    edit = {"type": "edit", "edited_action": {"name": "send_email", "arguments": {"to": "b@x"}}}
+    with pytest.raises(ResumeError, match=r"args\.to: "):
+        await app.ainvoke(Command(resume={"decisions": [edit]}), thread_id="t")
+
+
+@pytest.mark.asyncio
+async def test_review_comes_before_tool_before_middleware_which_sees_edited_arguments() -> None:
+    """tool:before middleware listed first still runs after the review, on the edited arguments."""
+    seen: list[dict[str, Any]] = []
+
+    async def spy(mctx: MiddlewareContext[Any], next_: Next) -> None:
+        assert mctx.tool is not None
+        seen.append(dict(mctx.tool.args))
+        await next_()
+
+    ran: list[tuple[str, dict[str, Any]]] = []
+    app = review_graph(InMemorySaver(), ran, extra=[Middleware("spy", "tool:before", spy)])
+    await app.ainvoke({"calls": [EMAIL]}, thread_id="t")
+    assert seen == []
+    edit = {"type": "edit", "edited_action": {"name": "send_email", "arguments": {"to": "b@x"}}}
+    await app.ainvoke(Command(resume={"decisions": [edit]}), thread_id="t")
+    assert seen == [{"to": "b@x"}]
+    assert ran == [("send_email", {"to": "b@x"})]
+
+
+@pytest.mark.asyncio
+async def test_astream_shows_the_interrupt_with_its_value() -> None:
+    """astream's updates carry __interrupt__ with the review request, and resume streams on."""
+    app = review_graph(InMemorySaver(), [])
+    chunks = [c async for c in _astream(app, {"calls": [EMAIL]})]
+    (question,) = chunks[-1]["__interrupt__"]
+    assert question.value["action_requests"][0]["name"] == "send_email"
+    resumed = [c async for c in _astream(app, Command(resume={"decisions": [{"type": "approve"}]}))]
+    assert resumed[-1]["act"]["results"][0]["status"] == "approved"
+
+
+async def _astream(app: CompiledStateGraph, input: Any) -> AsyncIterator[Any]:
+    async for chunk in app.astream(input, thread_id="t", stream_mode="updates"):
+        yield chunk
+
+
+def test_stream_shows_the_interrupt_with_its_value() -> None:
+    """The sync stream yields __interrupt__ with the review request as its value."""
+    app = review_graph(InMemorySaver(), [])
+    chunks = list(app.stream({"calls": [MEETING]}, thread_id="t", stream_mode="updates"))
+    value = chunks[-1]["__interrupt__"][0].value
+    assert value["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
+
+
+BAD_CONFIGS = [
+    pytest.param({"x": "yes"}, ArgumentTypeError, "must be a bool or a dict", id="not-bool-dict"),
+    pytest.param({1: True}, ArgumentTypeError, "must be tool names (str)", id="name-not-str"),
+    pytest.param(
+        {"x": {"allowed_decisions": ["approve", "respond"]}},
+        ArgumentValueError,
+        "must be a non-empty list among 'approve', 'edit', 'reject'",
+        id="unknown-decision",
+    ),
+    pytest.param(
+        {"x": {"when": None}}, ArgumentValueError, "unknown key(s) 'when'", id="unknown-key"
+    ),
+    pytest.param(
+        {"x": {"description": 3}}, ArgumentTypeError, "must be a str or a function", id="desc"
+    ),
+]
+
+
+@pytest.mark.parametrize(("config", "error", "expected"), BAD_CONFIGS)
+def test_bad_configs_are_refused_at_construction(
+    config: Any, error: type[Exception], expected: str
+) -> None:
+    """A config that is not a bool or a well-formed dict is refused naming the problem."""
+    with pytest.raises(error) as refused:
+        HumanInTheLoopMiddleware(config)
+    assert expected in str(refused.value)
+
+
+def test_compile_refuses_a_reviewed_tool_the_graph_lacks() -> None:
+    """compile() names the interrupt_on tools that are not tools of the graph."""
+    hitl = HumanInTheLoopMiddleware({"send_mail": True, "gone": False})
+    with pytest.raises(ArgumentValueError, match="names tool\\(s\\) 'send_mail' that the graph"):
+        review_graph(InMemorySaver(), [], hitl)
+
+
+@pytest.mark.asyncio
+async def test_bad_calls_are_refused_before_any_review() -> None:
+    """Unknown tools, bad arguments and malformed calls raise before the node pauses."""
+    app = review_graph(InMemorySaver(), [])
+    cases: list[tuple[Any, type[Exception]]] = [
+        ([{"name": "nope", "arguments": {}}], UnknownToolError),
+        ([{"name": "send_email", "arguments": {"to": 5}}], ToolArgumentError),
+        ([{"name": "send_email", "arguments": {}, "args": {}}], ArgumentValueError),
+        (["send_email"], ArgumentTypeError),
+    ]
+    for index, (calls, error) in enumerate(cases):
+        with pytest.raises(error):
+            await app.ainvoke({"calls": calls}, thread_id=f"t{index}")
+
+
+@pytest.mark.asyncio
+async def test_a_reviewed_call_outside_a_node_is_refused() -> None:
+    """A reviewed tool called from a run:before middleware raises UsageError: only nodes wait."""
+
+    async def early(mctx: MiddlewareContext[Any], next_: Next) -> None:
+        await mctx.ctx.call_tool("send_email", {"to": "ann@example.com"})
+
+    app = review_graph(InMemorySaver(), [], extra=[Middleware("early", "run:before", early)])
+    with pytest.raises(UsageError, match="only a node can wait for"):
+        await app.ainvoke({"calls": []}, thread_id="t")
