@@ -34,9 +34,9 @@ def tool_lines(page: Any) -> list[dict[str, str]]:
     return lines
 
 
-def branch_position(page: Any, selector: str) -> str:
-    """The "i / n" text of the branch switcher inside the element ``selector`` names."""
-    return str(page.locator(f"{selector} .branch-position").inner_text()).strip()
+def branch_position(entry: Any) -> str:
+    """The "i / n" text of the branch switcher of a transcript entry (a locator)."""
+    return str(entry.locator(".branch-position").inner_text()).strip()
 
 
 def graph_marks(page: Any) -> dict[str, str]:
@@ -45,3 +45,21 @@ def graph_marks(page: Any) -> dict[str, str]:
         "#graph-view g.graph-node", "els => els.map(el => [el.dataset.node, el.dataset.state])"
     )
     return dict(pairs)
+
+
+def worker_graph(page: Any) -> dict[str, Any]:
+    """Ask the worker for the assistant's graph, as the page does, and return the reply."""
+    graph: dict[str, Any] = page.evaluate(
+        """() => new Promise((resolve) => {
+          const worker = window.__demo.worker;
+          const listener = (event) => {
+            if (event.data.type === "graph") {
+              worker.removeEventListener("message", listener);
+              resolve(event.data);
+            }
+          };
+          worker.addEventListener("message", listener);
+          worker.postMessage({op: "graph"});
+        })"""
+    )
+    return graph
