@@ -260,7 +260,7 @@ class HumanInTheLoopMiddleware(Middleware[Any]):
 
     The review comes before the ``tool:before`` middleware of each call,
     whatever this middleware's place in the list; when several are given, the
-    first that names a tool reviews its calls. The tools it names must be tools
+    first that names a tool reviews its calls. The tools it reviews must be tools
     of the graph (checked by ``compile()``). Decisions are emitted as an
     ``"approval"`` event and recorded in ``ctx.state.tool_calls`` (``review``).
 
