@@ -62,8 +62,12 @@ def audited_page(browser: Any) -> Iterator[PageWatch]:
             watch.foreign_requests.append(route.request.url)
             route.abort()
 
+    def console(msg: Any) -> None:
+        if msg.type == "error":
+            watch.console_errors.append(msg.text)
+
     context.route("**/*", route)
-    page.on("console", lambda msg: msg.type == "error" and watch.console_errors.append(msg.text))
+    page.on("console", console)
     page.on("pageerror", lambda error: watch.console_errors.append(str(error)))
     try:
         yield watch
