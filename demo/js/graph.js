@@ -2,11 +2,10 @@
 // an inline SVG, nodes ranked by their longest path from the start, the node running now and
 // the node that asked marked by outline and named in a text legend.
 
-import { $, isWide, make } from "./dom.js";
+import { $, isWide } from "./dom.js";
 import { post } from "./protocol.js";
 import { active } from "./store.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const NODE_W = 128;
 const NODE_H = 32;
 const GAP_X = 24;
@@ -15,8 +14,9 @@ const PAD = 14;
 
 const graph = { nodes: null, edges: [], requested: false };
 
+// The page's <svg> element, parsed from index.html, gives the SVG namespace.
 function svg(tag, attributes = {}, text) {
-  const el = document.createElementNS(SVG, tag);
+  const el = document.createElementNS($("graph-svg").namespaceURI, tag);
   for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, String(value));
   if (text !== undefined) el.textContent = text;
   return el;
@@ -72,10 +72,12 @@ function draw(marks) {
   const { nodes, edges } = graph;
   const { place, rank, width, height } = layout(nodes, edges);
   const names = nodes.map((n) => n.name ?? n.id);
-  const root = svg("svg", {
-    viewBox: `0 0 ${width + 40} ${height}`, width: width + 40, height, role: "img", class: "graph-svg",
-    "aria-label": `Assistant graph: ${names.join(", ")}`,
-  });
+  const root = $("graph-svg");
+  root.replaceChildren();
+  for (const [name, value] of Object.entries({ viewBox: `0 0 ${width + 40} ${height}`, width: width + 40, height })) {
+    root.setAttribute(name, String(value));
+  }
+  root.setAttribute("aria-label", `Assistant graph: ${names.join(", ")}`);
   const defs = svg("defs");
   const marker = svg("marker", { id: "graph-arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
   marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "graph-arrowhead" }));
@@ -123,11 +125,9 @@ export function renderGraph() {
   if (asking) legend.textContent = `Waiting for you: ${asking} asked (marked “?”).`;
   else if (running) legend.textContent = `Running now: ${running} (marked “▶”).`;
   else legend.textContent = "Nothing is running.";
-  if (!graph.nodes) {
-    $("graph-view").replaceChildren(make("p", "graph-empty", "Loading the graph…"));
-    return;
-  }
-  $("graph-view").replaceChildren(draw({ asking, running }));
+  $("graph-empty").hidden = Boolean(graph.nodes);
+  $("graph-svg").toggleAttribute("hidden", !graph.nodes); // an SVG element has no hidden property
+  if (graph.nodes) draw({ asking, running });
 }
 
 export function onGraph(msg) {
