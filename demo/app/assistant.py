@@ -168,7 +168,10 @@ def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
     builder.add_edge("respond", END)
     approval = HumanInTheLoopMiddleware(
         interrupt_on={
-            "send_email": True,
+            "send_email": {
+                "allowed_decisions": ["approve", "edit", "reject"],
+                "description": "An email cannot be called back once it is sent.",
+            },
             "schedule_meeting": {
                 "allowed_decisions": ["approve", "reject"],
                 "description": "Scheduling sends invitations to every attendee.",
