@@ -7,7 +7,7 @@ import { initCards } from "./js/cards.js";
 import { $, dismissError, isWide, showError } from "./js/dom.js";
 import { initEntries } from "./js/entries.js";
 import * as events from "./js/events.js";
-import { initGraph, loadGraph, onGraph, setGraphOpen } from "./js/graph.js";
+import { initGraph, onGraph, setGraphOpen } from "./js/graph.js";
 import { initInspector, setInspectorOpen } from "./js/inspector.js";
 import { connect } from "./js/protocol.js";
 import { initSettings, onModel, setModelBadge } from "./js/settings.js";
@@ -25,7 +25,6 @@ function onReady(msg) {
   showReady(msg);
   setModelBadge({ kind: "offline" });
   restoreThreads();
-  loadGraph();
   if (isWide()) setInspectorOpen(true);
   document.body.dataset.state = "ready";
   $("chat-input").focus();

@@ -140,8 +140,8 @@ export function onGraph(msg) {
   renderGraph();
 }
 
-// Asks the worker for the graph, once.
-export function loadGraph() {
+// Asks the worker for the graph, once, when the view first opens.
+function loadGraph() {
   if (graph.requested) return;
   graph.requested = true;
   post({ op: "graph" });
