@@ -154,10 +154,10 @@ def test_seed_flow_asks_then_streams_an_answer_that_uses_the_reply(
     replies = page.eval_on_selector_all(
         "#needs-input-choices button", "els => els.map(e => e.textContent)"
     )
-    assert "Send daily reports" in replies
+    assert "Draft a reply" in replies
     page.screenshot(path=str(artifacts / "needs_input.png"))
 
-    page.keyboard.type("send daily reports")
+    page.keyboard.type("draft a reply")
     page.keyboard.press("Enter")
     page.wait_for_selector("#transcript .msg-streaming", timeout=TURN_TIMEOUT_MS)
     page.screenshot(path=str(artifacts / "streaming.png"))
@@ -172,9 +172,9 @@ def test_seed_flow_asks_then_streams_an_answer_that_uses_the_reply(
     assert "".join(tokens).strip() == done[0]["text"]
     roles = messages(page)
     assert roles[0] == ("user", "help me with email")
-    assert ("user", "send daily reports") in roles
+    assert ("user", "draft a reply") in roles
     assert roles[-1][0] == "assistant"
-    assert "send daily reports" in roles[-1][1]
+    assert "draft a reply" in roles[-1][1]
     assert page.locator("#needs-input").is_hidden()
     assert page.locator("#thread-list li[data-thread-state=done]").count() == 1
     assert_clean(watched_page)
@@ -201,9 +201,9 @@ def test_reload_while_a_question_is_pending_brings_the_card_back(
     )
     assert messages(page)[0] == ("user", "help me with email")
 
-    answer(page, "send daily reports")
+    answer(page, "draft a reply")
     wait_turn(page, "done")
-    assert "send daily reports" in messages(page)[-1][1]
+    assert "draft a reply" in messages(page)[-1][1]
 
     names = [r["name"] for r in records(page) if r["kind"] == "node"]
     assert names.count("intake") == 1, names
@@ -222,7 +222,7 @@ def test_cancel_during_streaming_stops_the_turn_and_the_thread_goes_on(
     configure_offline(page, 200)
     chat(page, "help me with email")
     wait_turn(page, "waiting")
-    answer(page, "send daily reports")
+    answer(page, "draft a reply")
     page.wait_for_selector("#transcript .msg-streaming", timeout=TURN_TIMEOUT_MS)
     page.click("#cancel-turn")
     wait_turn(page, "cancelled")
@@ -234,7 +234,7 @@ def test_cancel_during_streaming_stops_the_turn_and_the_thread_goes_on(
     chat(page, "help me with a meeting")
     wait_turn(page, "waiting")
     assert page.inner_text("#needs-input-question") == MEETING_QUESTION
-    page.click("#needs-input-choices button:text-is('Schedule a meeting')")
+    page.click("#needs-input-choices button:text-is('Prepare an agenda')")
     wait_turn(page, "done")
     assert messages(page)[-1][0] == "assistant"
     assert_clean(watched_page)
@@ -256,7 +256,7 @@ def test_two_chats_at_once_both_ask_both_finish_and_never_cross(
 
     assert page.evaluate("window.__demo.activeThreadId") == first
     assert page.inner_text("#needs-input-question") == EMAIL_QUESTION
-    answer(page, "send daily reports")
+    answer(page, "draft a reply")
     page.click(f'#thread-list li[data-thread-id="{second}"] .thread-open')
     page.wait_for_selector(f"#needs-input-question:text-is('{MEETING_QUESTION}')")
     answer(page, "prepare an agenda")
@@ -265,7 +265,7 @@ def test_two_chats_at_once_both_ask_both_finish_and_never_cross(
     )
     page.click(f'#thread-list li[data-thread-id="{first}"] .thread-open')
     wait_turn(page, "done")
-    assert "send daily reports" in messages(page)[-1][1]
+    assert "draft a reply" in messages(page)[-1][1]
     page.screenshot(path=str(artifacts / "two_chats_done.png"))
 
     assert page.is_checked("#inspector-all")
@@ -343,7 +343,7 @@ def test_malformed_messages_to_the_worker_get_errors_and_the_page_keeps_working(
 
     chat(page, "help me with email")
     wait_turn(page, "waiting")
-    answer(page, "send daily reports")
+    answer(page, "draft a reply")
     wait_turn(page, "done")
     assert banner.is_hidden()
     assert_clean(watched_page)
@@ -456,7 +456,7 @@ def test_narrow_screen_layout_and_keyboard(
     assert page.locator("#settings").is_hidden()
 
     page.focus("#answer-input")
-    page.keyboard.type("send daily reports")
+    page.keyboard.type("draft a reply")
     page.keyboard.press("Enter")
     wait_turn(page, "done")
     page.screenshot(path=str(artifacts / "narrow_done.png"))

@@ -28,7 +28,7 @@ def test_two_pages_on_one_thread_one_turn_wins_the_other_refreshes(
     chat(first, "help me with email")
     wait_turn(first, "waiting")
     thread_id = first.evaluate("window.__demo.activeThreadId")
-    answer(first, "send daily reports")
+    answer(first, "draft a reply")
     first.wait_for_selector("#transcript .msg-streaming", timeout=TURN_TIMEOUT_MS)
 
     # A second page of the same browser context: same localStorage, same IndexedDB.
@@ -51,7 +51,7 @@ def test_two_pages_on_one_thread_one_turn_wins_the_other_refreshes(
     assert messages(second) == messages(first)
 
     stored = [m["content"] for m in history(second, thread_id)["messages"]]
-    for text in ("help me with email", "send daily reports"):
+    for text in ("help me with email", "draft a reply"):
         assert stored.count(text) == 1, stored
     assert "help me with a meeting" not in stored
     assert errors == []
@@ -67,7 +67,7 @@ def test_a_page_closed_mid_stream_reopens_at_its_last_checkpoint_and_goes_on(
     chat(first, "help me with email")
     wait_turn(first, "waiting")
     thread_id = first.evaluate("window.__demo.activeThreadId")
-    answer(first, "send daily reports")
+    answer(first, "draft a reply")
     first.wait_for_selector("#transcript .msg-streaming", timeout=TURN_TIMEOUT_MS)
     context = first.context
     first.close()
@@ -78,7 +78,7 @@ def test_a_page_closed_mid_stream_reopens_at_its_last_checkpoint_and_goes_on(
     assert again.evaluate("window.__demo.activeThreadId") == thread_id
     before = [m["content"] for m in history(again, thread_id)["messages"]]
     assert before.count("help me with email") == 1, before
-    assert before.count("send daily reports") == 1, before
+    assert before.count("draft a reply") == 1, before
     # The closed page's lock went with it: the thread takes a new turn at once.
     configure_offline(again, 0)
     chat(again, "help me with a meeting")
@@ -86,7 +86,7 @@ def test_a_page_closed_mid_stream_reopens_at_its_last_checkpoint_and_goes_on(
     after = [m["content"] for m in history(again, thread_id)["messages"]]
     assert after[: len(before)] == before
     assert after.count("help me with a meeting") == 1, after
-    assert after.count("send daily reports") == 1, after
+    assert after.count("draft a reply") == 1, after
 
 
 # Fills the origin's quota with a database of its own, in chunks, until a write fails.
@@ -129,7 +129,7 @@ def test_a_full_storage_quota_is_a_clear_error_and_the_thread_survives(
     assert page.evaluate(FILL) > 0
 
     page.evaluate(LISTEN, ["error"])
-    answer(page, "send daily reports " + "x" * 10_000)
+    answer(page, "draft a reply " + "x" * 10_000)
     wait_turn(page, "error")
     [error] = page.evaluate("window.__seen")
     assert "QuotaExceededError" in error["message"], error
@@ -140,11 +140,11 @@ def test_a_full_storage_quota_is_a_clear_error_and_the_thread_survives(
     page.reload()
     page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
     wait_turn(page, "waiting")
-    answer(page, "send daily reports")
+    answer(page, "draft a reply")
     wait_turn(page, "done")
     stored = [m["content"] for m in history(page, thread_id)["messages"]]
-    assert stored.count("send daily reports") == 1, stored
-    assert not [t for t in stored if t.startswith("send daily reports x")], stored
+    assert stored.count("draft a reply") == 1, stored
+    assert not [t for t in stored if t.startswith("draft a reply x")], stored
 
 
 # Adds a state key the assistant does not have to the thread's latest checkpoint, as a
