@@ -107,7 +107,9 @@ export function bubble(entry) {
   el.append(make("p", "msg-role", roleLabel(entry)), body);
   const tools = make("div", "msg-tools");
   if (entry.branch && entry.branch.count > 1) tools.append(branchSwitcher(entry));
-  if (entry.id && (entry.kind === "message" || entry.kind === "reply")) {
+  // A reply is changed by editing the message that led to its question: the answers
+  // of one node run share its checkpoint, so none of them is a fork point of its own.
+  if (entry.id && entry.kind === "message") {
     tools.append(button("Edit", "ghost-button small-button msg-edit", () => openEditor(el, entry)));
   }
   if (entry.id && entry.kind === "answer" && !entry.mark) {

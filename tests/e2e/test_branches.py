@@ -124,7 +124,7 @@ def test_regenerate_an_answer_adds_a_branch_and_a_new_turn_continues_the_one_sho
 def test_every_user_message_can_be_edited_and_every_answer_regenerated(
     watched_page: PageWatch, demo_url: str
 ) -> None:
-    """Messages and replies carry Edit, answers Regenerate, questions and tools neither."""
+    """Messages carry Edit, answers Regenerate, questions, replies and tools neither."""
     page = open_ready(watched_page, demo_url)
     configure_offline(page, 0)
     chat(page, "help me with email")
@@ -140,7 +140,7 @@ def test_every_user_message_can_be_edited_and_every_answer_regenerated(
         " !!el.querySelector('.msg-regenerate')])",
     )
     for kind, edit, regenerate in kinds:
-        assert edit == (kind in ("message", "reply")), kinds
+        assert edit == (kind == "message"), kinds
         assert regenerate == (kind == "answer"), kinds
     assert {kind for kind, _, _ in kinds} >= {"message", "question", "reply", "answer"}
     assert_clean(watched_page)
