@@ -26,21 +26,8 @@ from pyctx_web.execution import (
     with_execution_context,
 )
 
-
-def __getattr__(name: str) -> str:
-    # __version__ is read from the package metadata on first use, not at import: in
-    # Pyodide, importlib.metadata's lookup costs about a third of a second.
-    if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            found = version("pyctx-web")
-        except PackageNotFoundError:  # a source tree that is not installed
-            found = "0+unknown"
-        globals()["__version__"] = found
-        return found
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+__version__ = "0.1.0"
+"""The distribution's version (pyproject.toml reads it from here at build time)."""
 
 __all__ = [
     "IN_BROWSER",
