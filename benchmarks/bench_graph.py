@@ -86,42 +86,60 @@ def _checkpointers(folder: str) -> dict[str, Checkpointer | None]:
 
 async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
     """Measure the graph figures in the current runtime."""
-    rounds = 5 if quick else 11
-    steps = 100 if quick else 300
-    long_run = 1000
-    results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         savers = _checkpointers(folder)
-        for label, saver in savers.items():
+        try:
+            return await step_rows(runtime, savers, quick=quick) + await _growth_rows(
+                runtime, savers, quick=quick
+            )
+        finally:
+            sqlite_saver = savers["SqliteSaver"]
+            if isinstance(sqlite_saver, SqliteSaver):
+                sqlite_saver.close()
+
+
+async def step_rows(
+    runtime: str, savers: dict[str, Checkpointer | None], *, quick: bool
+) -> list[dict[str, Any]]:
+    """A graph step with each of ``savers`` against a plain await of the node."""
+    rounds = 5 if quick else 11
+    steps = 100 if quick else 300
+    results: list[dict[str, Any]] = []
+    for label, saver in savers.items():
+        stamps: list[float] = []
+        graph = _loop_graph(saver, steps, stamps)
+        threaded = saver is not None
+
+        async def graph_run(g: CompiledGraph = graph, threaded: bool = threaded) -> None:
+            await _invoke(g, steps, threaded)
+
+        async def plain_run() -> None:
+            await _plain(steps)
+
+        cmp = await compare_async(graph_run, plain_run, rounds=rounds, units=steps, scale=1e6)
+        # The goal is set for CPython with the in-memory checkpointer only.
+        judged = label == "InMemorySaver" and runtime.startswith("cpython")
+        results.append(_step_row(f"graph step, {label}", runtime, cmp, judged=judged))
+    return results
+
+
+async def _growth_rows(
+    runtime: str, savers: dict[str, Checkpointer | None], *, quick: bool
+) -> list[dict[str, Any]]:
+    long_run = 1000
+    results: list[dict[str, Any]] = []
+    for label in ("InMemorySaver", "SqliteSaver"):
+        saver = savers[label]
+        firsts, lasts = [], []
+        for _ in range(3 if quick else 5):
             stamps: list[float] = []
-            graph = _loop_graph(saver, steps, stamps)
-            threaded = saver is not None
-
-            async def graph_run(g: CompiledGraph = graph, threaded: bool = threaded) -> None:
-                await _invoke(g, steps, threaded)
-
-            async def plain_run() -> None:
-                await _plain(steps)
-
-            cmp = await compare_async(graph_run, plain_run, rounds=rounds, units=steps, scale=1e6)
-            # The goal is set for CPython with the in-memory checkpointer only.
-            judged = label == "InMemorySaver" and runtime.startswith("cpython")
-            results.append(_step_row(f"graph step, {label}", runtime, cmp, judged=judged))
-        for label in ("InMemorySaver", "SqliteSaver"):
-            saver = savers[label]
-            firsts, lasts = [], []
-            for _ in range(3 if quick else 5):
-                stamps = []
-                graph = _loop_graph(saver, long_run, stamps)
-                await graph.ainvoke(
-                    {"n": 0}, thread_id=uuid.uuid4().hex, config={"recursion_limit": long_run + 5}
-                )
-                firsts.append(_window(stamps, first=True))
-                lasts.append(_window(stamps, first=False))
-            results.append(_growth_row(label, runtime, firsts, lasts))
-        sqlite_saver = savers["SqliteSaver"]
-        if isinstance(sqlite_saver, SqliteSaver):
-            sqlite_saver.close()
+            graph = _loop_graph(saver, long_run, stamps)
+            await graph.ainvoke(
+                {"n": 0}, thread_id=uuid.uuid4().hex, config={"recursion_limit": long_run + 5}
+            )
+            firsts.append(_window(stamps, first=True))
+            lasts.append(_window(stamps, first=False))
+        results.append(_growth_row(label, runtime, firsts, lasts))
     return results
 
 

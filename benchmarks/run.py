@@ -29,7 +29,10 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "demo"))
 
+import against  # noqa: E402
+import baseline  # noqa: E402
 import chart  # noqa: E402
+import startup  # noqa: E402
 import stats  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -151,6 +154,10 @@ def run_chromium(dist: Path, quick: bool) -> list[Measured]:
             )
             figures += measured["figures"] + polyfill_reference(page, runtime, quick)
             isolated = bool(page.evaluate("crossOriginIsolated"))
+            names = [path.name for path in dist.iterdir()]
+            figures += startup.stdlib_rows(
+                browser, url, names, runtime, rounds=3 if quick else 9, quick=quick
+            )
         finally:
             browser.close()
     for row in figures:
@@ -287,12 +294,17 @@ def table(figures: list[dict[str, Any]]) -> str:
 
 def measure(quick: bool, dist: Path) -> tuple[list[Measured], list[str]]:
     """Every runtime's measurements, and one line for each runtime that could not be measured."""
+    launch = {"executable_path": CHROMIUM, "args": CHROMIUM_FLAGS}
+    ref = baseline.BASELINE_REF
     steps = [
         ("CPython", lambda: run_cpython(quick)),
         ("CPython with real LangGraph", lambda: run_cpython_langgraph(quick)),
         ("Pyodide in Node", lambda: run_node_pyodide(dist, quick)),
         ("Node's AsyncLocalStorage", lambda: run_node_reference(quick)),
         ("Pyodide in Chromium", lambda: run_chromium(dist, quick)),
+        (f"start-up against {ref}", lambda: against.run_startup(dist, quick, launch)),
+        (f"imports against {ref}", lambda: against.run_imports(dist, quick)),
+        (f"run time against {ref}", lambda: against.run_versus(dist, quick)),
         ("wheel", wheel_size),
     ]
     measured: list[Measured] = []

@@ -9,10 +9,15 @@ const params = new URLSearchParams(location.search);
 
 // Cold start: ?mode=bare loads Pyodide only; ?mode=pyctx-direct also loads the pyctx_web wheel
 // with pyodide.loadPackage and imports it, as the demo does; ?mode=pyctx installs it with
-// micropip instead.
+// micropip instead. ?stdlib=NAME loads the standard library from NAME in the distribution
+// (python_stdlib.zip unless given); window.loadPyodideMs is the time loadPyodide took.
 async function coldStart(mode) {
   const start = performance.now();
-  const pyodide = await loadPyodide({ indexURL: base, packageBaseUrl: base });
+  const stdlib = params.get("stdlib");
+  const config = { indexURL: base, packageBaseUrl: base };
+  if (stdlib) config.stdLibURL = new URL(stdlib, base).href;
+  const pyodide = await loadPyodide(config);
+  window.loadPyodideMs = performance.now() - start;
   // pyctx_web's JavaScript from this origin: the page's policy forbids eval.
   pyodide.registerJsModule("pyctx_web_js", await import("/pyctx_web.mjs"));
   if (mode === "pyctx") {

@@ -1,0 +1,70 @@
+// One fresh Pyodide under Node: the time of one import, the modules it added, and optionally
+// the modules whose code ran during the demo app's first chat message.
+// usage: node import_node.mjs DIST_DIR SITE_DIR MODULE [APP_DIR]
+// SITE_DIR holds an unpacked wheel; its files are written into site-packages without running
+// any Python, so that nothing but MODULE's own imports is timed and listed. Prints JSON.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [dist, site, module, appDir] = process.argv.slice(2);
+const distDir = resolve(dist) + "/";
+const { loadPyodide } = await import(pathToFileURL(distDir + "pyodide.mjs").href);
+const pyodide = await loadPyodide({ indexURL: distDir, packageBaseUrl: distDir });
+
+function copyTree(from, to) {
+  pyodide.FS.mkdirTree(to);
+  for (const name of readdirSync(from)) {
+    const path = join(from, name);
+    if (statSync(path).isDirectory()) copyTree(path, `${to}/${name}`);
+    else pyodide.FS.writeFile(`${to}/${name}`, readFileSync(path));
+  }
+}
+
+const sitePackages = pyodide.runPython("import sys; [p for p in sys.path if p.endswith('site-packages')][0]");
+copyTree(resolve(site), sitePackages);
+if (appDir) copyTree(resolve(appDir), "/home/pyodide/bench_app");
+
+pyodide.globals.set("bench_module", module);
+const timed = pyodide.runPython(`
+import importlib, sys, time
+importlib.invalidate_caches()
+_before = set(sys.modules)
+_start = time.perf_counter()
+importlib.import_module(bench_module)
+_elapsed = time.perf_counter() - _start
+import json
+json.dumps({"ms": _elapsed * 1e3, "modules": sorted(set(sys.modules) - _before)})
+`);
+const result = JSON.parse(timed);
+
+if (appDir) {
+  // The demo app's boot and first message, with every module whose code runs recorded.
+  const used = await pyodide.runPythonAsync(`
+import asyncio, json, sys
+_used = set()
+_posted = []
+
+def _profile(frame, event, arg):
+    if event == "call":
+        _used.add(frame.f_globals.get("__name__"))
+    elif event == "c_call":
+        owner = getattr(arg, "__self__", None)
+        name = getattr(arg, "__module__", None) or getattr(owner, "__name__", None)
+        _used.add(name if isinstance(name, str) else type(owner).__module__)
+
+sys.path.insert(0, "/home/pyodide/bench_app")
+sys.setprofile(_profile)
+import worker_main
+await worker_main.boot(_posted.append)
+worker_main.receive('{"op": "send", "thread_id": "bench", "message": {"type": "chat", "text": "help me with email"}}')
+for _ in range(2000):
+    if any('"needs_input"' in text for text in _posted):
+        break
+    await asyncio.sleep(0.005)
+sys.setprofile(None)
+json.dumps({"used": sorted(n for n in _used if isinstance(n, str)), "asked": any('"needs_input"' in t for t in _posted)})
+`);
+  Object.assign(result, JSON.parse(used));
+}
+process.stdout.write(JSON.stringify(result) + "\n");
