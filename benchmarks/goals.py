@@ -6,12 +6,16 @@ into result rows, so that they can be tested without a browser.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from stats import figure, quantiles, summarize
 
 T = TypeVar("T")
+
+UNSEEN = frozenset({"__future__", "js", "pyodide_js"})
+"""Modules a profiler cannot judge: ``__future__`` (free to import) and the proxies of
+JavaScript's scope, whose uses are calls of JavaScript functions."""
 
 NOT_SLOWER = 1.1
 """The ratio to the baseline under which a run-time figure counts as not slower (noise)."""
@@ -99,17 +103,33 @@ def ratio_row(
     )
 
 
-def unused_modules(imported: Iterable[str], used: Iterable[str]) -> list[str]:
-    """The modules of ``imported`` that ran no code while ``used`` did, sorted.
+def unused_modules(
+    imported: Iterable[str],
+    used: Iterable[str],
+    importers: Mapping[str, str] | None = None,
+    *,
+    own: str = "pyctx_web",
+) -> list[str]:
+    """The modules of ``imported`` that were not needed while ``used`` ran, sorted.
 
-    A package counts as used when a module under it is: importing a module imports
-    its parents. ``__future__`` is left out, since importing it costs nothing.
+    A package is needed when a module under it is (importing a module imports its
+    parents), and so is what a needed module outside the ``own`` package imported
+    (``importers`` maps a module to the module whose import statement loaded it): the
+    standard library's own dependencies are not the package's choice. What the ``own``
+    package imports must be used itself. :data:`UNSEEN` modules are left out.
     """
-    needed = set(used)
-    for name in list(needed):
+    needed: set[str] = set()
+    pending = list(used)
+    while pending:
+        name = pending.pop()
+        if name in needed:
+            continue
+        needed.add(name)
         parts = name.split(".")
-        needed.update(".".join(parts[:end]) for end in range(1, len(parts)))
-    return sorted(name for name in set(imported) - needed if name != "__future__")
+        pending.extend(".".join(parts[:end]) for end in range(1, len(parts)))
+        if name != own and not name.startswith(own + "."):
+            pending.extend(child for child, parent in (importers or {}).items() if parent == name)
+    return sorted(name for name in set(imported) - needed if name not in UNSEEN)
 
 
 def versus_rows(

@@ -26,28 +26,50 @@ copyTree(resolve(site), sitePackages);
 if (appDir) copyTree(resolve(appDir), "/home/pyodide/bench_app");
 
 pyodide.globals.set("bench_module", module);
+pyodide.globals.set("bench_importers", Boolean(appDir));
+// With APP_DIR, builtins.__import__ is wrapped to learn which module imported which (the time
+// of that run is not a sample): each new module goes to the innermost import statement.
 const timed = pyodide.runPython(`
 import importlib, sys, time
 importlib.invalidate_caches()
+_importers = {}
+if bench_importers:
+    import builtins
+    _plain_import = builtins.__import__
+
+    def _import(name, globals=None, locals=None, fromlist=(), level=0):
+        before = set(sys.modules)
+        module = _plain_import(name, globals, locals, fromlist, level)
+        for new in set(sys.modules) - before - _importers.keys():
+            _importers[new] = (globals or {}).get("__name__")
+        return module
+
+    builtins.__import__ = _import
 _before = set(sys.modules)
 _start = time.perf_counter()
 importlib.import_module(bench_module)
 _elapsed = time.perf_counter() - _start
+if bench_importers:
+    builtins.__import__ = _plain_import
 import json
-json.dumps({"ms": _elapsed * 1e3, "modules": sorted(set(sys.modules) - _before)})
+json.dumps({"ms": _elapsed * 1e3, "modules": sorted(set(sys.modules) - _before), "importers": _importers})
 `);
 const result = JSON.parse(timed);
+pyodide.globals.set("bench_imported", JSON.stringify(result.modules));
 
 if (appDir) {
-  // The demo app's boot and first message, with every module whose code runs recorded.
+  // The demo app's boot and first message. A module counts as used when code of it runs, or
+  // when code that ran names one of its functions, classes or values (a constant, an exception
+  // class in an except clause): the names a code object loads are looked up in its globals.
   const used = await pyodide.runPythonAsync(`
 import asyncio, json, sys
+_codes = {}
 _used = set()
 _posted = []
 
 def _profile(frame, event, arg):
     if event == "call":
-        _used.add(frame.f_globals.get("__name__"))
+        _codes[frame.f_code] = frame.f_globals
     elif event == "c_call":
         owner = getattr(arg, "__self__", None)
         name = getattr(arg, "__module__", None) or getattr(owner, "__name__", None)
@@ -63,6 +85,23 @@ for _ in range(2000):
         break
     await asyncio.sleep(0.005)
 sys.setprofile(None)
+
+_missing = object()
+_imported = [sys.modules[n] for n in json.loads(bench_imported) if n in sys.modules]
+for _code, _globals in _codes.items():
+    _used.add(_globals.get("__name__"))
+    for _name in _code.co_names:
+        _value = _globals.get(_name, _missing)
+        if _value is _missing:
+            continue
+        if type(_value) is type(sys):
+            _used.add(_value.__name__)
+        elif isinstance(getattr(_value, "__module__", None), str) and (
+            isinstance(_value, type) or callable(_value)
+        ):
+            _used.add(_value.__module__)
+        else:
+            _used.update(m.__name__ for m in _imported if getattr(m, _name, _missing) is _value)
 json.dumps({"used": sorted(n for n in _used if isinstance(n, str)), "asked": any('"needs_input"' in t for t in _posted)})
 `);
   Object.assign(result, JSON.parse(used));

@@ -103,4 +103,4 @@ def chat_unused(build: Build) -> list[str] | None:
     measured = sample(build, "pyctx_web.chat", session=True)
     if not measured.get("asked"):
         return None
-    return goals.unused_modules(measured["modules"], measured["used"])
+    return goals.unused_modules(measured["modules"], measured["used"], measured["importers"])
