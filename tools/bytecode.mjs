@@ -1,0 +1,42 @@
+// Compiles Python to bytecode with Pyodide's own CPython, in Node (see tools/bytecode.py).
+// usage: node tools/bytecode.mjs PYODIDE_DIR stdlib STOCK_ZIP OUT_ZIP
+//        node tools/bytecode.mjs PYODIDE_DIR wheel WHEEL OUT_DIR   (prints the new wheel's path)
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const [dir, kind, input, output] = process.argv.slice(2);
+if (!["stdlib", "wheel"].includes(kind) || !output) {
+  console.error("usage: node tools/bytecode.mjs PYODIDE_DIR (stdlib STOCK_ZIP OUT_ZIP | wheel WHEEL OUT_DIR)");
+  process.exit(2);
+}
+const indexURL = resolve(dir) + "/";
+const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
+const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (line) => console.error(line) });
+const { info } = JSON.parse(readFileSync(indexURL + "pyodide-lock.json", "utf8"));
+
+const work = "/tmp/bytecode";
+pyodide.FS.mkdirTree(work);
+const here = dirname(fileURLToPath(import.meta.url));
+pyodide.FS.writeFile(`${work}/bytecode.py`, readFileSync(join(here, "bytecode.py")));
+pyodide.FS.writeFile(`${work}/input`, readFileSync(input));
+pyodide.globals.set("kind", kind);
+pyodide.globals.set("filename", basename(input));
+pyodide.globals.set("platform", `${info.platform}_${info.arch}`);
+const name = pyodide.runPython(`
+import sys, sysconfig
+sys.path.insert(0, "${work}")
+import bytecode
+data = open("${work}/input", "rb").read()
+if kind == "stdlib":
+    mounted = next(p for p in sys.path if p.endswith(".zip"))
+    name, data = filename, bytecode.compile_stdlib(data, mounted + "/")
+else:
+    prefix = sysconfig.get_path("purelib") + "/"
+    name, data = bytecode.compile_wheel(data, filename, platform, prefix)
+open("${work}/output", "wb").write(data)
+name
+`);
+const target = kind === "stdlib" ? output : join(output, name);
+writeFileSync(target, pyodide.FS.readFile(`${work}/output`));
+console.log(target);
