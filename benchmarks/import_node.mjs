@@ -92,7 +92,7 @@ for _code, _globals in _codes.items():
     _used.add(_globals.get("__name__"))
     for _name in _code.co_names:
         _value = _globals.get(_name, _missing)
-        if _value is _missing:
+        if _value is _missing or _name.startswith("__") or type(_value).__module__ == "__future__":
             continue
         if type(_value) is type(sys):
             _used.add(_value.__name__)

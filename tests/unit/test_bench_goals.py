@@ -68,6 +68,14 @@ def test_unused_modules_keeps_the_parents_of_used_modules() -> None:
     assert goals.unused_modules(imported, used) == ["hashlib", "uuid"]
 
 
+def test_unused_modules_forgives_the_standard_librarys_own_imports() -> None:
+    """What a used outside module imported is needed; what the own package imported is not."""
+    imported = ["pyctx_web.a", "hashlib", "_md5", "uuid", "js"]
+    importers = {"hashlib": "pyctx_web.a", "_md5": "hashlib", "uuid": "pyctx_web.a"}
+    used = ["pyctx_web.a", "hashlib"]
+    assert goals.unused_modules(imported, used, importers) == ["uuid"]
+
+
 def test_versus_rows_pair_runs_by_figure() -> None:
     """Each figure's ratio is the median over pairs; a figure missing in a pair is skipped there."""
 
