@@ -7,7 +7,7 @@ import uuid
 from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
 from contextlib import aclosing
 from contextvars import copy_context
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._calls import (
@@ -44,8 +44,10 @@ from pyctx_web.graph._states import StateAccess
 from pyctx_web.graph._subgraph import ChildPlace, Subgraphs
 from pyctx_web.graph._sync import SyncForms
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.drawing import Graph, graph_of
 from pyctx_web.graph.events import EventBus, Listener
+
+if TYPE_CHECKING:
+    from pyctx_web.graph.drawing import Graph
 
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
@@ -87,6 +89,8 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
 
     def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Graph:
         """The nodes and edges to draw (``draw_mermaid()``, ``draw_ascii()``), as LangGraph's."""
+        from pyctx_web.graph.drawing import graph_of  # drawing is needed only when asked for
+
         return graph_of(self, config, xray=xray)
 
     @property

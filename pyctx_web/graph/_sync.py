@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
@@ -128,6 +127,9 @@ class _ThreadRunner(_ContextRunner):
     """:class:`asyncio.Runner` on a thread of its own, in the caller's context (CPython)."""
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        # Imported here: only a sync call from inside a running event loop needs a thread.
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(1, thread_name_prefix="pyctx-subgraph") as pool:
             return pool.submit(self._context.run, asyncio.run, coro).result()
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pyctx_web.context import AsyncLocalStorage
-from pyctx_web.graph._engine.records import TaskSpec
 
 if TYPE_CHECKING:
+    from pyctx_web.graph._engine.records import TaskSpec
     from pyctx_web.graph._engine.values import Interrupt
     from pyctx_web.graph.checkpoint.base import Checkpointer
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError
 from pyctx_web.graph._engine.frames import current_run, current_task
-from pyctx_web.graph._engine.records import stable_id
 from pyctx_web.graph._engine.values import Interrupt
 from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt
 
@@ -23,6 +22,9 @@ __all__ = ["ask_again", "interrupt", "interrupt_id"]
 
 def interrupt_id(task_id: str, index: int) -> str:
     """The id of the ``index``-th ``interrupt()`` call (from 0) of task ``task_id``."""
+    # Imported here: the checkpoint records (hashlib, serde) are needed only once a graph runs.
+    from pyctx_web.graph._engine.records import stable_id
+
     return stable_id(task_id, "interrupt", index)
 
 

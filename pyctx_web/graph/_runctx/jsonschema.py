@@ -32,11 +32,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from fractions import Fraction
-from typing import Any
-from urllib.parse import unquote
+from typing import TYPE_CHECKING, Any
 
 from pyctx_web.errors import ArgumentValueError
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = ["TYPES", "ecma_regex", "is_integer", "is_number", "json_equal", "resolve", "validate"]
 
@@ -159,6 +160,9 @@ def resolve(root: Any, ref: str) -> Any:
     """
     if not ref.startswith("#"):
         raise ArgumentValueError(f"{ref!r} is not a reference inside the schema ('#/...')")
+    # Imported here: urllib.parse (with ipaddress) is heavy to import in Pyodide.
+    from urllib.parse import unquote
+
     pointer = unquote(ref[1:])
     if pointer and not pointer.startswith("/"):
         raise ArgumentValueError(f"{ref!r} is not a JSON pointer ('#/...')")
@@ -176,6 +180,8 @@ def resolve(root: Any, ref: str) -> Any:
 
 def _is_multiple(value: float, step: float) -> bool:
     """Whether ``value`` is a whole multiple of ``step``, both read as decimals."""
+    # Imported here: fractions loads the decimal extension module, slow in Pyodide.
+    from fractions import Fraction
 
     def exact(number: float) -> Fraction:
         return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
