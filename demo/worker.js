@@ -1,6 +1,7 @@
 // The Python side of the demo: Pyodide, pyctx_web and the assistant run here, off the page's thread.
 // The page talks to it only with plain messages; see main.js for the protocol.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
+import { loadPyctxWeb } from "/pyctx_web.mjs";
 
 const APP_FILES = [
   "assistant.py", "models.py", "worker_main.py", "offline_model.py", "actions.py", "observe.py",
@@ -88,25 +89,42 @@ async function servedPolicy() {
   }
 }
 
+// The distribution's lock file, and pyctx_web's wheel that it registers, both requested at
+// once: the wheel downloads while Pyodide loads.
+function prefetch(base) {
+  const lockFile = fetch(new URL("pyodide-lock.json", base)).then((response) => {
+    if (!response.ok) throw new Error(`could not fetch pyodide-lock.json: HTTP ${response.status}`);
+    return response.json();
+  });
+  const wheelURL = lockFile.then((lock) => {
+    const entry = lock.packages["pyctx-web"];
+    if (!entry) throw new Error("pyodide-lock.json registers no pyctx-web wheel");
+    return new URL(entry.file_name, base).href;
+  });
+  const wheel = wheelURL.then((url) => fetch(url));
+  // Their errors are reported where they are awaited (or by loadPyodide, for the lock file).
+  wheelURL.catch(() => {});
+  wheel.catch(() => {});
+  return { lockFile, wheelURL, wheel };
+}
+
 async function boot() {
   // packageBaseUrl also replaces the CDN that Pyodide would otherwise fall back to.
   const base = new URL("/pyodide/", self.location.href).href;
+  const { lockFile, wheelURL, wheel } = prefetch(base);
   const pyodide = await timed("runtime", "Loading the Python runtime…", () =>
-    loadPyodide({ indexURL: base, packageBaseUrl: base }));
+    loadPyodide({ indexURL: base, packageBaseUrl: base, lockFileContents: lockFile }));
 
-  await timed("packages", "Installing pyctx_web…", async () => {
-    // The wheel is registered in the distribution's lock file: loadPackage installs it
-    // directly, without loading micropip (which would add most of a second).
-    await pyodide.loadPackage("pyctx-web", { messageCallback: () => {} });
-  });
+  // The wheel goes straight into site-packages, without Pyodide's package loader; the loader
+  // also registers pyctx_web's JavaScript module, so that the library needs no eval.
+  const pyctxVersion = await timed("packages", "Installing pyctx_web…", async () =>
+    loadPyctxWeb(pyodide, { wheelURL: await wheelURL, wheel }));
 
   await timed("app", "Starting the assistant…", async () => {
     const [policy, ...sources] = await Promise.all([servedPolicy(), ...APP_FILES.map(fetchText)]);
     pyodide.FS.mkdirTree(APP_DIR);
     APP_FILES.forEach((name, i) => pyodide.FS.writeFile(`${APP_DIR}/${name}`, sources[i]));
     pyodide.registerJsModule("demo_bridge", { post, content_security_policy: policy });
-    // pyctx_web's JavaScript from this origin, so that the library needs no eval.
-    pyodide.registerJsModule("pyctx_web_js", await import("/pyctx_web.mjs"));
     await pyodide.runPythonAsync(`
 import inspect, sys
 if ${JSON.stringify(APP_DIR)} not in sys.path:
@@ -123,7 +141,6 @@ del _post, _booted
     receive = workerMain.receive;
   });
 
-  const pyctxVersion = pyodide.runPython("import pyctx_web; pyctx_web.__version__");
   postMessage({
     type: "ready",
     pyodide: pyodide.version,

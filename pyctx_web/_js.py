@@ -14,7 +14,8 @@ expression. :func:`load_js` returns the value of one of them:
   pages whose policy allows eval).
 
 ``/pyctx_web.mjs`` is what :func:`module_source` returns; ``demo/serve.py``
-serves it.
+serves it, and ``./build.sh dist`` writes it to ``build/dist/pyctx_web.mjs``. Its
+``loadPyctxWeb(pyodide, { wheelURL })`` installs the wheel and registers the module.
 """
 
 from __future__ import annotations
@@ -41,9 +42,13 @@ def source(name: str) -> str:
 
 
 def module_source() -> str:
-    """An ES module that exports every file of :data:`NAMES` under its name."""
+    """An ES module that exports every file of :data:`NAMES` under its name, and
+    ``loadPyctxWeb`` (``js/loader.mjs``), which installs the wheel and registers the module.
+    """
     exports = [f"export const {name} =\n{source(name).strip().rstrip(';')};\n" for name in NAMES]
-    return "// pyctx_web's JavaScript, for hosts whose policy forbids eval.\n" + "\n".join(exports)
+    loader = resources.files("pyctx_web").joinpath("js", "loader.mjs").read_text(encoding="utf-8")
+    header = "// pyctx_web's JavaScript, for hosts whose policy forbids eval.\n"
+    return header + "\n".join([*exports, loader])
 
 
 def load_js(name: str) -> Any:
