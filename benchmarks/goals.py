@@ -43,12 +43,13 @@ def bounded(
     limit: float,
     bases: list[float] | None = None,
     baseline: str | None = None,
+    with_ratio: bool = True,
     note: str = "",
 ) -> dict[str, Any]:
     """A row whose goal is a median of at most ``limit``; ``bases`` are its per-round baseline.
 
-    With ``bases``, the row also carries the baseline's median and the median of the
-    per-round ratios. Without values it is not judged, and its note says so.
+    With ``bases``, the row also carries the baseline's median and, ``with_ratio``, the
+    median of the per-round ratios. Without values it is not judged, and its note says so.
     """
     notes = [note] if note else []
     if not values:
@@ -56,6 +57,7 @@ def bounded(
         return figure(name, runtime, None, unit, goal=f"<= {limit:g} {unit}", note="; ".join(notes))
     low, median, high = quantiles(values)
     paired = summarize(values, bases) if bases else None
+    ratio = paired if paired and with_ratio else None
     return figure(
         name,
         runtime,
@@ -64,8 +66,8 @@ def bounded(
         spread=(low, high),
         baseline=baseline if bases else None,
         baseline_value=paired["baseline_value"] if paired else None,
-        ratio=paired["ratio"] if paired else None,
-        ratio_spread=paired["ratio_spread"] if paired else None,
+        ratio=ratio["ratio"] if ratio else None,
+        ratio_spread=ratio["ratio_spread"] if ratio else None,
         goal=f"<= {limit:g} {unit}",
         met=median <= limit,
         note="; ".join(notes),

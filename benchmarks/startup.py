@@ -139,12 +139,12 @@ def load_demo(browser: Any, url: str, *, bare: bool) -> dict[str, Any]:
         page = context.new_page()
         page.goto(url)
         page.wait_for_function(
-            "window.__bench.readyAt !== null && window.__bench.ready !== null",
+            "() => window.__bench.readyAt !== null && window.__bench.ready !== null",
             timeout=READY_TIMEOUT_MS,
         )
         page.fill("#chat-input", FIRST_MESSAGE)
         page.press("#chat-input", "Enter")
-        page.wait_for_function("window.__bench.cardAt > 0", timeout=60_000)
+        page.wait_for_function("() => window.__bench.cardAt > 0", timeout=60_000)
         probe = page.evaluate("window.__bench")
         result: dict[str, Any] = {
             "ready_ms": probe["readyAt"],
@@ -160,9 +160,15 @@ def load_demo(browser: Any, url: str, *, bare: bool) -> dict[str, Any]:
 
 
 def measure(browser: Any, urls: dict[str, str], *, rounds: int) -> dict[str, list[dict[str, Any]]]:
-    """``rounds`` rounds of one fresh page per build, in rotating order; results per build."""
+    """``rounds`` rounds of one fresh page per build, in rotating order; results per build.
+
+    One page of each build is loaded first and not counted: the first loads of a browser
+    (and of the server's files) are slower than the rest, whichever build they are.
+    """
     labels = list(urls)
     loads: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
+    for label in labels:
+        load_demo(browser, urls[label], bare=False)
     for round_index in range(rounds):
         for label in goals.rotation(labels, round_index):
             loads[label].append(load_demo(browser, urls[label], bare=label == labels[0]))
@@ -197,6 +203,7 @@ def rows(
             limit=50,
             bases=bare,
             baseline="a worker that only loads Pyodide, same page",
+            with_ratio=False,
             note=f"{note}; worker stages (ms, median): {_stage_note(mine)}; "
             f"{base.label}: {today} (stages {_stage_note(theirs)})",
         ),
