@@ -48,5 +48,5 @@ def run_imports(dist: Path, quick: bool) -> list[Measured]:
 def run_versus(dist: Path, quick: bool) -> list[Measured]:
     """The run-time rows against the baseline build, on CPython and in Pyodide under Node."""
     current, base = baseline.current_build(dist), baseline.ensure_baseline()
-    figures = versus.rows(current, base, pairs=1 if quick else 3, quick=quick)
+    figures = versus.rows(current, base, pairs=2 if quick else 3, quick=quick)
     return [{"runtime": "versus", "clock_resolution": None, "figures": figures}]
