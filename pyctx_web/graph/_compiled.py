@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
 from contextlib import aclosing
 from contextvars import copy_context
@@ -19,35 +18,30 @@ from pyctx_web.graph._calls import (
     forwarded,
     multitask_of,
 )
-from pyctx_web.graph._engine.execute import execute
 from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
-from pyctx_web.graph._engine.loop import Engine
 from pyctx_web.graph._engine.options import (
     DONE,
     RunRequest,
     parse_config,
     stream_modes,
 )
-from pyctx_web.graph._engine.outcome import Outcome
 from pyctx_web.graph._engine.serde import JsonSerde
-from pyctx_web.graph._engine.spec import GraphSpec
-from pyctx_web.graph._engine.values import Interrupt, StateSnapshot
-from pyctx_web.graph._runctx.lifecycle import (
-    ActiveRuns,
-    RunControl,
-    RunHandle,
-    managed,
-    new_context,
-)
 from pyctx_web.graph._runctx.services import RunRuntime
 from pyctx_web.graph._states import StateAccess
 from pyctx_web.graph._subgraph import ChildPlace, Subgraphs
 from pyctx_web.graph._sync import SyncForms
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.events import EventBus, Listener
+from pyctx_web.graph.events import EventBus
 
 if TYPE_CHECKING:
+    # The run machinery is imported by the first run (see _prepare), not with the graph.
+    from pyctx_web.graph._engine.loop import Engine
+    from pyctx_web.graph._engine.outcome import Outcome
+    from pyctx_web.graph._engine.spec import GraphSpec
+    from pyctx_web.graph._engine.values import Interrupt, StateSnapshot
+    from pyctx_web.graph._runctx.lifecycle import ActiveRuns, RunControl, RunHandle
     from pyctx_web.graph.drawing import Graph
+    from pyctx_web.graph.events import Listener
 
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
@@ -83,9 +77,18 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         self.serde = JsonSerde.for_schema(spec.schema.state_type)
         self.runtime = runtime if runtime is not None else RunRuntime(name, EventBus())
         """Tools, middleware, hooks, memory, default data and listeners of every run."""
-        self._active = ActiveRuns()
+        self._active_runs: ActiveRuns | None = None
         self.multitask = multitask_of({}, multitask)
         """What a second run of a busy thread does: ``"reject"`` or ``"enqueue"``."""
+
+    @property
+    def _active(self) -> ActiveRuns:
+        """This graph's runs that are executing or waiting for their turn."""
+        if self._active_runs is None:
+            from pyctx_web.graph._runctx.lifecycle import ActiveRuns
+
+            self._active_runs = ActiveRuns()
+        return self._active_runs
 
     def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Graph:
         """The nodes and edges to draw (``draw_mermaid()``, ``draw_ascii()``), as LangGraph's."""
@@ -108,6 +111,8 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         before: Breakpoints = None,
         after: Breakpoints = None,
     ) -> Engine:
+        from pyctx_web.graph._engine.loop import Engine
+
         return Engine(
             self.spec,
             self.serde,
@@ -132,7 +137,9 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         else:
             checkpointer, stream = place.checkpointer, forwarded(place)
             stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
-        run_id = str(uuid.uuid4())
+        from pyctx_web.graph._engine.ids import random_uuid
+
+        run_id = random_uuid()
         return Run(
             self.name,
             run_id,
@@ -205,6 +212,8 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
         control.task = task
         assert run.plug is not None
+        from pyctx_web.graph._runctx.lifecycle import RunHandle
+
         return RunHandle(run.plug.context, control, task)
 
     def _prepare(
@@ -216,6 +225,9 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         **stream: Any,
     ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
         """A run with its context and cancel control, and the coroutine that executes it."""
+        from pyctx_web.graph._engine.execute import execute
+        from pyctx_web.graph._runctx.lifecycle import RunControl, managed, new_context
+
         unknown = set(options) - set(RunOptions.__annotations__)
         if unknown:
             raise ArgumentTypeError(

@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyctx_web.graph._engine.frames import current_run
 from pyctx_web.graph._engine.options import RunRequest, config_of, parse_config
-from pyctx_web.graph._engine.records import decode_record
 from pyctx_web.graph._engine.values import StateSnapshot
-from pyctx_web.graph._engine.views import snapshot, update_state
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
@@ -60,6 +58,8 @@ class StateAccess:
         self, engine: Engine, thread_id: str, checkpoint_id: str | None
     ) -> StateSnapshot:
         """The snapshot of ``thread_id`` (a thread, or a subgraph's key) at ``checkpoint_id``."""
+        from pyctx_web.graph._engine.views import snapshot  # run machinery: loaded when used
+
         loaded = await engine.load(thread_id, checkpoint_id)
         if loaded is None:
             state = StateSnapshot({}, (), config_of(thread_id), None, None, None)
@@ -80,6 +80,9 @@ class StateAccess:
         ``before`` (a checkpoint id or a config naming one) starts below that
         checkpoint; ``limit`` caps how many are yielded.
         """
+        from pyctx_web.graph._engine.records import decode_record
+        from pyctx_web.graph._engine.views import snapshot
+
         request = self._thread(config, "get_state_history")
         assert self.checkpointer is not None
         assert request.thread_id is not None
@@ -100,6 +103,8 @@ class StateAccess:
         is dropped. A question still waiting on the same node stays pending with
         its id.
         """
+        from pyctx_web.graph._engine.views import update_state
+
         request = self._thread(config, "update_state")
         assert request.thread_id is not None
         run = self._front._run(values, request)

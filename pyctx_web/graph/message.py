@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import sys
 import types
-import uuid
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias, TypedDict, overload
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.graph._engine.ids import random_uuid
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
@@ -151,7 +151,7 @@ def _check_fields(role: str, message: dict[Any, Any]) -> None:
 def _dict_message(message: object) -> dict[str, Any]:
     """``message`` as a checked dict message with an id: itself when it already is one."""
     if isinstance(message, str):
-        return {"role": "user", "content": message, "id": str(uuid.uuid4())}
+        return {"role": "user", "content": message, "id": random_uuid()}
     if isinstance(message, tuple | list):
         if len(message) != 2 or not isinstance(message[0], str):
             raise ArgumentValueError(
@@ -188,7 +188,7 @@ def _rebuilt(role: str, message: dict[Any, Any]) -> dict[str, Any]:
         if key not in ("role", "content") and (uses_role or key != "type"):
             out[key] = value
     if out.get("id") is None:
-        out["id"] = str(uuid.uuid4())
+        out["id"] = random_uuid()
     return out
 
 
@@ -214,7 +214,7 @@ def _langchain_coerced(lc: types.ModuleType, messages: list[Any]) -> list[Any]:
         messages = [lc.message_chunk_to_message(m) for m in lc.convert_to_messages(messages)]
     for m in messages:
         if m.id is None:
-            m.id = str(uuid.uuid4())
+            m.id = random_uuid()
     return messages
 
 

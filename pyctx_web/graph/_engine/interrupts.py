@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError
-from pyctx_web.graph._engine.frames import current_run, current_task
 from pyctx_web.graph._engine.values import Interrupt
 from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt
 
@@ -51,6 +50,9 @@ def ask_again(question: Interrupt) -> Any:
 
 
 def _ask(value: Any, response_schema: dict[str, Any] | None, given_id: str | None) -> Any:
+    # Imported here: importing graph.types (as the chat protocol does) needs no run machinery.
+    from pyctx_web.graph._engine.frames import current_run, current_task
+
     frame = current_task.get_store()
     if frame is None:
         if current_run.get_store() is None:

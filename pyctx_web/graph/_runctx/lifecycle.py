@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
+from pyctx_web.graph._engine.ids import random_uuid
 from pyctx_web.graph._engine.values import Command
 from pyctx_web.graph._runctx.context import RunContext, merge_data
 from pyctx_web.graph._runctx.log import RunLog, RunOutcome
@@ -137,7 +137,7 @@ def new_context(
         services=runtime,
         log=log,
         run_id=run.run_id,
-        thread_id=run.thread_id if run.thread_id is not None else str(uuid.uuid4()),
+        thread_id=run.thread_id if run.thread_id is not None else random_uuid(),
         input=input.resume if isinstance(input, Command) else input,
         data=merge_data(runtime.default_data, data),
         execution_context=ec,

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
-from pyctx_web.graph._runctx.context import Hooks, RunContext, ToolCallSpec
-from pyctx_web.graph._runctx.log import RunLog, ToolResult
-from pyctx_web.graph._runctx.tool_calls import call_tool, call_tools
 from pyctx_web.graph.events import EventBus, RunEvent
-from pyctx_web.graph.memory import MemoryProvider
-from pyctx_web.graph.middleware import HumanInTheLoopMiddleware, Middleware
-from pyctx_web.graph.tools import Tool, tool_table
+
+if TYPE_CHECKING:
+    # Imported where used: a graph compiled without tools, middleware, hooks or memory
+    # loads none of them, and the tool-calling machinery waits for the first tool call.
+    from pyctx_web.graph._runctx.context import Hooks, RunContext, ToolCallSpec
+    from pyctx_web.graph._runctx.log import RunLog, ToolResult
+    from pyctx_web.graph.memory import MemoryProvider
+    from pyctx_web.graph.middleware import Middleware
+    from pyctx_web.graph.tools import Tool
 
 __all__ = ["RunRuntime"]
 
@@ -49,24 +52,16 @@ class RunRuntime:
         tools: Sequence[Tool],
     ) -> RunRuntime:
         """Check what ``compile()`` was given for every run, and hold it."""
-        for item in middleware:
-            if not isinstance(item, Middleware):
-                raise ArgumentTypeError(
-                    f"middleware must be Middleware(name, scopes, run), not {type(item).__name__!r}"
-                )
-        if hooks is not None and not isinstance(hooks, Hooks):
-            raise ArgumentTypeError(
-                f"hooks must be Hooks(on_start=..., on_end=...), not {type(hooks).__name__!r}"
-            )
-        if memory is not None and not isinstance(memory, MemoryProvider):
-            raise ArgumentTypeError(
-                f"memory must implement MemoryProvider (read, write, clear, entries), "
-                f"not {type(memory).__name__!r}"
-            )
-        table = tool_table(tools)
-        for item in middleware:
-            if isinstance(item, HumanInTheLoopMiddleware):
-                item.check_tools(table)
+        _check_services(middleware, hooks, memory)
+        table: dict[str, Tool] = {}
+        if tools or middleware:
+            from pyctx_web.graph.middleware import HumanInTheLoopMiddleware
+            from pyctx_web.graph.tools import tool_table
+
+            table = tool_table(tools)
+            for item in middleware:
+                if isinstance(item, HumanInTheLoopMiddleware):
+                    item.check_tools(table)
         return cls(
             graph_id=graph_id,
             bus=EventBus(),
@@ -90,10 +85,43 @@ class RunRuntime:
         self, ctx: RunContext[Any], log: RunLog, name: str, args: Mapping[str, Any]
     ) -> Any:
         """See :meth:`RunContext.call_tool`."""
+        from pyctx_web.graph._runctx.tool_calls import call_tool
+
         return await call_tool(self, ctx, log, name, args)
 
     async def call_tools(
         self, ctx: RunContext[Any], log: RunLog, calls: Iterable[ToolCallSpec]
     ) -> list[ToolResult]:
         """See :meth:`RunContext.call_tools`."""
+        from pyctx_web.graph._runctx.tool_calls import call_tools
+
         return await call_tools(self, ctx, log, calls)
+
+
+def _check_services(
+    middleware: Sequence[Middleware[Any]], hooks: Hooks[Any] | None, memory: MemoryProvider | None
+) -> None:
+    """Raise ArgumentTypeError for middleware, hooks or memory of the wrong type."""
+    if middleware:
+        from pyctx_web.graph.middleware import Middleware
+
+        for item in middleware:
+            if not isinstance(item, Middleware):
+                raise ArgumentTypeError(
+                    f"middleware must be Middleware(name, scopes, run), not {type(item).__name__!r}"
+                )
+    if hooks is not None:
+        from pyctx_web.graph._runctx.context import Hooks
+
+        if not isinstance(hooks, Hooks):
+            raise ArgumentTypeError(
+                f"hooks must be Hooks(on_start=..., on_end=...), not {type(hooks).__name__!r}"
+            )
+    if memory is not None:
+        from pyctx_web.graph.memory import MemoryProvider
+
+        if not isinstance(memory, MemoryProvider):
+            raise ArgumentTypeError(
+                f"memory must implement MemoryProvider (read, write, clear, entries), "
+                f"not {type(memory).__name__!r}"
+            )
