@@ -40,7 +40,9 @@ print(asyncio.run(driver.main(runtime, sys.argv[2] == "1", ["bench_versus"])))
 def run_cpython(build: Build, quick: bool) -> list[dict[str, Any]]:
     """:mod:`bench_versus`'s rows in a CPython process importing ``build``'s package."""
     env = {**os.environ, "PYTHONPATH": str(build.src)}
-    command = [sys.executable, "-c", CPYTHON, str(HERE), "1" if quick else "0", str(build.src)]
+    # -P: the working directory (the tree of this build) does not go first on sys.path.
+    command = [sys.executable, "-P", "-c", CPYTHON, str(HERE), "1" if quick else "0"]
+    command.append(str(build.src))
     out = subprocess.run(command, capture_output=True, text=True, check=True, env=env, timeout=1800)
     rows: list[dict[str, Any]] = json.loads(out.stdout.strip().splitlines()[-1])["figures"]
     return rows
