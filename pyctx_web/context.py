@@ -40,11 +40,10 @@ the ``await`` returns. In Node every ``async`` function call gets its own frame:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from contextvars import Context, ContextVar, Token, copy_context
-from types import CoroutineType, TracebackType
+from types import CoroutineType, GeneratorType, TracebackType
 from typing import Any, Final, Generic, ParamSpec, TypeGuard, TypeVar, cast, final
 
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError, UsageError
@@ -114,6 +113,8 @@ class ContextCoroutine(Coroutine[Any, Any, R]):
 
 
 _PLAIN_RESULTS: Final = frozenset({type(None), bool, int, float, str, bytes, tuple, list, dict})
+_CO_ITERABLE_COROUTINE: Final = 0x100
+"""The code flag of a generator made awaitable by ``types.coroutine``."""
 
 
 def is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
@@ -123,7 +124,10 @@ def is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
         return True
     if value_type in _PLAIN_RESULTS:
         return False
-    return inspect.isawaitable(value)
+    # inspect.isawaitable's test, without importing inspect (costly on CPython).
+    if value_type is GeneratorType:
+        return bool(value.gi_code.co_flags & _CO_ITERABLE_COROUTINE)  # type: ignore[attr-defined]
+    return isinstance(value, Awaitable)
 
 
 def is_coroutine(value: object) -> bool:
