@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
 from pyctx_web.graph._runctx.log import ToolResult
-from pyctx_web.graph._runctx.schemacheck import check_schema
 
 if TYPE_CHECKING:
     from pyctx_web.graph._runctx.context import RunContext
@@ -208,6 +207,9 @@ def _review_config(tool: str, config: Any) -> ReviewConfig | None:
         )
     schema = config.get("arguments_schema")
     if schema is not None:
+        # Imported here: the schema checker and validator wait for a schema to check.
+        from pyctx_web.graph._runctx.schemacheck import check_schema
+
         check_schema(schema, f"{where}['arguments_schema']")
         schema = MappingProxyType(dict(schema))
     return ReviewConfig(tuple(dict.fromkeys(allowed)), description, schema)

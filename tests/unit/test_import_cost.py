@@ -142,4 +142,5 @@ def test_compiling_a_graph_waits_for_the_first_run_to_load_the_run_machinery() -
     assert compiled & set(RUN_MACHINERY) == set()
     ran = _modules_after(f"{COMPILE_A_GRAPH}\nassert graph.invoke({{'n': 0}}) == {{'n': 4}}")
     assert {"pyctx_web.graph._engine.loop", "pyctx_web.graph._runctx.lifecycle"} <= ran
+    assert "pyctx_web.graph._runctx.jsonschema" not in ran  # no tool, no schema to check
     assert ran & set(STDLIB_NOT_AT_IMPORT) == {"hashlib"}  # task ids
