@@ -2,17 +2,27 @@
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]; // "PK\3\4": every wheel is a zip archive
 
-async function wheelBytes(wheelURL, wheel) {
+// The wheel's URL, resolved against the page or worker where there is one.
+function absolute(wheelURL) {
+  if (wheelURL === undefined) return "options.wheel";
+  try {
+    return new URL(wheelURL, globalThis.location?.href).href;
+  } catch {
+    return String(wheelURL);
+  }
+}
+
+async function wheelBytes(url, wheel) {
   let body;
   try {
-    body = await (wheel ?? fetch(wheelURL));
+    body = await (wheel ?? fetch(url));
   } catch (error) {
-    throw new Error(`loadPyctxWeb: could not fetch the pyctx_web wheel ${wheelURL}: ${error?.message ?? error}`);
+    throw new Error(`loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: ${error?.message ?? error}`);
   }
   if (typeof Response === "function" && body instanceof Response) {
     if (!body.ok) {
       const status = `${body.status} ${body.statusText}`.trim();
-      throw new Error(`loadPyctxWeb: could not fetch the pyctx_web wheel ${body.url || wheelURL}: HTTP ${status}`);
+      throw new Error(`loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: HTTP ${status}`);
     }
     return new Uint8Array(await body.arrayBuffer());
   }
@@ -44,19 +54,31 @@ export async function loadPyctxWeb(pyodide, { wheelURL, wheel } = {}) {
   if (wheel === undefined && !(typeof wheelURL === "string" || wheelURL instanceof URL)) {
     throw new TypeError("loadPyctxWeb: options.wheelURL must be the wheel's URL (a string or a URL)");
   }
-  const [bytes, jsModule] = await Promise.all([wheelBytes(wheelURL, wheel), import(import.meta.url)]);
+  const url = absolute(wheelURL);
+  const [bytes, jsModule] = await Promise.all([wheelBytes(url, wheel), import(import.meta.url)]);
   if (bytes.length < 4 || ZIP_MAGIC.some((byte, i) => bytes[i] !== byte)) {
-    throw new Error(`loadPyctxWeb: ${wheelURL ?? "options.wheel"} is not a wheel (not a zip archive)`);
+    throw new Error(`loadPyctxWeb: ${url} is not a wheel (not a zip archive)`);
   }
   pyodide.registerJsModule("pyctx_web_js", jsModule);
-  const sitePackages = pyodide.runPython(
-    "import sys\nnext(p for p in sys.path if p.endswith('/site-packages'))",
-  );
-  pyodide.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
+  // The Python below runs in a namespace of its own: the page's __main__ stays as it was.
+  const scope = pyodide.globals.get("dict")();
   try {
-    return pyodide.runPython("import importlib\nimportlib.invalidate_caches()\nimport pyctx_web\npyctx_web.__version__");
+    const sitePackages = pyodide.runPython(
+      "import sys\nnext(p for p in sys.path if p.endswith('/site-packages'))", { globals: scope });
+    pyodide.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
+    // Only site-packages changed: refresh its finder's listing. importlib.invalidate_caches()
+    // would do it too, but it imports importlib.metadata (and email) to reset that finder.
+    return pyodide.runPython(`
+finder = sys.path_importer_cache.get(${JSON.stringify(sitePackages)})
+if finder is not None:
+    finder.invalidate_caches()
+import pyctx_web
+pyctx_web.__version__
+`, { globals: scope });
   } catch (error) {
     const reason = String(error?.message ?? error).trim().split("\n").pop();
-    throw new Error(`loadPyctxWeb: ${wheelURL ?? "options.wheel"} did not install pyctx_web: ${reason}`);
+    throw new Error(`loadPyctxWeb: ${url} did not install pyctx_web: ${reason}`);
+  } finally {
+    scope.destroy();
   }
 }
