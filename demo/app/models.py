@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from offline_model import OfflineModel
-from openai_model import OpenAICompatibleModel
 from protocol import ChatModel, ModelError
 
 __all__ = ["make_model"]
@@ -26,5 +25,8 @@ def make_model(config: Any) -> ChatModel:
     if kind == "offline":
         return OfflineModel() if delay is None else OfflineModel(token_delay_ms=delay)
     if kind == "openai":
+        # Imported when chosen: the page starts with the offline model.
+        from openai_model import OpenAICompatibleModel
+
         return OpenAICompatibleModel.from_settings(config, 0 if delay is None else delay)
     raise ModelError(f"Unknown model kind {kind!r}: choose offline or openai.")

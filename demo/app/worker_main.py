@@ -20,6 +20,7 @@ message gets ``{type: "error", message}`` (with its ``thread_id`` when it had on
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -32,13 +33,21 @@ from protocol import ChatModel, ModelError
 from pyctx_web import IN_BROWSER, ExecutionContext
 from pyctx_web.chat import ChatSession
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.state import CompiledStateGraph
 
 __all__ = ["boot", "receive"]
 
 MAX_THREAD_ID = 200
+
+FIRST_TURN_MODULES = (
+    "pyctx_web.graph._engine.execute",
+    "pyctx_web.graph._engine.views",
+    "pyctx_web.graph._runctx.tool_calls",
+    "pyctx_web.graph._runctx.approval",
+)
+"""The run machinery pyctx_web imports at a graph's first run, imported here once the page is
+ready, so that a first message typed meanwhile does not wait for it."""
 
 
 class DemoWorker:
@@ -187,8 +196,17 @@ async def boot(post: Callable[[str], Any] | None = None) -> None:
 
         checkpointer: Checkpointer = IndexedDBSaver("pyctx-demo")
     else:
+        from pyctx_web.graph.checkpoint.memory import InMemorySaver
+
         checkpointer = InMemorySaver()
     _worker = DemoWorker(post, checkpointer)
+    # After boot returns, the worker posts "ready"; the import waits for the loop's next turns.
+    asyncio.get_running_loop().call_later(0.05, _warm_up)
+
+
+def _warm_up() -> None:
+    for name in FIRST_TURN_MODULES:
+        importlib.import_module(name)
 
 
 def receive(raw: str) -> None:

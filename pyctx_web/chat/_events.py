@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from pyctx_web.graph.types import Interrupt
+if TYPE_CHECKING:
+    from pyctx_web.graph.types import Interrupt
 
 __all__ = ["MAX_TEXT_LENGTH", "Event", "check_message", "error", "needs_input"]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pyctx_web.chat._branches import Tree
 from pyctx_web.chat._events import (
     BUSY,
     OTHER_VERSION,
@@ -24,11 +23,12 @@ from pyctx_web.graph.errors import (
     RunCancelledError,
     ThreadBusyError,
 )
-from pyctx_web.graph.types import Command, Interrupt, StateSnapshot
 
 if TYPE_CHECKING:
+    from pyctx_web.chat._branches import Tree
     from pyctx_web.graph.checkpoint.base import Checkpointer
     from pyctx_web.graph.state import CompiledStateGraph
+    from pyctx_web.graph.types import Interrupt, StateSnapshot
 
 __all__ = ["ChatSession"]
 
@@ -187,6 +187,8 @@ class ChatSession:
                 if approval
                 else "This is a question: answer it with resume_value, not decisions."
             )
+        from pyctx_web.graph.types import Command  # the first turn needs it, not the import
+
         answer = {"decisions": message["decisions"]} if approval else message["resume_value"]
         if not await self._is_latest(head):
             head = await self._refork(head)
@@ -212,7 +214,7 @@ class ChatSession:
     ) -> tuple[Any, StateSnapshot | None]:
         if head is None:
             raise _Refused("This chat has no messages yet.")
-        tree = Tree([s async for s in self.graph.aget_state_history(self._config(None))])
+        tree = await self._tree()
         head_id = _checkpoint_id(head)
         assert head_id is not None
         entries = transcript(head.values.get("messages", []))
@@ -230,6 +232,12 @@ class ChatSession:
             return {"messages": [{"role": "user", "content": message["text"]}]}, fork
         return None, fork
 
+    async def _tree(self) -> Tree:
+        """The thread's checkpoint tree; read only for history, edits and regenerations."""
+        from pyctx_web.chat._branches import Tree
+
+        return Tree([s async for s in self.graph.aget_state_history(self._config(None))])
+
     async def history(self, checkpoint_id: str | None = None) -> Event:
         """The conversation seen from ``checkpoint_id`` (default: the latest), with its branches."""
         state = await self.graph.aget_state(self._config(checkpoint_id))
@@ -237,7 +245,7 @@ class ChatSession:
         head = _checkpoint_id(state)
         entries = transcript(values.get("messages", []))
         if head is not None:
-            tree = Tree([s async for s in self.graph.aget_state_history(self._config(None))])
+            tree = await self._tree()
             for position, switch in tree.branches(head):
                 entry = next((e for e in entries if e["index"] >= position), None)
                 if entry is not None:

@@ -30,9 +30,12 @@ failure reads the same whichever checkpointer reports it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pyctx_web.errors import PyctxError
-from pyctx_web.graph._engine.values import Interrupt
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.values import Interrupt
 
 __all__ = [
     "CheckpointError",

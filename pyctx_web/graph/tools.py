@@ -64,8 +64,6 @@ from typing import TYPE_CHECKING, Any, overload
 
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
-from pyctx_web.graph._runctx.jsonschema import validate
-from pyctx_web.graph._runctx.schemacheck import check_schema
 from pyctx_web.graph._runctx.signature_schema import is_args_ctx_form, signature_tool
 from pyctx_web.graph._runctx.signature_text import summary
 from pyctx_web.graph.errors import ToolArgumentError, UnknownToolError
@@ -97,6 +95,9 @@ class Tool:
             raise ToolArgumentError(
                 self.name, [f"args: expected an object (dict), got {type(args).__name__}"]
             )
+        # The validator is loaded by the first check, not with the tools of a page.
+        from pyctx_web.graph._runctx.jsonschema import validate
+
         problems = validate(args, self.parameters)
         if problems:
             raise ToolArgumentError(self.name, problems)
@@ -138,9 +139,14 @@ def _make_tool(
         raise ArgumentValueError("a tool needs a name: pass tool(name=...)")
     call: ToolFunction = fn
     if parameters is None and not is_args_ctx_form(fn):
+        # A schema made from the signature is well-formed by construction: not checked again.
         parameters, call = signature_tool(fn, tool_name)
-    schema = {"type": "object"} if parameters is None else parameters
-    check_schema(schema, f"tool {tool_name!r} parameters")
+    else:
+        from pyctx_web.graph._runctx.schemacheck import check_schema
+
+        parameters = {"type": "object"} if parameters is None else parameters
+        check_schema(parameters, f"tool {tool_name!r} parameters")
+    schema = parameters
     return Tool(
         name=tool_name,
         description=description if description is not None else summary(inspect.getdoc(fn) or ""),

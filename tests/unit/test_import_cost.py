@@ -121,16 +121,16 @@ def test_importing_the_chat_protocol_loads_nothing_a_session_needs_later() -> No
     assert "langchain_core" not in loaded  # imported only to turn messages into LangChain's
     assert "pyctx_web.graph.checkpoint" not in loaded  # the chat is handed a compiled graph
     assert "pyctx_web.graph.state" not in loaded  # nor does it build one
+    assert "pyctx_web.chat._branches" not in loaded  # read for history and edits only
+    assert "pyctx_web.graph._engine.values" not in loaded  # the graph's run brings Command
 
 
 def test_graph_errors_import_without_the_graph_builder() -> None:
-    """``pyctx_web.graph.errors`` imports without StateGraph or the engine behind it."""
+    """``pyctx_web.graph.errors`` imports without StateGraph, the engine or its value classes."""
     loaded = _modules_after("import pyctx_web.graph.errors")
     assert loaded & set(STDLIB_NOT_AT_IMPORT) == set()
     assert {m for m in loaded if m.startswith("pyctx_web.graph")} == {
         "pyctx_web.graph",
-        "pyctx_web.graph._engine",
-        "pyctx_web.graph._engine.values",
         "pyctx_web.graph.errors",
     }
 
