@@ -48,5 +48,7 @@ def run_imports(dist: Path, quick: bool) -> list[Measured]:
 def run_versus(dist: Path, quick: bool) -> list[Measured]:
     """The run-time rows against the baseline build, on CPython and in Pyodide under Node."""
     current, base = baseline.current_build(dist), baseline.ensure_baseline()
-    figures = versus.rows(current, base, pairs=2 if quick else 3, quick=quick)
+    figures = versus.rows(
+        current, base, pairs=2 if quick else 3, cpython_pairs=4 if quick else 7, quick=quick
+    )
     return [{"runtime": "versus", "clock_resolution": None, "figures": figures}]

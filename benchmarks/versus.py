@@ -60,12 +60,18 @@ def run_node(build: Build, quick: bool) -> list[dict[str, Any]]:
     return rows
 
 
-def rows(current: Build, base: Build, *, pairs: int, quick: bool) -> list[dict[str, Any]]:
-    """Every :mod:`bench_versus` row of both runtimes against the baseline, over ``pairs``."""
+def rows(
+    current: Build, base: Build, *, pairs: int, cpython_pairs: int, quick: bool
+) -> list[dict[str, Any]]:
+    """Every :mod:`bench_versus` row of both runtimes against the baseline.
+
+    CPython takes ``cpython_pairs`` pairs of processes: its speed on a shared machine swings
+    by up to 2x between windows of a second, and one process samples less than a second.
+    """
     result: list[dict[str, Any]] = []
-    for runner in (run_cpython, run_node):
+    for runner, count in ((run_cpython, cpython_pairs), (run_node, pairs)):
         runs: dict[str, list[list[dict[str, Any]]]] = {current.label: [], base.label: []}
-        for pair in range(pairs):
+        for pair in range(count):
             for build in goals.rotation([current, base], pair):
                 runs[build.label].append(runner(build, quick))
         result += goals.versus_rows(runs[current.label], runs[base.label], baseline=base.label)
