@@ -51,7 +51,11 @@ def axe_script() -> Path:
 @pytest.fixture
 def audited_page(browser: Any) -> Iterator[PageWatch]:
     """A page like watched_page's, in a context that lets a test inject axe-core."""
-    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 800})
+    # Reduced motion turns the page's 120 ms colour transitions off: axe then reads each
+    # button's settled colours, not a blend caught halfway through a change of state.
+    context = browser.new_context(
+        bypass_csp=True, viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
+    )
     page = context.new_page()
     watch = PageWatch(page)
 

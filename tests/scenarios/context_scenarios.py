@@ -189,7 +189,8 @@ async def _check_async_api(
 
 def _library_frames() -> int:
     """Count the frames of pyctx_web/context.py on the current stack."""
-    library = pyctx_web.context.__file__
+    # The name its code was compiled under: a sourceless bytecode build may not name __file__.
+    library = pyctx_web.context.is_awaitable.__code__.co_filename
     count = 0
     frame = sys._getframe()
     while frame is not None:
