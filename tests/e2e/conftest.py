@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,16 +29,16 @@ CHROMIUM_FLAGS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def demo_url() -> Iterator[str]:
-    """The demo as ``./build.sh demo --port N`` serves it, on a free port of 127.0.0.1."""
+@contextmanager
+def served_demo(*arguments: str) -> Iterator[str]:
+    """Serve the demo with ``./build.sh demo --port N *arguments`` on a free port; yield its URL."""
     if not (DIST / "pyodide.mjs").is_file():
         pytest.fail("build/dist is missing: run ./build.sh setup first")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen(
-        [str(ROOT / "build.sh"), "demo", "--port", str(port)],
+        [str(ROOT / "build.sh"), "demo", "--port", str(port), *arguments],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYCTX_DEMO_QUIET": "1"},
@@ -54,6 +55,13 @@ def demo_url() -> Iterator[str]:
         process.wait(timeout=30)
         if process.stdout is not None:
             process.stdout.close()
+
+
+@pytest.fixture(scope="session")
+def demo_url() -> Iterator[str]:
+    """The demo as ``./build.sh demo --port N`` serves it, on a free port of 127.0.0.1."""
+    with served_demo() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

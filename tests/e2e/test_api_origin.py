@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -12,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import DIST, ROOT
+from .conftest import served_demo
 from .openai_server import OpenAIServer, text_reply
 
 READY_TIMEOUT_MS = 90_000
@@ -43,32 +40,9 @@ def api_server() -> Iterator[OpenAIServer]:
 @pytest.fixture(scope="module")
 def demo_with_origins(api_server: OpenAIServer) -> Iterator[str]:
     """The demo served by ./build.sh demo with two --api-origin flags."""
-    if not (DIST / "pyodide.mjs").is_file():
-        pytest.fail("build/dist is missing: run ./build.sh setup first")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     api_origin = api_server.base_url.removesuffix("/v1")
-    command = [str(ROOT / "build.sh"), "demo", "--port", str(port)]
-    command += ["--api-origin", EXTRA_ORIGIN, "--api-origin", api_origin]
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYCTX_DEMO_QUIET": "1"},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline().strip()
-        url = f"http://127.0.0.1:{port}/"
-        if not line.endswith(url):
-            pytest.fail(f"./build.sh demo printed {line!r}, not the URL {url}")
+    with served_demo("--api-origin", EXTRA_ORIGIN, "--api-origin", api_origin) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        if process.stdout is not None:
-            process.stdout.close()
 
 
 @pytest.fixture
