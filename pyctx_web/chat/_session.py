@@ -131,6 +131,8 @@ class ChatSession:
 
     async def _turn_for(self, kind: str, message: Mapping[str, Any]) -> AsyncIterator[Event]:
         head = await self._head(message.get("checkpoint_id"))
+        # A head the message does not name is the latest: only a named one is read again.
+        latest = head is None or "checkpoint_id" not in message or await self._is_latest(head)
         if kind == "chat":
             if head is not None and head.interrupts:
                 raise _Refused(
@@ -139,10 +141,12 @@ class ChatSession:
             turn: Any = {"messages": [{"role": "user", "content": message["text"]}]}
             start = head
         elif kind == "resume_chat":
-            turn, start = await self._resume_input(message, head)
+            turn, start = await self._resume_input(message, head, latest)
+            latest = True  # an older head is asked again on top of the thread
         else:
             turn, start = await self._fork_input(kind, message, head)
-        async for event in self._turn(turn, start, decisions="decisions" in message):
+            latest = False  # the checkpoint before a message of the head is older than it
+        async for event in self._turn(turn, start, latest, decisions="decisions" in message):
             yield event
 
     async def _head(self, checkpoint_id: str | None) -> StateSnapshot | None:
@@ -163,7 +167,7 @@ class ChatSession:
         return {"configurable": configurable}
 
     async def _resume_input(
-        self, message: Mapping[str, Any], head: StateSnapshot | None
+        self, message: Mapping[str, Any], head: StateSnapshot | None, latest: bool
     ) -> tuple[Any, StateSnapshot | None]:
         if head is None or not head.interrupts:
             raise _Refused("There is no question waiting for an answer.")
@@ -190,7 +194,7 @@ class ChatSession:
         from pyctx_web.graph.types import Command  # the first turn needs it, not the import
 
         answer = {"decisions": message["decisions"]} if approval else message["resume_value"]
-        if not await self._is_latest(head):
+        if not latest:
             head = await self._refork(head)
             question = head.interrupts[ids.index(question.id)]
         return Command(resume={question.id: answer}), head
@@ -276,10 +280,9 @@ class ChatSession:
         )
 
     async def _turn(
-        self, turn: Any, start: StateSnapshot | None, *, decisions: bool = False
+        self, turn: Any, start: StateSnapshot | None, latest: bool, *, decisions: bool = False
     ) -> AsyncIterator[Event]:
         origin = None if start is None else _checkpoint_id(start)
-        latest = origin is None or await self._is_latest(start)  # type: ignore[arg-type]
         config = self._config(None if latest else origin)
         yield {"type": "status", "stage": "started", "from_checkpoint": origin}
         asked = False
