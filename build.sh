@@ -256,6 +256,35 @@ build_bytecode_wheel() {  # the pyctx_web wheel compiled to bytecode, for Pyodid
     echo "$want" >"$BUILD/wheel-pyc/.stamp"
 }
 
+DEMO_APP_DIR="/home/pyodide/demo_app"  # where demo/worker.js unpacks the app; tracebacks name it
+
+build_demo_app() {  # demo/app compiled to bytecode in one archive, which the demo's worker unpacks
+    local version want
+    version="$(dist_setting pyodide)"
+    want="$(stamp_of "${BYTECODE_TOOL[@]}" demo/app/*.py <(ls demo/app/*.py; echo "$version"))"
+    if fresh "$BUILD/demo-app/.stamp" "$want" && [ -f "$BUILD/demo-app/app.zip" ]; then return 0; fi
+    log "compiling the demo app to bytecode, in Pyodide $version"
+    rm -rf "$BUILD/demo-app" && mkdir -p "$BUILD/demo-app"
+    node tools/bytecode.mjs "$CACHE/pyodide-$version/package" folder demo/app \
+        "$BUILD/demo-app/app.zip" "$DEMO_APP_DIR" >/dev/null \
+        || die "tools/bytecode.mjs could not compile demo/app"
+    echo "$want" >"$BUILD/demo-app/.stamp"
+}
+
+build_demo_snapshot() {  # the demo worker's memory snapshot, taken in Chromium (tools/snapshot.py)
+    local want
+    want="$(stamp_of tools/snapshot.py tools/snapshot_worker.mjs "$DIST/.stamp" \
+        "$BUILD/demo-app/.stamp" pyctx_web/js/*.mjs)"
+    if fresh "$BUILD/demo-app/.snapshot-stamp" "$want" && [ -f "$BUILD/demo-app/demo.snapshot" ]; then
+        return 0
+    fi
+    log "taking the demo worker's memory snapshot, in Chromium"
+    rm -f "$BUILD/demo-app/demo.snapshot"
+    "$PY" tools/snapshot.py "$DIST" "$BUILD/demo-app/demo.snapshot" "$DEMO_APP_DIR" >/dev/null \
+        || die "tools/snapshot.py could not take the demo's memory snapshot"
+    echo "$want" >"$BUILD/demo-app/.snapshot-stamp"
+}
+
 build_dist() {
     local version want registered
     version="$(dist_setting pyodide)"
@@ -301,7 +330,9 @@ setup() {
     build_wheel
     compile_stdlib
     build_bytecode_wheel
+    build_demo_app
     build_dist
+    build_demo_snapshot
 }
 
 # --- commands ------------------------------------------------------------------------------

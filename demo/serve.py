@@ -1,7 +1,9 @@
 """Serve the demo page and the local Pyodide distribution on 127.0.0.1.
 
-``/`` serves ``demo/`` and ``/pyodide/`` serves the distribution that
-``./build.sh dist`` assembles in ``build/dist``. Every response carries the
+``/`` serves ``demo/``, ``/pyodide/`` serves the distribution that
+``./build.sh dist`` assembles in ``build/dist``, and ``/app.zip`` and
+``/demo.snapshot`` the demo app compiled to bytecode and the worker's memory snapshot,
+which ``./build.sh setup`` puts beside it in ``build/demo-app``. Every response carries the
 Content-Security-Policy of the page: scripts from this origin only, plus the
 WebAssembly compilation that Pyodide needs, and connections to this origin and
 to local ports only, plus each ``--api-origin`` (the model API the page may call).
@@ -65,6 +67,12 @@ def api_origin(text: str) -> str:
 JS_MODULE_PATH = "/pyctx_web.mjs"
 """Where pages and workers import pyctx_web's JavaScript from (see pyctx_web._js)."""
 
+APP_ARCHIVE_PATH = "/app.zip"
+"""Where the worker fetches the demo app from: ``demo/app`` compiled to bytecode."""
+
+SNAPSHOT_PATH = "/demo.snapshot"
+"""Where the worker fetches its memory snapshot from (``tools/snapshot.py``)."""
+
 EXTRA_TYPES = {
     ".wasm": "application/wasm",
     ".mjs": "text/javascript",
@@ -73,6 +81,7 @@ EXTRA_TYPES = {
     ".zip": "application/zip",
     ".json": "application/json",
     ".py": "text/plain; charset=utf-8",
+    ".snapshot": "application/octet-stream",
 }
 
 
@@ -90,10 +99,17 @@ def make_handler(
     isolated: bool = False,
     api_origins: Sequence[str] = (),
 ) -> type[http.server.SimpleHTTPRequestHandler]:
-    """A handler of ``/pyodide/`` from ``dist_dir`` and the rest from ``site_dir``."""
+    """A handler of ``/pyodide/`` from ``dist_dir``, ``/app.zip`` and ``/demo.snapshot``
+    from the ``demo-app`` folder beside it and the rest from ``site_dir``."""
     policy = content_security_policy(api_origins)
+    built = {
+        APP_ARCHIVE_PATH: dist_dir.parent / "demo-app" / "app.zip",
+        SNAPSHOT_PATH: dist_dir.parent / "demo-app" / "demo.snapshot",
+    }
 
     class Handler(http.server.SimpleHTTPRequestHandler):
+        # Keep-alive: the page's modules and the worker's files come over a few connections.
+        protocol_version = "HTTP/1.1"
         extensions_map: ClassVar[dict[str, str]] = {
             **http.server.SimpleHTTPRequestHandler.extensions_map,
             **EXTRA_TYPES,
@@ -116,6 +132,8 @@ def make_handler(
 
         def translate_path(self, path: str) -> str:
             clean = path.split("?", 1)[0].split("#", 1)[0]
+            if clean in built:
+                return str(built[clean])
             if clean.startswith("/pyodide/"):
                 relative = clean[len("/pyodide/") :]
                 target = (dist_dir / relative).resolve()

@@ -3,10 +3,11 @@
 import { loadPyodide } from "/pyodide/pyodide.mjs";
 import { loadPyctxWeb } from "/pyctx_web.mjs";
 
-const APP_FILES = [
-  "assistant.py", "models.py", "worker_main.py", "offline_model.py", "actions.py", "observe.py",
-  "protocol.py", "sse.py", "completion_stream.py", "http_policy.py", "csp.py", "openai_model.py",
-];
+// demo/app compiled to bytecode by ./build.sh setup, whose code names APP_DIR as its folder.
+const APP_ARCHIVE = "./app.zip";
+// The memory snapshot of this worker's Pyodide with pyctx_web and the app imported (taken
+// by tools/snapshot.py in ./build.sh setup); without it, all of that is imported here.
+const SNAPSHOT = "./demo.snapshot";
 const APP_DIR = "/home/pyodide/demo_app";
 
 const started = performance.now();
@@ -71,11 +72,22 @@ async function timed(stage, label, work) {
   return result;
 }
 
-async function fetchText(name) {
-  const url = new URL(`./app/${name}`, import.meta.url);
-  const response = await fetch(url, { cache: "no-cache" });
-  if (!response.ok) throw new Error(`could not fetch app/${name}: HTTP ${response.status}`);
-  return response.text();
+async function fetchApp() {
+  const response = await fetch(new URL(APP_ARCHIVE, import.meta.url), { cache: "no-cache" });
+  if (!response.ok) {
+    throw new Error(`could not fetch app.zip: HTTP ${response.status} (./build.sh setup builds it)`);
+  }
+  return response.arrayBuffer();
+}
+
+// The snapshot's response once its headers came, or null when there is none to use.
+async function fetchSnapshot() {
+  try {
+    const response = await fetch(new URL(SNAPSHOT, import.meta.url), { cache: "no-cache" });
+    return response.ok ? response : null;
+  } catch (error) {
+    return null;
+  }
 }
 
 // The Content-Security-Policy this worker was served with: its connect-src decides which model
@@ -89,8 +101,8 @@ async function servedPolicy() {
   }
 }
 
-// The distribution's lock file, and pyctx_web's wheel that it registers, both requested at
-// once: the wheel downloads while Pyodide loads.
+// The distribution's lock file, pyctx_web's wheel that it registers, the app and the policy,
+// all requested at once: they download while Pyodide loads.
 function prefetch(base) {
   const lockFile = fetch(new URL("pyodide-lock.json", base)).then((response) => {
     if (!response.ok) throw new Error(`could not fetch pyodide-lock.json: HTTP ${response.status}`);
@@ -102,18 +114,26 @@ function prefetch(base) {
     return new URL(entry.file_name, base).href;
   });
   const wheel = wheelURL.then((url) => fetch(url));
+  const app = fetchApp();
+  const policy = servedPolicy();
+  const snapshot = fetchSnapshot();
   // Their errors are reported where they are awaited (or by loadPyodide, for the lock file).
-  wheelURL.catch(() => {});
-  wheel.catch(() => {});
-  return { lockFile, wheelURL, wheel };
+  for (const pending of [wheelURL, wheel, app]) pending.catch(() => {});
+  return { lockFile, wheelURL, wheel, app, policy, snapshot };
 }
 
 async function boot() {
   // packageBaseUrl also replaces the CDN that Pyodide would otherwise fall back to.
   const base = new URL("/pyodide/", self.location.href).href;
-  const { lockFile, wheelURL, wheel } = prefetch(base);
-  const pyodide = await timed("runtime", "Loading the Python runtime…", () =>
-    loadPyodide({ indexURL: base, packageBaseUrl: base, lockFileContents: lockFile }));
+  const { lockFile, wheelURL, wheel, app, policy, snapshot } = prefetch(base);
+  let restored = false;
+  const pyodide = await timed("runtime", "Loading the Python runtime…", async () => {
+    const options = { indexURL: base, packageBaseUrl: base, lockFileContents: lockFile };
+    const response = await snapshot;
+    if (response) options._loadSnapshot = response.arrayBuffer();
+    restored = Boolean(response);
+    return loadPyodide(options);
+  });
 
   // The wheel goes straight into site-packages, without Pyodide's package loader; the loader
   // also registers pyctx_web's JavaScript module, so that the library needs no eval.
@@ -121,10 +141,12 @@ async function boot() {
     loadPyctxWeb(pyodide, { wheelURL: await wheelURL, wheel }));
 
   await timed("app", "Starting the assistant…", async () => {
-    const [policy, ...sources] = await Promise.all([servedPolicy(), ...APP_FILES.map(fetchText)]);
-    pyodide.FS.mkdirTree(APP_DIR);
-    APP_FILES.forEach((name, i) => pyodide.FS.writeFile(`${APP_DIR}/${name}`, sources[i]));
-    pyodide.registerJsModule("demo_bridge", { post, content_security_policy: policy });
+    // A restored worker has imported every module of the app already (worker_main.preload).
+    if (!restored) {
+      pyodide.FS.mkdirTree(APP_DIR);
+      pyodide.unpackArchive(await app, "zip", { extractDir: APP_DIR });
+    }
+    pyodide.registerJsModule("demo_bridge", { post, content_security_policy: await policy });
     await pyodide.runPythonAsync(`
 import inspect, sys
 if ${JSON.stringify(APP_DIR)} not in sys.path:
@@ -144,6 +166,7 @@ del _post, _booted
   postMessage({
     type: "ready",
     pyodide: pyodide.version,
+    snapshot: restored,
     pyctx_web: pyctxVersion,
     elapsed_ms: Math.round(performance.now() - started),
     stages: { ...stages },

@@ -6,7 +6,7 @@ inside Pyodide. :mod:`pyctx_web.jsbridge` carries the context across the
 JavaScript boundary and :mod:`pyctx_web.graph` runs interruptible graphs.
 """
 
-from pyctx_web._env import IN_BROWSER, IN_PYODIDE
+from pyctx_web._env import IN_BROWSER, IN_PYODIDE, after_restore
 from pyctx_web.context import AsyncLocalStorage, ContextCoroutine, Snapshot, Variable
 from pyctx_web.errors import (
     ArgumentTypeError,
@@ -44,6 +44,7 @@ __all__ = [
     "UsageError",
     "Variable",
     "__version__",
+    "after_restore",
     "current_execution_context",
     "get_current_correlation_id",
     "get_current_tenant_id",

@@ -8,8 +8,9 @@ behind this flag, so that the whole package imports on plain CPython.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
-__all__ = ["IN_BROWSER", "IN_PYODIDE"]
+__all__ = ["IN_BROWSER", "IN_PYODIDE", "after_restore", "on_restore"]
 
 IN_PYODIDE: bool = sys.platform == "emscripten"
 """True when running inside Pyodide."""
@@ -28,3 +29,28 @@ def _detect_browser() -> bool:
 
 IN_BROWSER: bool = _detect_browser()
 """True inside Pyodide in a browser page or worker (not in Node)."""
+
+
+_restore_hooks: list[Callable[[], None]] = []
+
+
+def on_restore(hook: Callable[[], None]) -> None:
+    """Have :func:`after_restore` call ``hook``: for state a module draws once per process,
+    such as a random seed. Modules call it once, at import.
+    """
+    _restore_hooks.append(hook)
+
+
+def after_restore() -> None:
+    """Give an interpreter restored from a memory snapshot its own random state.
+
+    Call it once, first thing, in a Pyodide started from a snapshot that had already
+    imported pyctx_web (``loadPyctxWeb`` does). Every copy restored from one snapshot
+    would otherwise repeat the snapshot's random draws: the random part of checkpoint
+    ids and the ``random`` module's sequence are seeded afresh.
+    """
+    module = sys.modules.get("random")
+    if module is not None:
+        module.seed()
+    for hook in _restore_hooks:
+        hook()

@@ -19,7 +19,7 @@ import sys
 import zipfile
 from collections.abc import Iterator
 
-__all__ = ["compile_source", "compile_stdlib", "compile_wheel", "wheel_tag"]
+__all__ = ["compile_folder", "compile_source", "compile_stdlib", "compile_wheel", "wheel_tag"]
 
 UNCHECKED_HASH = 0b01
 """The pyc flags of PEP 552: hash-based (bit 0), without checking the source (bit 1 clear)."""
@@ -35,9 +35,9 @@ def compile_source(source: bytes, filename: str) -> bytes:
     return header + importlib.util.source_hash(source) + marshal.dumps(code)
 
 
-def _entry(name: str, like: zipfile.ZipInfo) -> zipfile.ZipInfo:
+def _entry(name: str, like: zipfile.ZipInfo, compress_type: int | None = None) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(name, FIXED_TIME)
-    info.compress_type = like.compress_type
+    info.compress_type = like.compress_type if compress_type is None else compress_type
     info.external_attr = like.external_attr
     return info
 
@@ -68,6 +68,24 @@ def compile_stdlib(stock: bytes, prefix: str) -> bytes:
     return out.getvalue()
 
 
+def compile_folder(modules: dict[str, bytes], prefix: str) -> bytes:
+    """A zip of ``modules`` (file name to source, such as ``{"app.py": b"..."}``) compiled,
+    stored uncompressed like :func:`compile_wheel`'s.
+
+    Each ``name.py`` becomes ``name.pyc`` at the zip's top, for unpacking into a folder on
+    ``sys.path``; its code names ``prefix + name.py``, where the folder will be.
+    """
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for name in sorted(modules):
+            if "/" in name or not name.endswith(".py"):
+                raise ValueError(f"{name!r} is not a module file name such as app.py")
+            info = zipfile.ZipInfo(name + "c", FIXED_TIME)
+            info.external_attr = 0o644 << 16
+            target.writestr(info, compile_source(modules[name], prefix + name))
+    return out.getvalue()
+
+
 def wheel_tag(platform: str) -> str:
     """The tag of a wheel compiled by this interpreter for ``platform`` (such as
     ``emscripten_5_0_3_wasm32``): ``cp314-cp314-emscripten_5_0_3_wasm32`` on CPython 3.14.
@@ -91,7 +109,9 @@ def compile_wheel(wheel: bytes, filename: str, platform: str, prefix: str) -> tu
     """The wheel ``filename`` with its modules compiled, and its new name.
 
     The tag becomes :func:`wheel_tag`'s and ``RECORD`` lists the compiled files, so
-    that installers accept it; only this interpreter's version can import it. ``prefix``
+    that installers accept it; only this interpreter's version can import it. Entries are
+    stored uncompressed: ``loadPyctxWeb`` then writes them out without inflating each one,
+    and a server's gzip still compresses the download as a whole. ``prefix``
     is the site-packages folder the code names, such as ``/lib/python3.14/site-packages/``.
     """
     stem = filename.removesuffix(".whl").split("-")
@@ -109,10 +129,13 @@ def compile_wheel(wheel: bytes, filename: str, platform: str, prefix: str) -> tu
                 continue
             if name.endswith(".dist-info/WHEEL"):
                 data = _retagged(data, tag)
-            target.writestr(_entry(name, infos.get(name) or infos[name[:-1]]), data)
+            like = infos.get(name) or infos[name[:-1]]
+            target.writestr(_entry(name, like, zipfile.ZIP_STORED), data)
             records.append(_record_line(name, data))
         if not record_name:
             raise ValueError(f"{filename!r} has no .dist-info/RECORD: it is not a wheel")
         record = "\n".join([*records, f"{record_name},,"]) + "\n"
-        target.writestr(_entry(record_name, infos[record_name]), record.encode())
+        target.writestr(
+            _entry(record_name, infos[record_name], zipfile.ZIP_STORED), record.encode()
+        )
     return f"{stem[0]}-{stem[1]}-{tag}.whl", out.getvalue()

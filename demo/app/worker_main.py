@@ -36,7 +36,7 @@ from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.state import CompiledStateGraph
 
-__all__ = ["boot", "receive"]
+__all__ = ["boot", "preload", "receive"]
 
 MAX_THREAD_ID = 200
 
@@ -46,8 +46,14 @@ FIRST_TURN_MODULES = (
     "pyctx_web.graph._runctx.tool_calls",
     "pyctx_web.graph._runctx.approval",
 )
-"""The run machinery pyctx_web imports at a graph's first run, imported here once the page is
-ready, so that a first message typed meanwhile does not wait for it."""
+"""The run machinery pyctx_web imports at a graph's first run: imported once the page is
+ready, so that a first message typed meanwhile does not wait for it, or by :func:`preload`."""
+
+APP_MODULES = ("openai_model",)
+"""The app's modules that :func:`make_model` imports only when a model is configured."""
+
+BROWSER_MODULES = ("pyctx_web.graph.checkpoint.indexeddb", "pyctx_web.jsbridge")
+"""What :func:`boot` and the first answer import in a browser besides."""
 
 
 class DemoWorker:
@@ -206,6 +212,14 @@ async def boot(post: Callable[[str], Any] | None = None) -> None:
 
 def _warm_up() -> None:
     for name in FIRST_TURN_MODULES:
+        importlib.import_module(name)
+
+
+def preload() -> None:
+    """Import every module of the app and what the worker uses up to its first answer,
+    without starting anything: what the demo's memory snapshot is taken after
+    (``tools/snapshot.py``)."""
+    for name in (*APP_MODULES, *FIRST_TURN_MODULES, *(BROWSER_MODULES if IN_BROWSER else ())):
         importlib.import_module(name)
 
 

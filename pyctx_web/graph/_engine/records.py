@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from pyctx_web._env import on_restore
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
@@ -59,6 +60,8 @@ def _reseed() -> None:
 if hasattr(os, "register_at_fork"):
     # A forked child must not draw the same bits as its parent.
     os.register_at_fork(after_in_child=_reseed)
+# Nor must copies of one memory snapshot draw the same bits as each other.
+on_restore(_reseed)
 
 
 def new_checkpoint_id() -> str:
