@@ -28,6 +28,7 @@ def run_startup(dist: Path, quick: bool, launch: dict[str, Any]) -> list[Measure
         startup.serving(base) as urls[base.label],
         sync_playwright() as playwright,
     ):
+        urls[current.label + startup.UNRESTORED] = urls[current.label]
         browser = playwright.chromium.launch(**launch)
         try:
             runtime = f"pyodide-chromium {browser.version}"

@@ -12,6 +12,10 @@ injected before the page's own records, with ``performance.now()``:
 
 In this build's page, a worker that only loads Pyodide then posts ``ready`` runs
 after the demo is ready: the same page, the same distribution.
+
+This build's demo is also loaded with its memory snapshot withheld (the request answered
+404), in the same rotation: the worker then imports pyctx_web and the app after
+``loadPyodide``, which is what any page that loads pyctx_web without a snapshot pays.
 """
 
 from __future__ import annotations
@@ -65,6 +69,9 @@ PAGE_PROBE = """
   }, true);
 })();
 """
+
+UNRESTORED = " without its snapshot"
+"""Appended to a build's label: its demo loaded with the memory snapshot withheld."""
 
 BARE_WORKER_PATH = "/__bench_bare_worker.js"
 
@@ -127,11 +134,19 @@ def after_load_ms(ready: dict[str, Any]) -> float | None:
     return float(sum(others)) if others else None
 
 
-def load_demo(browser: Any, url: str, *, bare: bool) -> dict[str, Any]:
-    """One fresh page of the demo: ready time, worker stages, first message; the bare worker."""
+def load_demo(browser: Any, url: str, *, bare: bool, snapshot: bool = True) -> dict[str, Any]:
+    """One fresh page of the demo: ready time, worker stages, first message; the bare worker.
+
+    Without ``snapshot``, the worker's request for its memory snapshot gets a 404.
+    """
     context = browser.new_context()
     try:
         context.add_init_script(PAGE_PROBE)
+        if not snapshot:
+            context.route(
+                "**/demo.snapshot",
+                lambda route: route.fulfill(status=404, body="withheld by the benchmark"),
+            )
         context.route(
             f"**{BARE_WORKER_PATH}",
             lambda route: route.fulfill(body=BARE_WORKER, content_type="text/javascript"),
@@ -168,10 +183,17 @@ def measure(browser: Any, urls: dict[str, str], *, rounds: int) -> dict[str, lis
     labels = list(urls)
     loads: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
     for label in labels:
-        load_demo(browser, urls[label], bare=False)
+        load_demo(browser, urls[label], bare=False, snapshot=not label.endswith(UNRESTORED))
     for round_index in range(rounds):
         for label in goals.rotation(labels, round_index):
-            loads[label].append(load_demo(browser, urls[label], bare=label == labels[0]))
+            loads[label].append(
+                load_demo(
+                    browser,
+                    urls[label],
+                    bare=label == labels[0],
+                    snapshot=not label.endswith(UNRESTORED),
+                )
+            )
     return loads
 
 
@@ -194,6 +216,8 @@ def rows(
     bare = [load["bare"]["after_ms"] for load in mine if load["after_ms"] is not None]
     base_after = [load["after_ms"] for load in theirs if load["after_ms"] is not None]
     today = f"{statistics.median(base_after):.0f} ms" if base_after else "not measured"
+    restored = sum(1 for load in mine if load["worker"].get("snapshot") is True)
+    note = f"{note}; restored from the memory snapshot in {restored} of {len(mine)} pages"
     return [
         goals.bounded(
             "demo worker: pyctx_web and the app, from loadPyodide resolved to ready",
@@ -227,7 +251,52 @@ def rows(
             baseline=f"the demo of {base.label}",
             note=f"{note}; offline model, fresh page; keydown to the first frame with the card",
         ),
+        *unrestored_rows(mine, loads.get(current.label + UNRESTORED, []), runtime, quick),
     ]
+
+
+def unrestored_rows(
+    mine: list[dict[str, Any]], unrestored: list[dict[str, Any]], runtime: str, quick: bool
+) -> list[dict[str, Any]]:
+    """What the snapshot saves, from this build's pages with and without it (no goals)."""
+    if not unrestored:
+        return []
+    note = goals.rounds_note(len(unrestored), quick)
+    after = [load["after_ms"] for load in unrestored if load["after_ms"] is not None]
+    info = [
+        goals.bounded(
+            "demo worker without its memory snapshot: pyctx_web and the app after loadPyodide",
+            runtime,
+            after,
+            "ms",
+            limit=50,
+            note=f"{note}; the snapshot request answered 404; "
+            f"worker stages (ms, median): {_stage_note(unrestored)}",
+        ),
+        goals.ratio_row(
+            "loadPyodide in the demo worker, restoring the memory snapshot",
+            runtime,
+            [float(load["worker"]["stages"]["runtime"]) for load in mine],
+            [float(load["worker"]["stages"]["runtime"]) for load in unrestored],
+            "ms",
+            baseline="loadPyodide without it, same build",
+            limit=1.0,
+            note=f"{note}; the snapshot holds pyctx_web and the app imported",
+        ),
+        goals.ratio_row(
+            "demo page, navigation to ready, with the memory snapshot",
+            runtime,
+            [load["ready_ms"] for load in mine],
+            [load["ready_ms"] for load in unrestored],
+            "ms",
+            baseline="the same page without it",
+            limit=1.0,
+            note=note,
+        ),
+    ]
+    for row in info:
+        row.update(goal=None, met=None)
+    return info
 
 
 def stock_stdlib(dist_names: list[str]) -> str | None:

@@ -6,8 +6,9 @@ usage: python tools/snapshot.py DIST_DIR OUT_FILE APP_DIR
 archive beside it (build/demo-app/app.zip). In a Web Worker, like the demo's,
 ``tools/snapshot_worker.mjs`` loads that Pyodide with ``_makeSnapshot``, unpacks the
 pyctx_web wheel and the app (into ``APP_DIR``), imports them through
-``worker_main.preload()`` and takes ``pyodide.makeMemorySnapshot()``: the interpreter's
-whole memory with everything imported and nothing started. ``demo/worker.js`` passes it
+``worker_main.preload()``, which also rehearses a first turn on memory, and takes
+``pyodide.makeMemorySnapshot()``: the interpreter's whole memory with everything imported
+and nothing started. ``demo/worker.js`` passes it
 to ``loadPyodide`` as ``_loadSnapshot`` instead of importing all of it again.
 
 The snapshot is taken in the browser because it fixes what was decided at import time,

@@ -25,7 +25,7 @@ async function take() {
   pyodide.FS.mkdirTree(appDir);
   pyodide.unpackArchive(app, "zip", { extractDir: appDir });
   // No JavaScript module is registered here: the snapshot may only refer to globals.
-  pyodide.runPython(`
+  await pyodide.runPythonAsync(`
 import sys
 for folder in (${JSON.stringify(sitePackages)}, ${JSON.stringify(appDir)}):
     finder = sys.path_importer_cache.get(folder)
@@ -33,7 +33,7 @@ for folder in (${JSON.stringify(sitePackages)}, ${JSON.stringify(appDir)}):
         finder.invalidate_caches()
 sys.path.insert(0, ${JSON.stringify(appDir)})
 import worker_main
-worker_main.preload()
+await worker_main.preload()
 `);
   return pyodide.makeMemorySnapshot();
 }

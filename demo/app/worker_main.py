@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from assistant import AssistantData, build_assistant
@@ -51,6 +51,9 @@ ready, so that a first message typed meanwhile does not wait for it, or by :func
 
 APP_MODULES = ("openai_model",)
 """The app's modules that :func:`make_model` imports only when a model is configured."""
+
+REHEARSAL_TEXT = "help me with email"
+"""The first message :func:`preload` rehearses: one that asks a question."""
 
 BROWSER_MODULES = ("pyctx_web.graph.checkpoint.indexeddb", "pyctx_web.jsbridge")
 """What :func:`boot` and the first answer import in a browser besides."""
@@ -97,9 +100,21 @@ class DemoWorker:
         )
 
     def receive(self, raw: str) -> None:
-        task = asyncio.get_running_loop().create_task(self.handle(raw))
+        self.start(self.handle(raw))
+
+    def start(self, work: Coroutine[Any, Any, None], failure: str = "") -> None:
+        """Run ``work`` as a task kept until done; an error it ends with is posted after
+        ``failure`` (when given)."""
+        task = asyncio.get_running_loop().create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        if failure:
+            task.add_done_callback(lambda done: self._report(done, failure))
+
+    def _report(self, task: asyncio.Task[None], failure: str) -> None:
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            self.error(f"{failure}: {error}", None)
 
     async def handle(self, raw: str) -> None:
         thread_id: str | None = None
@@ -200,12 +215,14 @@ async def boot(post: Callable[[str], Any] | None = None) -> None:
     if IN_BROWSER:
         from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
-        checkpointer: Checkpointer = IndexedDBSaver("pyctx-demo")
+        saver = IndexedDBSaver("pyctx-demo")
+        _worker = DemoWorker(post, saver)
+        # The database opens while the page gets ready, not in the first message.
+        _worker.start(saver.setup(), "The checkpoint store could not open")
     else:
         from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
-        checkpointer = InMemorySaver()
-    _worker = DemoWorker(post, checkpointer)
+        _worker = DemoWorker(post, InMemorySaver())
     # After boot returns, the worker posts "ready"; the import waits for the loop's next turns.
     asyncio.get_running_loop().call_later(0.05, _warm_up)
 
@@ -215,12 +232,20 @@ def _warm_up() -> None:
         importlib.import_module(name)
 
 
-def preload() -> None:
-    """Import every module of the app and what the worker uses up to its first answer,
-    without starting anything: what the demo's memory snapshot is taken after
-    (``tools/snapshot.py``)."""
+async def preload() -> None:
+    """Import every module of the app and what the worker uses up to its first answer, then
+    rehearse a first turn that nobody sees, on a checkpointer in memory, and forget it.
+
+    The demo's memory snapshot is taken after this (``tools/snapshot.py``): a restored
+    worker's first turn then finds done what Python does on first use (the ABC caches of
+    ``isinstance``, the tools' schemas, compiled regular expressions...).
+    """
+    from pyctx_web.graph.checkpoint.memory import InMemorySaver
+
     for name in (*APP_MODULES, *FIRST_TURN_MODULES, *(BROWSER_MODULES if IN_BROWSER else ())):
         importlib.import_module(name)
+    rehearsal = DemoWorker(lambda text: None, InMemorySaver())
+    await rehearsal.chat("rehearsal", {"type": "chat", "text": REHEARSAL_TEXT})
 
 
 def receive(raw: str) -> None:

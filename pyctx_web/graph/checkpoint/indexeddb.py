@@ -138,6 +138,15 @@ class IndexedDBSaver(Checkpointer):
                 self._conn = opened
         return self._conn
 
+    async def setup(self) -> None:
+        """Open the database now, creating its stores, rather than at the first call: as
+        ``await AsyncPostgresSaver.setup()`` prepares LangGraph's, so that a first run does
+        not wait for it. Calling it again, or while a call opens it, opens nothing more.
+
+        Raises :class:`CheckpointStorageError` when the database cannot be opened.
+        """
+        await self._connection()
+
     def close(self) -> None:
         """Close the connection; the next call opens it again."""
         if self._conn is not None:
