@@ -8,9 +8,11 @@ folder, then ``build/dist``); the page's Pyodide URL on jsDelivr is answered fro
 from __future__ import annotations
 
 import http.server
+import io
 import os
 import threading
 import tomllib
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,6 +169,7 @@ LOADER_ERRORS = """async () => {
     notWheel: await failure(loadPyctxWeb(pyodide, { wheelURL: "./pyodide-lock.json" })),
     noURL: await failure(loadPyctxWeb(pyodide, {})),
     notPyodide: await failure(loadPyctxWeb({}, { wheelURL: "./x.whl" })),
+    outside: await failure(loadPyctxWeb(pyodide, { wheelURL: "./outside.whl" })),
     prefetched: await loadPyctxWeb(pyodide, {
       wheelURL: "%(wheel)s",
       wheel: fetch("%(wheel)s").then((r) => r.arrayBuffer()),
@@ -177,9 +180,14 @@ LOADER_ERRORS = """async () => {
 
 
 def test_loader_names_the_url_and_the_problem(visit: Visit, site_url: str) -> None:
-    """A missing wheel, a file that is no wheel and wrong arguments reject with what went wrong;
-    a prefetched ArrayBuffer installs and registers pyctx_web_js."""
+    """A missing wheel, a file that is no wheel, a wheel naming a file outside site-packages and
+    wrong arguments reject with what went wrong; a prefetched ArrayBuffer installs and registers
+    pyctx_web_js."""
     page = visit.page
+    outside = io.BytesIO()
+    with zipfile.ZipFile(outside, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("../escape.py", "x = 1\n")
+    page.route("**/outside.whl", lambda route: route.fulfill(body=outside.getvalue()))
     page.goto(site_url)
     page.locator("#output").filter(has_text="It resumed with").wait_for(timeout=TIMEOUT_MS)
     result = page.evaluate(LOADER_ERRORS % {"cdn": CDN, "wheel": WHEEL})
@@ -196,6 +204,10 @@ def test_loader_names_the_url_and_the_problem(visit: Visit, site_url: str) -> No
     )
     assert result["notPyodide"] == (
         "loadPyctxWeb: the first argument must be the Pyodide that loadPyodide() resolved with"
+    )
+    assert result["outside"] == (
+        f"loadPyctxWeb: {site_url}outside.whl did not install pyctx_web: "
+        "the wheel names a file outside its folder: ../escape.py"
     )
     assert result["prefetched"] == pyctx_web.__version__
     assert {"indexeddb", "jsbridge", "loadPyctxWeb", "tabs"} <= set(result["registered"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,3 +50,66 @@ def test_served_files_name_no_remote_url(folder: Path) -> None:
         # demo/worker.js always sets to /pyodide/ (and the page test sees no foreign request).
         offenders = [o for o in offenders if "cdn.jsdelivr.net" not in o]
     assert offenders == []
+
+
+# Records the worker's messages of the page, before the page's own scripts run.
+WORKER_LOG = """
+(() => {
+  const log = (window.__workerLog = []);
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => log.push(event.data));
+    }
+  };
+})();
+"""
+
+
+def _first_question(browser: Any, url: str, *, withhold_snapshot: bool) -> dict[str, Any]:
+    """A fresh page's ready message and the needs_input of its first message, and its errors."""
+    context = browser.new_context()
+    try:
+        context.add_init_script(WORKER_LOG)
+        if withhold_snapshot:
+            context.route("**/demo.snapshot", lambda route: route.fulfill(status=404, body=""))
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+        page.goto(url)
+        page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+        page.fill("#chat-input", "help me with email")
+        page.press("#chat-input", "Enter")
+        page.wait_for_selector("#needs-input-question", state="visible", timeout=READY_TIMEOUT_MS)
+        log = page.evaluate("window.__workerLog")
+        ready = next(m for m in log if m.get("type") == "ready")
+        asked = next(m for m in log if m.get("type") == "needs_input")
+        return {"ready": ready, "asked": asked, "errors": errors}
+    finally:
+        context.close()
+
+
+def test_worker_restores_its_snapshot_and_each_page_draws_its_own_ids(
+    browser: Any, demo_url: str
+) -> None:
+    """Pages restore the worker's snapshot, yet their checkpoint ids' random parts differ."""
+    first, second = (_first_question(browser, demo_url, withhold_snapshot=False) for _ in "ab")
+    assert first["ready"]["snapshot"] is True
+    assert second["ready"]["snapshot"] is True
+    # Without pyctx_web.after_restore() both pages would draw the snapshot's next bits here.
+    ids = [page["asked"]["checkpoint_id"] for page in (first, second)]
+    assert ids[0][-14:] != ids[1][-14:], ids
+    assert first["errors"] == []
+    assert second["errors"] == []
+
+
+def test_without_its_snapshot_the_worker_imports_everything_and_answers(
+    browser: Any, demo_url: str
+) -> None:
+    """With the snapshot missing, the worker loads pyctx_web and the app itself and still asks."""
+    page = _first_question(browser, demo_url, withhold_snapshot=True)
+    assert page["ready"]["snapshot"] is False
+    assert page["asked"]["kind"] == "question"
+    # The one error is the browser's own line about the 404 of the withheld snapshot.
+    assert all("404" in error for error in page["errors"]), page["errors"]

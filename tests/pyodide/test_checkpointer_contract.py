@@ -200,3 +200,33 @@ def test_a_second_holder_of_a_thread_is_refused_before_running(pyctx_module: Any
     assert events.count("released") == 2
     assert events[-1] == "released"
     assert events.count("checkpoint") >= 4
+
+
+@run_in_pyodide  # type: ignore[untyped-decorator]
+async def _set_up(selenium: Any, database: str) -> list[Any]:
+    import asyncio
+    import json
+
+    from pyctx_web.graph.checkpoint.indexeddb import SCHEMA_VERSION, IndexedDBSaver
+    from pyodide.code import run_js
+
+    listed = run_js("async () => JSON.stringify((await indexedDB.databases()).map(d => d.name))")
+    saver = IndexedDBSaver(database)
+    before = json.loads(await listed())
+    await asyncio.gather(saver.setup(), saver.setup())
+    await saver.setup()
+    after = json.loads(await listed())
+    empty = await saver.aget("t")
+    saver.close()
+    return [database in before, database in after, empty, SCHEMA_VERSION]
+
+
+def test_indexeddb_setup_creates_the_database_before_any_call(pyctx_module: Any) -> None:
+    """setup() opens and creates the database before any call; again or twice at once is fine."""
+    if pyctx_module.browser == "node":
+        pytest.skip("Node has no IndexedDB")
+    database = "setup-test"
+    try:
+        assert _set_up(pyctx_module, database) == [False, True, None, 1]
+    finally:
+        _drop_database(pyctx_module, database)

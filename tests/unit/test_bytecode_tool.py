@@ -120,6 +120,37 @@ def test_not_a_wheel_name_is_refused() -> None:
         bytecode.compile_wheel(_wheel(), "demo.whl", "emscripten_5_0_3_wasm32", "/site/")
 
 
+def test_wheel_entries_are_stored_uncompressed() -> None:
+    """Every entry of the compiled wheel is stored: loadPyctxWeb writes them without inflating."""
+    _, data = bytecode.compile_wheel(
+        _wheel(), "demo_pkg-1.0-py3-none-any.whl", "emscripten_5_0_3_wasm32", "/site/"
+    )
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_STORED}
+
+
+def test_folder_of_modules_imports_from_bytecode(tmp_path: Path) -> None:
+    """A folder's modules become stored top-level pycs that import each other, sourceless."""
+    data = bytecode.compile_folder(
+        {"app.py": b"from helper import f\nVALUE = f()\n", "helper.py": b"def f(): return 5\n"},
+        f"{tmp_path}/",
+    )
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert sorted(archive.namelist()) == ["app.pyc", "helper.pyc"]
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_STORED}
+        code = marshal.loads(archive.read("helper.pyc")[16:])
+        archive.extractall(tmp_path)
+    assert code.co_filename == f"{tmp_path}/helper.py"
+    out = _run("import app\nprint(app.VALUE, type(app.__spec__.loader).__name__)", tmp_path)
+    assert out.split() == ["5", "SourcelessFileLoader"]
+
+
+def test_folder_takes_only_module_file_names() -> None:
+    """A name that is not a top-level .py file is refused, naming it."""
+    with pytest.raises(ValueError, match=r"'pkg/app\.py' is not a module file name"):
+        bytecode.compile_folder({"pkg/app.py": b""}, "/x/")
+
+
 def test_stdlib_zip_imports_from_bytecode(tmp_path: Path) -> None:
     """Every module of the compiled zip imports from its pyc through the zip importer."""
     stock = _zip(

@@ -134,3 +134,19 @@ def test_demo_server_reports_a_taken_port(tmp_path: Path) -> None:
     assert result.stderr.strip() == (
         f"serve.py: port {port} is taken: pass --port N (or set PORT) to use another"
     )
+
+
+def test_after_restore_draws_fresh_random_state() -> None:
+    """after_restore() reseeds the random module and the random part of checkpoint ids."""
+    import random
+
+    from pyctx_web.graph._engine import records
+
+    # Copies of both generators as a snapshot holds them: what every restored copy would draw.
+    module_copy = random.Random()
+    module_copy.setstate(random.getstate())
+    ids_copy = random.Random()
+    ids_copy.setstate(records._random.__self__.getstate())  # type: ignore[attr-defined]
+    pyctx_web.after_restore()
+    assert random.getrandbits(64) != module_copy.getrandbits(64)
+    assert records._random(64) != ids_copy.getrandbits(64)

@@ -1,0 +1,66 @@
+"""The worker's Python end: what it preloads for the snapshot, and its page messages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import worker_main
+
+APP = Path(worker_main.__file__).parent
+
+
+def test_preload_imports_the_whole_app_and_starts_nothing(monkeypatch: Any) -> None:
+    """preload() imports every app module and the first turn's machinery, and keeps no worker."""
+    monkeypatch.setattr(worker_main, "_worker", None)
+    asyncio.run(worker_main.preload())
+    modules = {path.stem for path in APP.glob("*.py")}
+    assert modules <= set(sys.modules), modules - set(sys.modules)
+    assert set(worker_main.FIRST_TURN_MODULES) <= set(sys.modules)
+    assert worker_main._worker is None
+
+
+def test_a_first_message_after_boot_gets_its_question(monkeypatch: Any) -> None:
+    """After boot(post), a chat that needs a question posts needs_input for its thread."""
+    monkeypatch.setattr(worker_main, "_worker", None)
+    posted: list[dict[str, Any]] = []
+
+    async def flow() -> None:
+        await worker_main.boot(lambda text: posted.append(json.loads(text)))
+        chat = {"type": "chat", "text": worker_main.REHEARSAL_TEXT}
+        worker_main.receive(json.dumps({"op": "send", "thread_id": "a", "message": chat}))
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            if any(event["type"] == "needs_input" for event in posted):
+                return
+
+    asyncio.run(flow())
+    asked = [event for event in posted if event["type"] == "needs_input"]
+    assert [(event["thread_id"], event["kind"]) for event in asked] == [("a", "question")]
+
+
+def test_a_failing_background_task_is_posted_as_an_error() -> None:
+    """start(work, failure) posts an error naming the failure and the exception."""
+    posted: list[dict[str, Any]] = []
+
+    async def broken() -> None:
+        raise OSError("disk gone")
+
+    async def flow() -> None:
+        worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), _saver())
+        worker.start(broken(), "The checkpoint store could not open")
+        await asyncio.sleep(0.01)
+
+    asyncio.run(flow())
+    assert posted == [
+        {"type": "error", "message": "The checkpoint store could not open: disk gone"}
+    ]
+
+
+def _saver() -> Any:
+    from pyctx_web.graph.checkpoint.memory import InMemorySaver
+
+    return InMemorySaver()
