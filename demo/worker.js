@@ -13,6 +13,7 @@ const APP_DIR = "/home/pyodide/demo_app";
 const started = performance.now();
 const stages = {};
 let receive = null; // worker_main.receive, once the app has booted
+let prepareWorker = null; // worker_main.prepare: what follows the ready message
 const queued = []; // page messages that arrived before that
 
 const status = (stage, label) => postMessage({ type: "status", stage, label });
@@ -147,20 +148,22 @@ async function boot() {
       pyodide.unpackArchive(await app, "zip", { extractDir: APP_DIR });
     }
     pyodide.registerJsModule("demo_bridge", { post, content_security_policy: await policy });
-    await pyodide.runPythonAsync(`
-import inspect, sys
-if ${JSON.stringify(APP_DIR)} not in sys.path:
-    sys.path.insert(0, ${JSON.stringify(APP_DIR)})
-import worker_main
-from demo_bridge import post as _post
-_booted = worker_main.boot(_post)
-if inspect.isawaitable(_booted):
-    await _booted
-del _post, _booted
-`);
+    // Through proxies, not runPython: no source to parse on the way to ready.
+    const sys = pyodide.pyimport("sys");
+    const path = sys.path;
+    if (!path.has(APP_DIR)) path.insert(0, APP_DIR);
+    path.destroy();
+    sys.destroy();
     // The module proxy lives as long as the worker: receive is borrowed from it.
     const workerMain = pyodide.pyimport("worker_main");
+    const booting = workerMain.boot(post);
+    try {
+      await booting;
+    } finally {
+      booting.destroy();
+    }
     receive = workerMain.receive;
+    prepareWorker = workerMain.prepare;
   });
 
   postMessage({
@@ -172,6 +175,7 @@ del _post, _booted
     stages: { ...stages },
   });
   for (const data of queued.splice(0)) forward(data);
+  prepareWorker();
 }
 
 boot().catch((error) => postMessage({ type: "error", message: `The Python worker could not start: ${lastLine(error)}` }));

@@ -154,8 +154,8 @@ async def respond(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str,
     }
 
 
-def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
-    """Compile the demo assistant over ``checkpointer``."""
+def assistant_graph() -> tuple[StateGraph, HumanInTheLoopMiddleware]:
+    """The assistant's graph, not compiled, and the middleware that holds its side effects."""
     builder = StateGraph(ChatState)
     builder.add_node("intake", intake)
     builder.add_node("enrich", enrich)
@@ -179,10 +179,20 @@ def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
         },
         description_prefix="This action needs your approval",
     )
-    return builder.compile(
+    return builder, approval
+
+
+GRAPH, APPROVAL = assistant_graph()
+"""Built once, at import: each :func:`build_assistant` only compiles it (as LangGraph's
+examples build a ``StateGraph`` at module level and compile it per checkpointer)."""
+
+
+def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
+    """Compile the demo assistant over ``checkpointer``."""
+    return GRAPH.compile(
         checkpointer=checkpointer,
         name="demo-assistant",
         tools=ALL_TOOLS,
-        middleware=[approval],
+        middleware=[APPROVAL],
         data=AssistantData(),
     )

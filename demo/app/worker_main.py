@@ -1,7 +1,8 @@
 """The Python end of the demo's Web Worker: page messages in, chat events out.
 
-``worker.js`` calls :func:`boot` once with a ``post(text)`` function, then
-:func:`receive` with the JSON text of every message the page posts. Everything
+``worker.js`` calls :func:`boot` once with a ``post(text)`` function, posts ready,
+calls :func:`prepare`, then :func:`receive` with the JSON text of every message the
+page posts. Everything
 goes back through ``post`` as JSON text. Page messages (``op``):
 
 * ``{op: "send", thread_id, message}``: a chat-protocol message for that thread;
@@ -36,7 +37,7 @@ from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.state import CompiledStateGraph
 
-__all__ = ["boot", "preload", "receive"]
+__all__ = ["boot", "preload", "prepare", "receive"]
 
 MAX_THREAD_ID = 200
 
@@ -208,22 +209,29 @@ _worker: DemoWorker | None = None
 
 
 async def boot(post: Callable[[str], Any] | None = None) -> None:
-    """Start the worker: IndexedDB checkpoints in a browser, memory elsewhere."""
+    """Make the worker ready to take page messages: IndexedDB checkpoints in a browser,
+    memory elsewhere; its answers go through ``post``."""
     global _worker
     if post is None:
         from demo_bridge import post  # type: ignore[import-not-found, no-redef]
     if IN_BROWSER:
         from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
-        saver = IndexedDBSaver("pyctx-demo")
-        _worker = DemoWorker(post, saver)
-        # The database opens while the page gets ready, not in the first message.
-        _worker.start(saver.setup(), "The checkpoint store could not open")
+        _worker = DemoWorker(post, IndexedDBSaver("pyctx-demo"))
     else:
         from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
         _worker = DemoWorker(post, InMemorySaver())
-    # After boot returns, the worker posts "ready"; the import waits for the loop's next turns.
+
+
+def prepare() -> None:
+    """Start what can follow the ready message: opening the checkpoint store (a first
+    message waits for an open under way) and, a moment later, importing the run machinery,
+    so that a first message typed meanwhile does not wait for the import."""
+    worker = _booted()
+    setup = getattr(worker.checkpointer, "setup", None)
+    if setup is not None:
+        worker.start(setup(), "The checkpoint store could not open")
     asyncio.get_running_loop().call_later(0.05, _warm_up)
 
 
@@ -248,8 +256,12 @@ async def preload() -> None:
     await rehearsal.chat("rehearsal", {"type": "chat", "text": REHEARSAL_TEXT})
 
 
+def _booted() -> DemoWorker:
+    if _worker is None:
+        raise RuntimeError("the worker is not booted: call await boot(post) first")
+    return _worker
+
+
 def receive(raw: str) -> None:
     """Handle the JSON text of one page message; the answers come through ``post``."""
-    if _worker is None:
-        raise RuntimeError("receive() before boot(): call await boot(post) first")
-    _worker.receive(str(raw))
+    _booted().receive(str(raw))

@@ -109,30 +109,31 @@ export async function loadPyctxWeb(pyodide, { wheelURL, wheel } = {}) {
     throw new Error(`loadPyctxWeb: ${url} is not a wheel (not a zip archive)`);
   }
   pyodide.registerJsModule("pyctx_web_js", jsModule);
-  // The Python below runs in a namespace of its own: the page's __main__ stays as it was.
-  const scope = pyodide.globals.get("dict")();
+  // Python is reached through proxies, not runPython: in a Pyodide just started (or restored
+  // from a snapshot) parsing a snippet costs more than all of these calls.
+  const proxies = [];
+  const own = (proxy) => {
+    if (proxy && typeof proxy.destroy === "function") proxies.push(proxy);
+    return proxy;
+  };
   try {
-    const sitePackages = pyodide.runPython(
-      "import sys\nnext(p for p in sys.path if p.endswith('/site-packages'))", { globals: scope });
+    const sys = own(pyodide.pyimport("sys"));
+    const sitePackages = own(sys.path).toJs().find((folder) => folder.endsWith("/site-packages"));
+    if (!sitePackages) throw new Error("sys.path names no site-packages folder");
     unpack(pyodide, bytes, sitePackages);
     // Only site-packages changed: refresh its finder's listing. importlib.invalidate_caches()
     // would do it too, but it imports importlib.metadata (and email) to reset that finder.
+    own(own(sys.path_importer_cache).get(sitePackages))?.invalidate_caches();
     // pyctx_web imported already: this Pyodide was restored from a memory snapshot taken
     // after importing it, whose random state every copy would otherwise repeat.
-    return pyodide.runPython(`
-finder = sys.path_importer_cache.get(${JSON.stringify(sitePackages)})
-if finder is not None:
-    finder.invalidate_caches()
-restored = "pyctx_web" in sys.modules
-import pyctx_web
-if restored:
-    pyctx_web.after_restore()
-pyctx_web.__version__
-`, { globals: scope });
+    const restored = own(sys.modules).has("pyctx_web");
+    const pyctxWeb = own(pyodide.pyimport("pyctx_web"));
+    if (restored) pyctxWeb.after_restore();
+    return pyctxWeb.__version__;
   } catch (error) {
     const reason = String(error?.message ?? error).trim().split("\n").pop();
     throw new Error(`loadPyctxWeb: ${url} did not install pyctx_web: ${reason}`);
   } finally {
-    scope.destroy();
+    for (const proxy of proxies) proxy.destroy();
   }
 }

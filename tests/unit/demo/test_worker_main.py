@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import worker_main
 
 APP = Path(worker_main.__file__).parent
@@ -24,12 +25,14 @@ def test_preload_imports_the_whole_app_and_starts_nothing(monkeypatch: Any) -> N
 
 
 def test_a_first_message_after_boot_gets_its_question(monkeypatch: Any) -> None:
-    """After boot(post), a chat that needs a question posts needs_input for its thread."""
+    """After boot(post) and prepare(), a chat that needs a question posts needs_input for its
+    thread."""
     monkeypatch.setattr(worker_main, "_worker", None)
     posted: list[dict[str, Any]] = []
 
     async def flow() -> None:
         await worker_main.boot(lambda text: posted.append(json.loads(text)))
+        worker_main.prepare()
         chat = {"type": "chat", "text": worker_main.REHEARSAL_TEXT}
         worker_main.receive(json.dumps({"op": "send", "thread_id": "a", "message": chat}))
         for _ in range(500):
@@ -40,6 +43,13 @@ def test_a_first_message_after_boot_gets_its_question(monkeypatch: Any) -> None:
     asyncio.run(flow())
     asked = [event for event in posted if event["type"] == "needs_input"]
     assert [(event["thread_id"], event["kind"]) for event in asked] == [("a", "question")]
+
+
+def test_receive_before_boot_says_to_boot_first(monkeypatch: Any) -> None:
+    """A page message before boot() is refused with what to call first."""
+    monkeypatch.setattr(worker_main, "_worker", None)
+    with pytest.raises(RuntimeError, match=r"not booted: call await boot\(post\) first"):
+        worker_main.receive("{}")
 
 
 def test_a_failing_background_task_is_posted_as_an_error() -> None:
