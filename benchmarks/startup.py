@@ -123,9 +123,13 @@ def serving(build: Build) -> Iterator[str]:
 def after_load_ms(ready: dict[str, Any]) -> float | None:
     """What the worker spent after ``loadPyodide`` up to its ready message, from its message.
 
-    The worker reports its elapsed time and each stage's; the ``runtime`` stage is
-    ``loadPyodide``. Without that stage, the other stages are summed.
+    The worker reports that span as ``after_load_ms``. A worker that does not (the
+    baseline's) reports its elapsed time and each stage's, the ``runtime`` stage being
+    ``loadPyodide``: its elapsed time less that stage, which also counts what the worker
+    did before calling ``loadPyodide``. Without either, the other stages are summed.
     """
+    if isinstance(ready.get("after_load_ms"), int | float):
+        return float(ready["after_load_ms"])
     stages = ready.get("stages") or {}
     elapsed = ready.get("elapsed_ms")
     if isinstance(elapsed, int | float) and isinstance(stages.get("runtime"), int | float):

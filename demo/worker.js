@@ -1,7 +1,7 @@
 // The Python side of the demo: Pyodide, pyctx_web and the assistant run here, off the page's thread.
 // The page talks to it only with plain messages; see main.js for the protocol.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
-import { loadPyctxWeb } from "/pyctx_web.mjs";
+import { loadPyctxWeb, resumePyctxWeb } from "/pyctx_web.mjs";
 
 // demo/app compiled to bytecode by ./build.sh setup, whose code names APP_DIR as its folder.
 const APP_ARCHIVE = "./app.zip";
@@ -135,11 +135,14 @@ async function boot() {
     restored = Boolean(response);
     return loadPyodide(options);
   });
+  const loaded = performance.now();
 
   // The wheel goes straight into site-packages, without Pyodide's package loader; the loader
-  // also registers pyctx_web's JavaScript module, so that the library needs no eval.
-  const pyctxVersion = await timed("packages", "Installing pyctx_web…", async () =>
-    loadPyctxWeb(pyodide, { wheelURL: await wheelURL, wheel }));
+  // also registers pyctx_web's JavaScript module, so that the library needs no eval. A
+  // restored worker has every pyctx_web module in memory: it writes the files after ready.
+  const install = async () => loadPyctxWeb(pyodide, { wheelURL: await wheelURL, wheel });
+  const pyctxVersion = await timed("packages", "Installing pyctx_web…", () =>
+    restored ? resumePyctxWeb(pyodide) : install());
 
   await timed("app", "Starting the assistant…", async () => {
     // A restored worker has imported every module of the app already (worker_main.preload).
@@ -172,10 +175,16 @@ async function boot() {
     snapshot: restored,
     pyctx_web: pyctxVersion,
     elapsed_ms: Math.round(performance.now() - started),
+    after_load_ms: Math.round(performance.now() - loaded),
     stages: { ...stages },
   });
   for (const data of queued.splice(0)) forward(data);
   prepareWorker();
+  if (restored) {
+    install().catch((error) => postMessage({
+      type: "error", message: `The worker could not write pyctx_web's files: ${error.message}`,
+    }));
+  }
 }
 
 boot().catch((error) => postMessage({ type: "error", message: `The Python worker could not start: ${lastLine(error)}` }));

@@ -23,7 +23,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import pkgutil
 from collections.abc import Callable, Coroutine
+from types import ModuleType
 from typing import Any
 
 from assistant import AssistantData, build_assistant
@@ -31,6 +33,7 @@ from models import make_model
 from offline_model import OfflineModel
 from protocol import ChatModel, ModelError
 
+import pyctx_web
 from pyctx_web import IN_BROWSER, ExecutionContext
 from pyctx_web.chat import ChatSession
 from pyctx_web.graph.checkpoint.base import Checkpointer
@@ -240,9 +243,21 @@ def _warm_up() -> None:
         importlib.import_module(name)
 
 
+def _import_all(package: ModuleType) -> None:
+    """Import every module of ``package`` that this runtime can import: a restored worker
+    then needs none of its files to answer (``worker.js`` writes them after ready)."""
+    for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+        try:
+            importlib.import_module(found.name)
+        except ImportError:
+            # Needs what this runtime lacks (sqlite3 before its Pyodide package is loaded):
+            # it imports from its file, once written, if ever used.
+            continue
+
+
 async def preload() -> None:
-    """Import every module of the app and what the worker uses up to its first answer, then
-    rehearse a first turn that nobody sees, on a checkpointer in memory, and forget it.
+    """Import every module of the app and of pyctx_web, then rehearse a first turn that
+    nobody sees, on a checkpointer in memory, and forget it.
 
     The demo's memory snapshot is taken after this (``tools/snapshot.py``): a restored
     worker's first turn then finds done what Python does on first use (the ABC caches of
@@ -252,6 +267,7 @@ async def preload() -> None:
 
     for name in (*APP_MODULES, *FIRST_TURN_MODULES, *(BROWSER_MODULES if IN_BROWSER else ())):
         importlib.import_module(name)
+    _import_all(pyctx_web)
     rehearsal = DemoWorker(lambda text: None, InMemorySaver())
     await rehearsal.chat("rehearsal", {"type": "chat", "text": REHEARSAL_TEXT})
 

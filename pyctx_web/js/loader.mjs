@@ -137,3 +137,32 @@ export async function loadPyctxWeb(pyodide, { wheelURL, wheel } = {}) {
     for (const proxy of proxies) proxy.destroy();
   }
 }
+
+/**
+ * Makes pyctx_web usable at once in a Pyodide restored from a memory snapshot that had
+ * imported every pyctx_web module: registers this module as `pyctx_web_js`, calls
+ * `pyctx_web.after_restore()` and returns pyctx_web's version. The snapshot holds memory,
+ * not files: call `loadPyctxWeb` afterwards, which writes the package's files again.
+ *
+ * Throws an Error when pyctx_web is not imported in this Pyodide.
+ */
+export async function resumePyctxWeb(pyodide) {
+  const sys = pyodide.pyimport("sys");
+  const modules = sys.modules;
+  try {
+    if (!modules.has("pyctx_web")) {
+      throw new Error("resumePyctxWeb: this Pyodide has not imported pyctx_web; use loadPyctxWeb");
+    }
+    pyodide.registerJsModule("pyctx_web_js", await import(import.meta.url));
+    const pyctxWeb = modules.get("pyctx_web");
+    try {
+      pyctxWeb.after_restore();
+      return pyctxWeb.__version__;
+    } finally {
+      pyctxWeb.destroy();
+    }
+  } finally {
+    modules.destroy();
+    sys.destroy();
+  }
+}
