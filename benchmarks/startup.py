@@ -235,12 +235,10 @@ def rows(
             note=f"{note}; worker stages (ms, median): {_stage_note(mine)}; "
             f"{base.label}: {today} (stages {_stage_note(theirs)})",
         ),
-        goals.ratio_row(
+        _ready_ratio(
             "demo page, navigation to ready",
             runtime,
-            [load["ready_ms"] for load in mine],
-            [load["ready_ms"] for load in theirs],
-            "ms",
+            (mine, theirs),
             baseline=f"the demo of {base.label}, interleaved pairs",
             limit=0.5,
             note=f"{note}; each page in a fresh browser context",
@@ -257,6 +255,23 @@ def rows(
         ),
         *unrestored_rows(mine, loads.get(current.label + UNRESTORED, []), runtime, quick),
     ]
+
+
+def _ready_ratio(
+    name: str,
+    runtime: str,
+    pair: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    *,
+    baseline: str,
+    limit: float,
+    note: str,
+) -> dict[str, Any]:
+    """The per-round ratio of the pages' ready times: the first loads over the second."""
+    loads, bases = pair
+    ready, base_ready = ([load["ready_ms"] for load in side] for side in (loads, bases))
+    return goals.ratio_row(
+        name, runtime, ready, base_ready, "ms", baseline=baseline, limit=limit, note=note
+    )
 
 
 def unrestored_rows(
@@ -287,12 +302,10 @@ def unrestored_rows(
             limit=1.0,
             note=f"{note}; the snapshot holds pyctx_web and the app imported",
         ),
-        goals.ratio_row(
+        _ready_ratio(
             "demo page, navigation to ready, with the memory snapshot",
             runtime,
-            [load["ready_ms"] for load in mine],
-            [load["ready_ms"] for load in unrestored],
-            "ms",
+            (mine, unrestored),
             baseline="the same page without it",
             limit=1.0,
             note=note,
