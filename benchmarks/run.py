@@ -175,7 +175,7 @@ def run_chromium(dist: Path, quick: bool) -> list[Measured]:
 def cold_start(browser: Any, url: str, runtime: str, *, rounds: int) -> list[dict[str, Any]]:
     """Page load to ready with pyctx_web against bare Pyodide, each in a fresh browser context.
 
-    Two ways to add pyctx_web: ``pyodide.loadPackage``, as the demo does, and micropip.
+    Two ways to add pyctx_web: ``pyodide.loadPackage`` and micropip.
     """
 
     def load(mode: str) -> float:
@@ -194,7 +194,7 @@ def cold_start(browser: Any, url: str, runtime: str, *, rounds: int) -> list[dic
         for mode in modes[round_index % 3 :] + modes[: round_index % 3]:
             times[mode].append(load(mode))
     rows = []
-    labels = {"pyctx-direct": "pyodide.loadPackage, as the demo", "pyctx": "micropip"}
+    labels = {"pyctx-direct": "pyodide.loadPackage", "pyctx": "micropip"}
     for mode, how in labels.items():
         deltas = [a - b for a, b in zip(times[mode], times["bare"], strict=True)]
         d1, d2, d3 = stats.quantiles(deltas)

@@ -8,7 +8,7 @@ const base = new URL("/pyodide/", location.href).href;
 const params = new URLSearchParams(location.search);
 
 // Cold start: ?mode=bare loads Pyodide only; ?mode=pyctx-direct also loads the pyctx_web wheel
-// with pyodide.loadPackage and imports it, as the demo does; ?mode=pyctx installs it with
+// with pyodide.loadPackage and imports it; ?mode=pyctx installs it with
 // micropip instead. ?stdlib=NAME loads the standard library from NAME in the distribution
 // (python_stdlib.zip unless given); window.loadPyodideMs is the time loadPyodide took.
 async function coldStart(mode) {

@@ -161,10 +161,11 @@ def test_example_page_runs_a_graph_that_asks(visit: Visit, site_url: str, query:
 
 LOADER_ERRORS = """async () => {
   const { loadPyodide } = await import("%(cdn)spyodide.mjs");
-  const { loadPyctxWeb } = await import("./pyctx_web.mjs");
+  const { loadPyctxWeb, resumePyctxWeb } = await import("./pyctx_web.mjs");
   const pyodide = await loadPyodide();
   const failure = (promise) => promise.then(() => "resolved", (error) => error.message);
   return {
+    notRestored: await failure(resumePyctxWeb(pyodide)),
     missing: await failure(loadPyctxWeb(pyodide, { wheelURL: "./no-such.whl" })),
     notWheel: await failure(loadPyctxWeb(pyodide, { wheelURL: "./pyodide-lock.json" })),
     noURL: await failure(loadPyctxWeb(pyodide, {})),
@@ -180,9 +181,9 @@ LOADER_ERRORS = """async () => {
 
 
 def test_loader_names_the_url_and_the_problem(visit: Visit, site_url: str) -> None:
-    """A missing wheel, a file that is no wheel, a wheel naming a file outside site-packages and
-    wrong arguments reject with what went wrong; a prefetched ArrayBuffer installs and registers
-    pyctx_web_js."""
+    """A missing wheel, a file that is no wheel, a wheel naming a file outside site-packages,
+    wrong arguments and resuming a Pyodide that never imported pyctx_web reject with what went
+    wrong; a prefetched ArrayBuffer installs and registers pyctx_web_js."""
     page = visit.page
     outside = io.BytesIO()
     with zipfile.ZipFile(outside, "w", zipfile.ZIP_STORED) as archive:
@@ -208,6 +209,9 @@ def test_loader_names_the_url_and_the_problem(visit: Visit, site_url: str) -> No
     assert result["outside"] == (
         f"loadPyctxWeb: {site_url}outside.whl did not install pyctx_web: "
         "the wheel names a file outside its folder: ../escape.py"
+    )
+    assert result["notRestored"] == (
+        "resumePyctxWeb: this Pyodide has not imported pyctx_web; use loadPyctxWeb"
     )
     assert result["prefetched"] == pyctx_web.__version__
     assert {"indexeddb", "jsbridge", "loadPyctxWeb", "tabs"} <= set(result["registered"])

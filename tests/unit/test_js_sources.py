@@ -13,7 +13,8 @@ from pyctx_web.errors import ArgumentValueError
 
 
 def test_module_exports_every_file_under_its_name(tmp_path: Path) -> None:
-    """The module exports each file's value under its name and the loader, and Node parses it."""
+    """The module exports each file's value under its name and the loader's two functions,
+    and Node parses it."""
     text = module_source()
     for name in NAMES:
         assert f"export const {name} =" in text
@@ -34,7 +35,7 @@ def test_module_exports_every_file_under_its_name(tmp_path: Path) -> None:
         check=True,
         timeout=60,
     ).stdout.strip()
-    assert names == ",".join(sorted([*NAMES, "loadPyctxWeb"]))
+    assert names == ",".join(sorted([*NAMES, "loadPyctxWeb", "resumePyctxWeb"]))
 
 
 def test_each_file_is_one_expression(tmp_path: Path) -> None:
