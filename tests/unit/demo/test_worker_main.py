@@ -11,16 +11,23 @@ from typing import Any
 import pytest
 import worker_main
 
+import pyctx_web
+
 APP = Path(worker_main.__file__).parent
 
 
-def test_preload_imports_the_whole_app_and_starts_nothing(monkeypatch: Any) -> None:
-    """preload() imports every app module and the first turn's machinery, and keeps no worker."""
+def test_preload_imports_the_whole_app_and_pyctx_web_and_starts_nothing(
+    monkeypatch: Any,
+) -> None:
+    """preload() imports every module of the app and of pyctx_web, and keeps no worker."""
     monkeypatch.setattr(worker_main, "_worker", None)
     asyncio.run(worker_main.preload())
     modules = {path.stem for path in APP.glob("*.py")}
+    package = Path(pyctx_web.__file__).parent
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     assert modules <= set(sys.modules), modules - set(sys.modules)
-    assert set(worker_main.FIRST_TURN_MODULES) <= set(sys.modules)
     assert worker_main._worker is None
 
 
