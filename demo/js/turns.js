@@ -26,12 +26,13 @@ export function sendChat(text) {
   const id = app.activeId;
   const v = view(id);
   if (CLOSED.includes(v.state)) return;
+  v.sent = text;
+  // Posted first: the worker starts on it while this thread draws it.
+  start(id, { type: "chat", text });
   setTitle(id, text);
   renderThreads();
   $("thread-title").textContent = thread(id)?.title ?? "New chat";
-  v.sent = text;
   appendMessage(id, "user", text);
-  start(id, { type: "chat", text });
 }
 
 // What to put back if the worker refuses the answer (error code bad_decision).
