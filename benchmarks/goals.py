@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from stats import figure, quantiles, summarize
+from stats import compared, figure, quantiles, summarize
 
 T = TypeVar("T")
 
@@ -86,22 +86,8 @@ def ratio_row(
     note: str = "",
 ) -> dict[str, Any]:
     """A row of paired rounds whose goal is a median per-round ratio of at most ``limit``."""
-    paired = summarize(values, bases)
-    notes = [text for text in (note, paired["degenerate"] or "") if text]
-    ratio = paired["ratio"]
-    return figure(
-        name,
-        runtime,
-        paired["value"],
-        unit,
-        spread=paired["spread"],
-        baseline=baseline,
-        baseline_value=paired["baseline_value"],
-        ratio=ratio,
-        ratio_spread=paired["ratio_spread"],
-        goal=f"<= {limit:g}x",
-        met=None if ratio is None else ratio <= limit,
-        note="; ".join(notes),
+    return compared(
+        name, runtime, summarize(values, bases), unit, baseline=baseline, limit=limit, note=note
     )
 
 
