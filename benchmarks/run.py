@@ -18,7 +18,6 @@ import os
 import platform
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -125,13 +124,8 @@ def served(dist: Path) -> Iterator[str]:
     # Cross-origin isolated: Chromium's performance.now() then ticks every 5 us, not 100 us.
     server = serve.make_server("127.0.0.1", 0, dist, HERE / "page", isolated=True)
     server.RequestHandlerClass.log_message = lambda *args: None  # type: ignore[method-assign]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve.running(server) as url:
+        yield url
 
 
 def run_chromium(dist: Path, quick: bool) -> list[Measured]:

@@ -17,7 +17,9 @@ import http.server
 import os
 import re
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -178,6 +180,18 @@ def make_server(
         dist_dir.resolve(), site_dir.resolve(), isolated=isolated, api_origins=api_origins
     )
     return http.server.ThreadingHTTPServer((host, port), handler)
+
+
+@contextmanager
+def running(server: http.server.ThreadingHTTPServer) -> Iterator[str]:
+    """Serve ``server`` on a thread of its own while the block runs; yields its URL."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def main(argv: list[str] | None = None) -> int:

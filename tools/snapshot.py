@@ -21,7 +21,6 @@ import base64
 import gzip
 import os
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -63,31 +62,27 @@ def take(dist: Path, app_dir: str) -> bytes:
     import serve  # demo/serve.py: the demo's own server, headers and all
     from playwright.sync_api import sync_playwright
 
-    server = serve.make_server("127.0.0.1", 0, dist)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
     worker_source = (ROOT / "tools" / "snapshot_worker.mjs").read_text(encoding="utf-8")
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-            context = browser.new_context()
-            # Routes on the context, not the page: they also serve the worker's requests.
-            context.route(
-                lambda url: url.split("?", 1)[0].endswith(WORKER_PATH),
-                lambda route: route.fulfill(body=worker_source, content_type="text/javascript"),
-            )
-            context.route(
-                f"**{PAGE_PATH}",
-                lambda route: route.fulfill(body="<!doctype html>", content_type="text/html"),
-            )
-            page = context.new_page()
-            page.on("console", lambda message: print(message.text, file=sys.stderr))
-            page.goto(origin + PAGE_PATH)
-            url: Any = page.evaluate(TAKE, f"{WORKER_PATH}?app={app_dir}")
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with (
+        serve.running(serve.make_server("127.0.0.1", 0, dist)) as origin,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        context = browser.new_context()
+        # Routes on the context, not the page: they also serve the worker's requests.
+        context.route(
+            lambda url: url.split("?", 1)[0].endswith(WORKER_PATH),
+            lambda route: route.fulfill(body=worker_source, content_type="text/javascript"),
+        )
+        context.route(
+            f"**{PAGE_PATH}",
+            lambda route: route.fulfill(body="<!doctype html>", content_type="text/html"),
+        )
+        page = context.new_page()
+        page.on("console", lambda message: print(message.text, file=sys.stderr))
+        page.goto(origin.rstrip("/") + PAGE_PATH)
+        url: Any = page.evaluate(TAKE, f"{WORKER_PATH}?app={app_dir}")
+        browser.close()
     return gzip.decompress(base64.b64decode(str(url).split(",", 1)[1]))
 
 
