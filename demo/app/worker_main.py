@@ -2,8 +2,7 @@
 
 ``worker.js`` calls :func:`boot` once with a ``post(text)`` function, posts ready,
 calls :func:`prepare`, then :func:`receive` with the JSON text of every message the
-page posts. Everything
-goes back through ``post`` as JSON text. Page messages (``op``):
+page posts. Everything goes back through ``post`` as JSON text. Page messages (``op``):
 
 * ``{op: "send", thread_id, message}``: a chat-protocol message for that thread;
   its events come back with ``thread_id`` added.
@@ -24,8 +23,8 @@ import asyncio
 import importlib
 import json
 import pkgutil
-from collections.abc import Callable, Coroutine
-from types import ModuleType
+from collections.abc import Callable, Coroutine, Iterable
+from pathlib import Path
 from typing import Any
 
 from assistant import AssistantData, build_assistant
@@ -51,16 +50,10 @@ FIRST_TURN_MODULES = (
     "pyctx_web.graph._runctx.approval",
 )
 """The run machinery pyctx_web imports at a graph's first run: imported once the page is
-ready, so that a first message typed meanwhile does not wait for it, or by :func:`preload`."""
-
-APP_MODULES = ("openai_model",)
-"""The app's modules that :func:`make_model` imports only when a model is configured."""
+ready, so that a first message typed meanwhile does not wait for it."""
 
 REHEARSAL_TEXT = "help me with email"
 """The first message :func:`preload` rehearses: one that asks a question."""
-
-BROWSER_MODULES = ("pyctx_web.graph.checkpoint.indexeddb", "pyctx_web.jsbridge")
-"""What :func:`boot` and the first answer import in a browser besides."""
 
 
 class DemoWorker:
@@ -243,10 +236,11 @@ def _warm_up() -> None:
         importlib.import_module(name)
 
 
-def _import_all(package: ModuleType) -> None:
-    """Import every module of ``package`` that this runtime can import: a restored worker
-    then needs none of its files to answer (``worker.js`` writes them after ready)."""
-    for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+def _import_all(folders: Iterable[str], prefix: str) -> None:
+    """Import every module under ``folders`` (named with ``prefix``) that this runtime can
+    import: a restored worker then needs none of their files to answer (``worker.js``
+    writes pyctx_web's after ready)."""
+    for found in pkgutil.walk_packages(folders, prefix):
         try:
             importlib.import_module(found.name)
         except ImportError:
@@ -265,9 +259,8 @@ async def preload() -> None:
     """
     from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
-    for name in (*APP_MODULES, *FIRST_TURN_MODULES, *(BROWSER_MODULES if IN_BROWSER else ())):
-        importlib.import_module(name)
-    _import_all(pyctx_web)
+    _import_all([str(Path(__file__).parent)], "")
+    _import_all(pyctx_web.__path__, "pyctx_web.")
     rehearsal = DemoWorker(lambda text: None, InMemorySaver())
     await rehearsal.chat("rehearsal", {"type": "chat", "text": REHEARSAL_TEXT})
 
