@@ -56,6 +56,10 @@ function unpack(pyodide, bytes, folder) {
   }
 }
 
+// The Pyodides this module gave pyctx_web to (loaded or resumed): pyctx_web imported in any
+// other was imported before this realm knew it, from a memory snapshot.
+const given = new WeakSet();
+
 async function wheelBytes(url, wheel) {
   let body;
   try {
@@ -90,8 +94,9 @@ async function wheelBytes(url, wheel) {
  *   names it in errors.
  *
  * In a Pyodide restored from a memory snapshot that had imported pyctx_web already, it
- * also calls `pyctx_web.after_restore()`, so that each restored copy draws its own random
- * state; the wheel is unpacked again for the modules the snapshot had not imported.
+ * also calls `pyctx_web.after_restore()` (unless `resumePyctxWeb` did), so that each
+ * restored copy draws its own random state; the wheel is unpacked again for the modules
+ * the snapshot had not imported. Calling it again on the same Pyodide reseeds nothing.
  *
  * Rejects with an Error naming the URL and the HTTP status when the wheel cannot be
  * fetched, and when what came is not a wheel.
@@ -124,11 +129,12 @@ export async function loadPyctxWeb(pyodide, { wheelURL, wheel } = {}) {
     // Only site-packages changed: refresh its finder's listing. importlib.invalidate_caches()
     // would do it too, but it imports importlib.metadata (and email) to reset that finder.
     own(own(sys.path_importer_cache).get(sitePackages))?.invalidate_caches();
-    // pyctx_web imported already: this Pyodide was restored from a memory snapshot taken
-    // after importing it, whose random state every copy would otherwise repeat.
-    const restored = own(sys.modules).has("pyctx_web");
+    // pyctx_web imported, but not by this module: this Pyodide was restored from a memory
+    // snapshot taken after importing it, whose random state every copy would otherwise repeat.
+    const restored = !given.has(pyodide) && own(sys.modules).has("pyctx_web");
     const pyctxWeb = own(pyodide.pyimport("pyctx_web"));
     if (restored) pyctxWeb.after_restore();
+    given.add(pyodide);
     return pyctxWeb.__version__;
   } catch (error) {
     const reason = String(error?.message ?? error).trim().split("\n").pop();
@@ -156,7 +162,8 @@ export async function resumePyctxWeb(pyodide) {
     pyodide.registerJsModule("pyctx_web_js", await import(import.meta.url));
     const pyctxWeb = modules.get("pyctx_web");
     try {
-      pyctxWeb.after_restore();
+      if (!given.has(pyodide)) pyctxWeb.after_restore();
+      given.add(pyodide);
       return pyctxWeb.__version__;
     } finally {
       pyctxWeb.destroy();
