@@ -10,7 +10,7 @@ from __future__ import annotations
 import http.server
 import io
 import os
-import threading
+import sys
 import tomllib
 import zipfile
 from collections.abc import Iterator
@@ -24,6 +24,9 @@ import pytest
 import pyctx_web
 
 from .conftest import DIST, ROOT
+
+sys.path.insert(0, str(ROOT / "demo"))
+import serve  # demo/serve.py, for running(): the example's own site, on a thread
 
 PAGE_DIR = ROOT / "examples" / "page"
 PYODIDE = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pyctx-web"]["dist"][
@@ -65,14 +68,8 @@ def site_url() -> Iterator[str]:
     """The page's site on a free port of 127.0.0.1."""
     if not (DIST / "pyctx_web.mjs").is_file():
         pytest.fail("build/dist is missing pyctx_web.mjs: run ./build.sh setup first")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve.running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)) as url:
+        yield url
 
 
 @dataclass
