@@ -1,6 +1,17 @@
 // loadPyctxWeb: installs pyctx_web into a Pyodide straight from its wheel.
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]; // "PK\3\4": every wheel is a zip archive
+const MAX_UNPACKED_BYTES = 64 * 1024 * 1024; // what a wheel may unpack to, unless raised
+// Compressed bytes handed to the inflater at a time: deflate expands them at most about
+// 1032 times, so a zip bomb inflates at most about 8 MB past its declared size before it
+// is stopped (an inflater expands a whole chunk before its output can be read).
+const INFLATE_STEP = 8 * 1024;
+const STORED = 0;
+const DEFLATED = 8;
+const FILE_TYPE = 0o170000; // the type bits of a unix mode
+const SYMLINK = 0o120000;
+const REGULAR = 0o100000;
+const FOLDER = 0o040000;
 
 // The wheel's URL, resolved against the page or worker where there is one.
 function absolute(wheelURL) {
@@ -12,44 +23,251 @@ function absolute(wheelURL) {
   }
 }
 
-// The files of a zip archive whose entries are all stored uncompressed, as pyctx_web's
-// bytecode wheel is: [{name, data}] from its central directory. null for any other archive
-// (compressed entries, zip64, a comment), which Pyodide's own unpacker then handles.
-function storedFiles(bytes) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const end = bytes.length - 22; // the end-of-central-directory record, without a comment
-  if (end < 0 || view.getUint32(end, true) !== 0x06054b50) return null;
+function entryError(name, problem) {
+  return new Error(`the wheel's entry ${JSON.stringify(name)} ${problem}`);
+}
+
+// The end-of-central-directory record: the last "PK\5\6" whose comment ends the archive.
+function endRecord(view) {
+  const last = view.byteLength - 22;
+  for (let at = last; at >= 0 && at >= last - 0xffff; at--) {
+    if (view.getUint32(at, true) === 0x06054b50 && at + 22 + view.getUint16(at + 20, true) === view.byteLength) {
+      return at;
+    }
+  }
+  throw new Error("the wheel is not a zip archive: it has no end of central directory");
+}
+
+// Where the central directory is and how many entries it lists, for the archives read here.
+function centralDirectory(view) {
+  const end = endRecord(view);
   const count = view.getUint16(end + 10, true);
-  let at = view.getUint32(end + 16, true);
-  const names = new TextDecoder();
-  const files = [];
-  for (let i = 0; i < count; i++) {
-    if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) return null;
-    const size = view.getUint32(at + 20, true);
-    const local = view.getUint32(at + 42, true);
-    if (view.getUint16(at + 10, true) !== 0 || local + 30 > bytes.length) return null;
+  const size = view.getUint32(end + 12, true);
+  const offset = view.getUint32(end + 16, true);
+  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff ||
+      (end >= 20 && view.getUint32(end - 20, true) === 0x07064b50)) {
+    throw new Error("the wheel is a zip64 archive, which the loader does not read");
+  }
+  if (view.getUint16(end + 4, true) !== 0 || view.getUint16(end + 6, true) !== 0 ||
+      view.getUint16(end + 8, true) !== count) {
+    throw new Error("the wheel is a zip archive split over several disks");
+  }
+  if (offset + size > end) throw new Error("the wheel's central directory runs past its end");
+  return { offset, end: offset + size, count };
+}
+
+// Each entry as the central directory describes it; dataEnd is where the entries' data must end.
+function centralEntries(bytes, view) {
+  const directory = centralDirectory(view);
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  const entries = [];
+  let at = directory.offset;
+  for (let i = 1; i <= directory.count; i++) {
+    const cut = `the wheel's central directory is cut short at entry ${i} of ${directory.count}`;
+    if (at + 46 > directory.end || view.getUint32(at, true) !== 0x02014b50) throw new Error(cut);
     const nameLength = view.getUint16(at + 28, true);
-    const name = names.decode(bytes.subarray(at + 46, at + 46 + nameLength));
-    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
-    if (start + size > bytes.length) return null;
-    if (!name.endsWith("/")) files.push({ name, data: bytes.subarray(start, start + size) });
-    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    const next = at + 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    if (next > directory.end) throw new Error(cut);
+    const rawName = bytes.subarray(at + 46, at + 46 + nameLength);
+    let name;
+    try {
+      name = utf8.decode(rawName);
+    } catch {
+      throw new Error(`the wheel's entry ${i} has a name that is not UTF-8`);
+    }
+    entries.push({
+      name,
+      rawName,
+      flags: view.getUint16(at + 8, true),
+      method: view.getUint16(at + 10, true),
+      crc: view.getUint32(at + 16, true),
+      compressedSize: view.getUint32(at + 20, true),
+      size: view.getUint32(at + 24, true),
+      mode: view.getUint32(at + 38, true) >>> 16, // a unix mode, where the archiver put one
+      local: view.getUint32(at + 42, true),
+    });
+    at = next;
+  }
+  return { entries, dataEnd: directory.offset };
+}
+
+// Refuses a name that could land outside the folder the wheel is unpacked in.
+function checkName(name) {
+  if (name.includes("\0")) throw entryError(name, "has a NUL character in its name");
+  if (name.includes("\\")) throw entryError(name, "has a backslash in its name (zip names separate folders with /)");
+  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) throw entryError(name, "is an absolute path");
+  const parts = name.replace(/\/$/, "").split("/");
+  if (parts.includes("..")) throw entryError(name, "names a file outside its folder");
+  if (parts.some((part) => part === "" || part === ".")) {
+    throw entryError(name, 'has an empty or "." folder in its name');
+  }
+}
+
+// Refuses what is not a plain file or folder, or not stored the way this module reads.
+function checkKind(entry) {
+  const { name, mode, method, size } = entry;
+  const folder = name.endsWith("/");
+  if ((mode & FILE_TYPE) === SYMLINK) throw entryError(name, "is a symbolic link");
+  if ((mode & FILE_TYPE) !== 0 && (mode & FILE_TYPE) !== (folder ? FOLDER : REGULAR)) {
+    throw entryError(name, `is not a plain ${folder ? "folder" : "file"} (unix mode 0o${mode.toString(8)})`);
+  }
+  if (entry.flags & 1) throw entryError(name, "is encrypted");
+  if (method !== STORED && method !== DEFLATED) {
+    throw entryError(name, `is compressed with method ${method}: the loader reads stored and deflated entries only`);
+  }
+  if (method === STORED && entry.compressedSize !== size) {
+    throw entryError(name, `declares ${size} bytes but stores ${entry.compressedSize}`);
+  }
+  if (folder && size !== 0) throw entryError(name, `is a folder that declares ${size} bytes of data`);
+}
+
+function sameBytes(a, b) {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+// Where the entry's data lies, once its local header agrees with the central directory.
+function dataRange(bytes, view, entry, dataEnd) {
+  const { name, local } = entry;
+  if (local + 30 > dataEnd || view.getUint32(local, true) !== 0x04034b50) {
+    throw entryError(name, "has no local header where the central directory puts it");
+  }
+  const nameLength = view.getUint16(local + 26, true);
+  const start = local + 30 + nameLength + view.getUint16(local + 28, true);
+  if (start > dataEnd || !sameBytes(bytes.subarray(local + 30, local + 30 + nameLength), entry.rawName)) {
+    throw entryError(name, "has a local header that names another file");
+  }
+  // With bit 3 set, the CRC and sizes follow the data and the local header may hold zeros.
+  const deferred = (view.getUint16(local + 6, true) & 8) !== 0;
+  const fields = [
+    ["compression method", view.getUint16(local + 8, true), entry.method],
+    ["CRC", view.getUint32(local + 14, true), entry.crc],
+    ["compressed size", view.getUint32(local + 18, true), entry.compressedSize],
+    ["size", view.getUint32(local + 22, true), entry.size],
+  ];
+  for (const [field, inLocal, inCentral] of fields) {
+    if (inLocal !== inCentral && !(deferred && inLocal === 0 && field !== "compression method")) {
+      throw entryError(name, `has a local header whose ${field} (${inLocal}) is not the central directory's (${inCentral})`);
+    }
+  }
+  if (start + entry.compressedSize > dataEnd) throw entryError(name, "runs past the end of the archive's data");
+  return { start, end: start + entry.compressedSize };
+}
+
+// Refuses entries whose data overlaps another's (one way to make a small archive unpack big).
+function checkOverlaps(entries) {
+  const byOffset = [...entries].sort((a, b) => a.local - b.local);
+  for (let i = 1; i < byOffset.length; i++) {
+    const [before, after] = [byOffset[i - 1], byOffset[i]];
+    if (before.range.end > after.local) {
+      throw entryError(after.name, `overlaps the entry ${JSON.stringify(before.name)}`);
+    }
+  }
+}
+
+// Refuses a name given twice, and a file that other entries take for a folder.
+function checkLayout(entries) {
+  const files = new Set();
+  const folders = new Set();
+  for (const { name } of entries) {
+    const parts = name.replace(/\/$/, "").split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+    if (name.endsWith("/")) folders.add(parts.join("/"));
+    else if (files.has(name)) throw entryError(name, "appears twice");
+    else files.add(name);
+  }
+  for (const name of files) {
+    if (folders.has(name)) throw entryError(name, "is a file, and other entries name it as their folder");
+  }
+}
+
+// The entry's data inflated, refused as soon as it inflates past its declared size: the
+// compressed data goes in INFLATE_STEP bytes at a time, as the output is read.
+async function inflate(entry, data) {
+  let at = 0;
+  const source = new ReadableStream({
+    pull(controller) {
+      if (at >= data.length) {
+        controller.close();
+      } else {
+        controller.enqueue(data.slice(at, at + INFLATE_STEP));
+        at += INFLATE_STEP;
+      }
+    },
+  }, { highWaterMark: 0 });
+  const reader = source.pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+  const out = new Uint8Array(entry.size);
+  let filled = 0;
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw entryError(entry.name, `is not valid deflate data (${error?.message ?? error})`);
+    }
+    if (chunk.done) break;
+    if (filled + chunk.value.length > entry.size) {
+      await reader.cancel();
+      throw entryError(entry.name, `inflates to more than its declared ${entry.size} bytes`);
+    }
+    out.set(chunk.value, filled);
+    filled += chunk.value.length;
+  }
+  if (filled !== entry.size) throw entryError(entry.name, `inflates to ${filled} bytes, not its declared ${entry.size}`);
+  return out;
+}
+
+// The wheel's files, [{name, data}], once every entry of its central directory checked out,
+// so that a refused wheel writes nothing. Stored entries are views of the wheel's bytes;
+// deflated ones are inflated here (Pyodide's unpackArchive checked none of this).
+async function wheelFiles(bytes, maxUnpackedBytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const { entries, dataEnd } = centralEntries(bytes, view);
+  let total = 0;
+  for (const entry of entries) {
+    checkName(entry.name);
+    checkKind(entry);
+    total += entry.size;
+    if (total > maxUnpackedBytes) {
+      throw entryError(entry.name, `takes the wheel past ${maxUnpackedBytes} bytes unpacked (options.maxUnpackedBytes)`);
+    }
+    entry.range = dataRange(bytes, view, entry, dataEnd);
+  }
+  checkOverlaps(entries);
+  checkLayout(entries);
+  const files = [];
+  // Folder entries are not written: the folders of the files are made as they are written.
+  for (const entry of entries.filter(({ name }) => !name.endsWith("/"))) {
+    const data = bytes.subarray(entry.range.start, entry.range.end);
+    files.push({ name: entry.name, data: entry.method === STORED ? data : await inflate(entry, data) });
   }
   return files;
 }
 
-// Unpacks the wheel into site-packages. Stored entries are written as they are, one file
-// write each: several times faster than pyodide.unpackArchive, which runs Python's zipfile.
-function unpack(pyodide, bytes, folder) {
-  const files = storedFiles(bytes);
-  if (!files) {
-    pyodide.unpackArchive(bytes, "wheel", { extractDir: folder });
-    return;
-  }
-  for (const { name, data } of files) {
-    if (name.startsWith("/") || name.split("/").includes("..")) {
-      throw new Error(`the wheel names a file outside its folder: ${name}`);
+// Refuses, before writing any, a file that would replace a folder of `folder` or need a
+// folder where a file is.
+function checkDestination(FS, files, folder) {
+  const seen = new Set();
+  for (const { name } of files) {
+    const parts = name.split("/");
+    for (let i = 1; i <= parts.length; i++) {
+      const path = `${folder}/${parts.slice(0, i).join("/")}`;
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const found = FS.analyzePath(path);
+      if (!found.exists) break;
+      const isFolder = FS.isDir(found.object.mode);
+      if (i === parts.length && isFolder) throw entryError(name, `would replace the folder ${path}`);
+      if (i < parts.length && !isFolder) throw entryError(name, `needs a folder where the file ${path} is`);
     }
+  }
+}
+
+// Unpacks the wheel into site-packages: every entry is checked first, then each file is
+// written with one call, several times faster than pyodide.unpackArchive (Python's zipfile).
+async function unpack(pyodide, bytes, folder, maxUnpackedBytes) {
+  const files = await wheelFiles(bytes, maxUnpackedBytes);
+  checkDestination(pyodide.FS, files, folder);
+  for (const { name, data } of files) {
     const path = `${folder}/${name}`;
     pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
     pyodide.FS.writeFile(path, data);
@@ -83,15 +301,25 @@ async function wheelBytes(url, wheel) {
  * Installs pyctx_web into `pyodide` from its wheel and resolves with pyctx_web's version
  * once `import pyctx_web` works.
  *
- * The wheel is unpacked into site-packages (by this module when its entries are stored
- * uncompressed, as in pyctx_web's bytecode wheel, else with `pyodide.unpackArchive`), without Pyodide's
- * package loader or micropip, and this module is registered as the Pyodide JS module
+ * The wheel is unpacked into site-packages by this module, without Pyodide's package
+ * loader or micropip, and this module is registered as the Pyodide JS module
  * `pyctx_web_js`, so that pyctx_web needs no eval under a Content-Security-Policy.
+ * Stored entries (all of pyctx_web's bytecode wheel) are written as they are; deflated
+ * ones are inflated with `DecompressionStream`.
+ *
+ * Every entry of the wheel's central directory is checked before any file is written, so
+ * a refused wheel writes nothing: a name outside site-packages (`..`, an absolute path, a
+ * drive letter, a backslash), a symbolic link or other non-plain file, a size that lies
+ * (a local header that disagrees with the central directory, data that inflates to more
+ * or less than the declared size: inflating stops as soon as it passes it), and a wheel
+ * that unpacks to more than `maxUnpackedBytes` in all.
  *
  * options.wheelURL: where the wheel is (relative to the page or worker).
  * options.wheel: the wheel already requested, to download it while Pyodide loads: a
  *   Response, an ArrayBuffer or a typed array, or a promise of one; wheelURL then only
  *   names it in errors.
+ * options.maxUnpackedBytes: the most the wheel's files may add up to, unpacked
+ *   (default 64 MB, 67108864 bytes; pyctx_web's wheels unpack to about 1 MB).
  *
  * In a Pyodide restored from a memory snapshot that had imported pyctx_web already, it
  * also calls `pyctx_web.after_restore()` (unless `resumePyctxWeb` did), so that each
@@ -99,14 +327,18 @@ async function wheelBytes(url, wheel) {
  * the snapshot had not imported. Calling it again on the same Pyodide reseeds nothing.
  *
  * Rejects with an Error naming the URL and the HTTP status when the wheel cannot be
- * fetched, and when what came is not a wheel.
+ * fetched, when what came is not a wheel, and naming the URL, the entry and the problem
+ * when an entry of the wheel is refused.
  */
-export async function loadPyctxWeb(pyodide, { wheelURL, wheel } = {}) {
+export async function loadPyctxWeb(pyodide, { wheelURL, wheel, maxUnpackedBytes = MAX_UNPACKED_BYTES } = {}) {
   if (!pyodide || typeof pyodide.unpackArchive !== "function" || typeof pyodide.runPython !== "function") {
     throw new TypeError("loadPyctxWeb: the first argument must be the Pyodide that loadPyodide() resolved with");
   }
   if (wheel === undefined && !(typeof wheelURL === "string" || wheelURL instanceof URL)) {
     throw new TypeError("loadPyctxWeb: options.wheelURL must be the wheel's URL (a string or a URL)");
+  }
+  if (!Number.isSafeInteger(maxUnpackedBytes) || maxUnpackedBytes <= 0) {
+    throw new TypeError("loadPyctxWeb: options.maxUnpackedBytes must be a positive whole number of bytes");
   }
   const url = absolute(wheelURL);
   const [bytes, jsModule] = await Promise.all([wheelBytes(url, wheel), import(import.meta.url)]);
@@ -125,7 +357,7 @@ export async function loadPyctxWeb(pyodide, { wheelURL, wheel } = {}) {
     const sys = own(pyodide.pyimport("sys"));
     const sitePackages = own(sys.path).toJs().find((folder) => folder.endsWith("/site-packages"));
     if (!sitePackages) throw new Error("sys.path names no site-packages folder");
-    unpack(pyodide, bytes, sitePackages);
+    await unpack(pyodide, bytes, sitePackages, maxUnpackedBytes);
     // Only site-packages changed: refresh its finder's listing. importlib.invalidate_caches()
     // would do it too, but it imports importlib.metadata (and email) to reset that finder.
     own(own(sys.path_importer_cache).get(sitePackages))?.invalidate_caches();

@@ -205,7 +205,7 @@ def test_loader_names_the_url_and_the_problem(visit: Visit, site_url: str) -> No
     )
     assert result["outside"] == (
         f"loadPyctxWeb: {site_url}outside.whl did not install pyctx_web: "
-        "the wheel names a file outside its folder: ../escape.py"
+        'the wheel\'s entry "../escape.py" names a file outside its folder'
     )
     assert result["notRestored"] == (
         "resumePyctxWeb: this Pyodide has not imported pyctx_web; use loadPyctxWeb"
