@@ -11,6 +11,9 @@
 #                             setup, then serve the demo on http://127.0.0.1:8000; each
 #                             --api-origin is a model API the page may connect to
 #   ./build.sh bench [--quick]  setup, then the benchmark suite
+#   ./build.sh page DIR       setup, then the README's example page in DIR (new or empty), to serve
+#                             offline: Pyodide from DIR/pyodide/, a copy of build/dist without the
+#                             files only the tests and benchmarks use (tools/offline_page.py)
 #   ./build.sh wheel | dist | clean
 #
 # Versions are pinned in pyproject.toml: [dependency-groups] for the host tooling and
@@ -371,8 +374,11 @@ case "$cmd" in
     lint) ensure_venv; run_lint ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
+    page)
+        [ $# -eq 1 ] || die "usage: ./build.sh page DIR (a new or empty folder)"
+        setup; exec "$PY" tools/offline_page.py "$DIST" "$1" ;;
     clean)
         rm -rf "$BUILD" "$VENV" "$VENV311" "$VENV_LG"
         log "removed build/, .venv/, .venv311/ and .venv-langgraph/" ;;
-    *) echo "usage: ./build.sh {setup|test|lint|demo|bench|wheel|dist|clean} [args]" >&2; exit 2 ;;
+    *) echo "usage: ./build.sh {setup|test|lint|demo|bench|page|wheel|dist|clean} [args]" >&2; exit 2 ;;
 esac

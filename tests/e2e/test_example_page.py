@@ -2,14 +2,17 @@
 
 The page, ``pyctx_web.mjs`` and the wheels come from a local HTTP server (the page's
 folder, then ``build/dist``); the page's Pyodide URL on jsDelivr is answered from
-``build/dist`` by Playwright's routing, so no request leaves the machine.
+``build/dist`` by Playwright's routing, so no request leaves the machine. The offline
+variant is what ``./build.sh page DIR`` writes, served as a plain static folder.
 """
 
 from __future__ import annotations
 
+import functools
 import http.server
 import io
 import os
+import subprocess
 import sys
 import tomllib
 import zipfile
@@ -213,3 +216,67 @@ def test_loader_names_the_url_and_the_problem(visit: Visit, site_url: str) -> No
     assert result["prefetched"] == pyctx_web.__version__
     assert {"indexeddb", "jsbridge", "loadPyctxWeb", "tabs"} <= set(result["registered"])
     assert visit.foreign == []
+
+
+def test_page_says_when_pyodide_is_out_of_reach(visit: Visit, site_url: str) -> None:
+    """With jsDelivr unreachable the page shows why it stopped, not "Loading Python…" forever."""
+    page = visit.page
+    page.route(f"{CDN}**", lambda route: route.abort("internetdisconnected"))
+    page.goto(site_url)
+    output = page.locator("#output")
+    output.filter(has_text="The example stopped").wait_for(timeout=TIMEOUT_MS)
+    assert output.inner_text() == (
+        f"The example stopped: Failed to fetch dynamically imported module: {CDN}pyodide.mjs"
+    )
+    assert any(f"{CDN}pyodide.mjs" in line for line in visit.console if line.startswith("error:"))
+
+
+def test_page_says_when_the_wheel_is_out_of_reach(visit: Visit, site_url: str) -> None:
+    """A wheel the server does not have stops the page with the loader's error, shown in it."""
+    page = visit.page
+    page.route(f"**/{WHEEL}", lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(site_url)
+    output = page.locator("#output")
+    output.filter(has_text="The example stopped").wait_for(timeout=TIMEOUT_MS)
+    assert output.inner_text() == (
+        "The example stopped: loadPyctxWeb: could not fetch the pyctx_web wheel "
+        f"{site_url}{WHEEL}: HTTP 404 Not Found"
+    )
+
+
+@pytest.fixture(scope="module")
+def offline_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The folder ``./build.sh page DIR`` writes, served by a plain static server, and its URL."""
+    folder = tmp_path_factory.mktemp("offline") / "site"
+    subprocess.run([str(ROOT / "build.sh"), "page", str(folder)], check=True, timeout=600)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None  # type: ignore[assignment]
+    with serve.running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url:
+        yield folder, url
+
+
+def test_offline_page_loads_everything_from_its_folder(
+    visit: Visit, offline_site: tuple[Path, str]
+) -> None:
+    """The page ./build.sh page writes runs the graph with Pyodide from its own copy, jsDelivr
+    unreachable, and that copy has no wheel only the tests use."""
+    folder, url = offline_site
+    page = visit.page
+    page.route(f"{CDN}**", lambda route: route.abort("internetdisconnected"))
+    page.goto(url)
+    output = page.locator("#output")
+    output.filter(has_text="It resumed with").wait_for(timeout=TIMEOUT_MS)
+    assert output.inner_text().splitlines() == [
+        "The graph asked: What should I do with 'help me with email'?",
+        "It resumed with: send the daily report",
+    ]
+    assert visit.console == []
+    assert visit.foreign == []
+    assert all(request.startswith(url) for request in visit.requests)
+    assert f"{url}pyodide/pyodide.asm.wasm" in visit.requests
+    assert sorted(path.name for path in (folder / "pyodide").glob("*.whl")) == [
+        "micropip-0.11.1-py3-none-any.whl",
+        "packaging-26.1-py3-none-any.whl",
+        f"pyctx_web-{pyctx_web.__version__}-cp314-cp314-emscripten_5_0_3_wasm32.whl",
+        WHEEL,
+    ]
