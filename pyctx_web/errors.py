@@ -6,6 +6,7 @@
      +-- ContextMissingError(LookupError) a value was required outside the scope that provides it
      +-- ArgumentTypeError(TypeError)     an argument of the wrong type
      +-- ArgumentValueError(ValueError)   an argument of the right type with a wrong value
+     +-- JsonLimitError(ValueError)       JSON text too large or too deep to parse safely
      +-- ImmutableError(TypeError)        a change to an immutable value
      +-- UsageError(RuntimeError)         an object used in a way it does not allow
      +-- JsUnavailableError(RuntimeError) a JavaScript-only call outside Pyodide or a browser
@@ -25,6 +26,7 @@ __all__ = [
     "ContextMissingError",
     "ImmutableError",
     "JsUnavailableError",
+    "JsonLimitError",
     "PyctxError",
     "UsageError",
 ]
@@ -69,3 +71,25 @@ class ImmutableError(PyctxError, TypeError):
 
 class UsageError(PyctxError, RuntimeError):
     """An object was used in a way it does not allow (a scope entered twice, ...)."""
+
+
+class JsonLimitError(PyctxError, ValueError):
+    """JSON text from outside was refused unparsed: longer or more deeply nested than its limit.
+
+    ``source`` says what the text was, ``kind`` which limit it broke
+    (``"characters"``, ``"depth"``, or ``"stack"`` when the caller's stack left
+    no room for a depth within the limit) and ``limit`` that limit. Parsing it
+    could have exhausted Pyodide's stack (a fatal error, not an exception) or its memory.
+    """
+
+    def __init__(self, source: str, *, kind: str, limit: int, found: int = 0) -> None:
+        if kind == "characters":
+            problem = f"is {found:,} characters long, over the limit of {limit:,}"
+        elif kind == "depth":
+            problem = f"nests deeper than {limit} levels"
+        else:
+            problem = "nests too deeply for the stack left to parse it"
+        super().__init__(f"{source} {problem}; it was not parsed")
+        self.source = source
+        self.kind = kind
+        self.limit = limit

@@ -15,6 +15,9 @@ from typing import Any
 
 from protocol import ModelError, Reply, ToolCall
 
+from pyctx_web.errors import JsonLimitError
+from pyctx_web.jsonparse import EVENT_CHARS, parse_json
+
 __all__ = ["CompletionStream", "error_text", "reply_from_completion", "tool_call"]
 
 DONE = "[DONE]"
@@ -36,7 +39,12 @@ def tool_call(call_id: str, name: str, arguments: str) -> ToolCall:
     if not name:
         raise ModelError("The model asked for a tool call without naming the tool.")
     try:
-        decoded = json.loads(arguments) if arguments.strip() else {}
+        source = f"The arguments of the model's call of the tool {name!r}"
+        decoded = (
+            parse_json(arguments, source=source, max_chars=EVENT_CHARS) if arguments.strip() else {}
+        )
+    except JsonLimitError as error:
+        raise ModelError(str(error)) from None
     except ValueError as error:
         raise ModelError(
             f"The model called the tool {name!r} with arguments that are not valid JSON: "
@@ -83,7 +91,11 @@ class CompletionStream:
             self.done = True
             return ""
         try:
-            chunk = json.loads(data)
+            chunk = parse_json(
+                data, source="A stream event of the model API", max_chars=EVENT_CHARS
+            )
+        except JsonLimitError as error:
+            raise ModelError(str(error)) from None
         except ValueError as error:
             raise ModelError(
                 f"The model API sent a stream event that is not JSON: {data[:200]!r}"

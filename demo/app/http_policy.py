@@ -11,11 +11,12 @@ a person reads for the final status.
 from __future__ import annotations
 
 import email.utils
-import json
 import time
 from typing import Any
 
 from completion_stream import error_text
+
+from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
 
 __all__ = [
     "RETRIED_STATUSES",
@@ -69,7 +70,7 @@ def retry_delay(
 def server_detail(body: str) -> str:
     """The server's own message in an error body: its JSON ``error``, or the text's start."""
     try:
-        decoded: Any = json.loads(body)
+        decoded: Any = parse_json(body, source="the error body", max_chars=MESSAGE_CHARS)
     except ValueError:
         return " ".join(body.split())[:300]
     if isinstance(decoded, dict):

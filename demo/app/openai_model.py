@@ -28,6 +28,8 @@ from protocol import ModelError, Reply, TokenSink
 from sse import SSEParser
 
 from pyctx_web import IN_PYODIDE
+from pyctx_web.errors import JsonLimitError
+from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
 
 __all__ = ["OpenAICompatibleModel", "page_policy"]
 
@@ -277,7 +279,9 @@ class OpenAICompatibleModel:
         """The reply of a server that answered one JSON body although a stream was asked."""
         text = await self._text(response)
         try:
-            decoded = json.loads(text)
+            decoded = parse_json(text, source="The model API's answer", max_chars=MESSAGE_CHARS)
+        except JsonLimitError as error:
+            raise ModelError(str(error)) from None
         except ValueError:
             raise ModelError(f"The model API answered malformed JSON: {text[:200]!r}") from None
         reply = reply_from_completion(decoded)

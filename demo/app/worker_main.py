@@ -38,6 +38,7 @@ from pyctx_web.chat import ChatSession
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
 
 __all__ = ["boot", "preload", "prepare", "receive"]
 
@@ -116,7 +117,7 @@ class DemoWorker:
     async def handle(self, raw: str) -> None:
         thread_id: str | None = None
         try:
-            message = json.loads(raw)
+            message = parse_json(raw, source="A message to the worker", max_chars=MESSAGE_CHARS)
             if not isinstance(message, dict):
                 raise ValueError("A message to the worker must be an object with an op.")
             op = message.get("op")

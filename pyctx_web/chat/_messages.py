@@ -10,6 +10,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from pyctx_web.jsonparse import EVENT_CHARS, parse_json
+
 __all__ = ["ASK_TOOL", "openai_message", "plain_message", "transcript"]
 
 ASK_TOOL: Final = "ask_user"
@@ -42,7 +44,9 @@ def _calls(message: Any) -> list[dict[str, Any]]:
             function = call.get("function") or {}
             arguments = function.get("arguments", call.get("args", {}))
             if isinstance(arguments, str):
-                arguments = json.loads(arguments or "{}")
+                arguments = parse_json(
+                    arguments or "{}", source="a tool call's arguments", max_chars=EVENT_CHARS
+                )
             name = function.get("name", call.get("name", ""))
             calls.append({"id": str(call.get("id", "")), "name": name, "arguments": arguments})
         return calls

@@ -49,6 +49,7 @@ from enum import Enum
 from typing import Annotated, Any, Final, ForwardRef, Literal, get_args, get_origin, get_type_hints
 
 from pyctx_web.graph.errors import SerializationError
+from pyctx_web.jsonparse import STORED_CHARS, STORED_DEPTH, parse_json
 
 __all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JsonSerde", "collect_types"]
 
@@ -330,30 +331,18 @@ class JsonSerde:
 
     @staticmethod
     def loads(text: str) -> Any:
-        """Parse JSON text; ``ValueError`` if it is not valid JSON this process can read."""
-        if text.count("[") + text.count("{") > _PARSE_DEPTH and _nesting(text) > _PARSE_DEPTH:
-            raise ValueError(f"the document nests deeper than {_PARSE_DEPTH} levels")
-        try:
-            return json.loads(text)
-        except RecursionError:
-            raise ValueError("the document is nested too deeply to parse") from None
+        """Parse JSON text; ``ValueError`` if it is not valid JSON this process can read.
+
+        Stored text is outside data: text longer or deeper than a checkpoint can be
+        (:data:`~pyctx_web.jsonparse.STORED_DEPTH`) is refused unparsed.
+        """
+        return parse_json(
+            text, source="the document", max_chars=STORED_CHARS, max_depth=STORED_DEPTH
+        )
 
 
 _ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _ASCII_ENCODER: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
-
-
-_PARSE_DEPTH: Final = 500
-"""Deeper documents are not parsed (Pyodide's parser overflows its stack: a fatal error)."""
-_NOT_BRACKET: Final = {c: None for c in range(128) if chr(c) not in "[]{}"}
-_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-def _nesting(text: str) -> int:
-    """How deep the arrays and objects of JSON ``text`` nest; brackets in strings do not count."""
-    bare = text.replace("\\\\", "").replace('\\"', "")
-    brackets = "".join(bare.split('"')[::2]).translate(_NOT_BRACKET)
-    return max(itertools.accumulate(map(_STEP.get, brackets, itertools.repeat(0))), default=0)
 
 
 def _key(key: Any) -> str:

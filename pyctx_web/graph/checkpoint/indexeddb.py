@@ -55,6 +55,7 @@ from pyctx_web.graph.errors import (
     CorruptCheckpointError,
     ThreadBusyError,
 )
+from pyctx_web.jsonparse import EVENT_CHARS, STORED_CHARS, STORED_DEPTH, parse_json
 
 if IN_PYODIDE:
     import js
@@ -130,7 +131,7 @@ class IndexedDBSaver(Checkpointer):
             if self._conn is None or self._conn.closed:
                 opened = await _js().open(self.database_name, SCHEMA_VERSION)
                 if isinstance(opened, str):
-                    reason = json.loads(opened)
+                    reason = parse_json(opened, source="the open error", max_chars=EVENT_CHARS)
                     raise CheckpointStorageError(
                         f"open the IndexedDB database {self.database_name!r}",
                         f"{reason['name']}: {reason['message']}",
@@ -164,7 +165,10 @@ class IndexedDBSaver(Checkpointer):
         for _ in range(2):
             conn = await self._connection()
             try:
-                outcome: dict[str, Any] = json.loads(await getattr(_js(), operation)(conn, *args))
+                text = await getattr(_js(), operation)(conn, *args)
+                outcome: dict[str, Any] = parse_json(
+                    text, source="the stored data", max_chars=STORED_CHARS, max_depth=STORED_DEPTH
+                )
             except Exception as exc:  # a JavaScript exception outside the transaction
                 raise CheckpointStorageError(what, str(exc)) from exc
             if outcome["status"] != "closed":
