@@ -39,7 +39,7 @@ def tool_call(call_id: str, name: str, arguments: str) -> ToolCall:
     if not name:
         raise ModelError("The model asked for a tool call without naming the tool.")
     try:
-        source = f"The arguments of the model's call of the tool {name!r}"
+        source = f"The JSON of the arguments of the model's call of the tool {name!r}"
         decoded = (
             parse_json(arguments, source=source, max_chars=EVENT_CHARS) if arguments.strip() else {}
         )

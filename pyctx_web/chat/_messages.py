@@ -45,7 +45,9 @@ def _calls(message: Any) -> list[dict[str, Any]]:
             arguments = function.get("arguments", call.get("args", {}))
             if isinstance(arguments, str):
                 arguments = parse_json(
-                    arguments or "{}", source="a tool call's arguments", max_chars=EVENT_CHARS
+                    arguments or "{}",
+                    source="the JSON of a tool call's arguments",
+                    max_chars=EVENT_CHARS,
                 )
             name = function.get("name", call.get("name", ""))
             calls.append({"id": str(call.get("id", "")), "name": name, "arguments": arguments})
