@@ -1,8 +1,8 @@
 // A thread that another tab runs. The worker refused the turn before writing anything: what
 // was sent from here is taken back (its text returns to the message box), the thread shows
 // what is stored, and it refreshes as the other tab's checkpoints arrive and once that tab is
-// done or closed. What another tab runs is the thread's latest checkpoint: the refreshes ask
-// for that, not for this page's head.
+// done or closed (when this page gets the thread's lock). What another tab runs is the
+// thread's latest checkpoint: the refreshes ask for that, not for this page's head.
 
 import { $ } from "./dom.js";
 import { setState } from "./controls.js";
@@ -43,13 +43,34 @@ function freedElsewhere(id) {
   requestHistory(id, null);
 }
 
+// News on the channel is a hint, not a fact: any script of this origin can post there. It
+// only asks for the stored history (what storage holds is what the page shows), at most
+// once per frame for a thread however many arrive (or per 250 ms in a hidden tab, which
+// draws no frames); only the thread's lock, granted to this page, says that the other tab
+// is done.
+const refreshing = new Set();
+
+function refreshSoon(id) {
+  if (refreshing.has(id)) return;
+  refreshing.add(id);
+  let timer = null;
+  let frame = null;
+  const refresh = () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+    refreshing.delete(id);
+    if (app.views.has(id) && view(id).busyElsewhere) requestHistory(id, null);
+  };
+  frame = requestAnimationFrame(refresh);
+  timer = setTimeout(refresh, 250);
+}
+
 export function listenToOtherTabs() {
   if (typeof BroadcastChannel !== "function") return;
   const news = new BroadcastChannel(`pyctx_web:${DATABASE}`);
   news.onmessage = (event) => {
     const id = event.data && event.data.thread_id;
     if (typeof id !== "string" || !app.views.has(id) || !view(id).busyElsewhere) return;
-    if (event.data.event === "released") freedElsewhere(id);
-    else requestHistory(id, null);
+    refreshSoon(id);
   };
 }

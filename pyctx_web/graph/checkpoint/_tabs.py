@@ -9,6 +9,11 @@ database every tab of the origin shares:
   ``BroadcastChannel`` :func:`channel_name` as ``{"database", "thread_id",
   "event": "checkpoint" | "released", "checkpoint_id"}``, so that other tabs can
   refresh what they show.
+
+The news is a hint: any script of the origin can post on the channel. A reader
+confirms it with storage (it reads the thread again) or with the lock (a thread
+is free once the reader itself is granted its lock), and refreshes once for a
+burst of news rather than once per message.
 """
 
 from __future__ import annotations
