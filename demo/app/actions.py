@@ -1,20 +1,41 @@
 """The demo's tools: ``ask_user``, and actions that only record what they would do.
 
 ``send_email`` and ``schedule_meeting`` stand for tools with side effects: the
-assistant holds them for the user's approval. ``make_plan`` has none.
+assistant holds them for the user's approval. ``make_plan`` has none. Their
+recipients are email addresses (``format: email``, which the approval card's
+edit form checks, with a ``pattern`` the tool's argument check asserts, since
+JSON Schema takes ``format`` as an annotation only).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from observe import observe
 from offline_model import make_plan as plan_steps
 
+from pyctx_web.graph.runtime import RunContext
 from pyctx_web.graph.tools import tool
 from pyctx_web.graph.types import interrupt
 
-__all__ = ["ACTION_TOOLS", "ALL_TOOLS", "ask_user"]
+__all__ = ["ACTION_TOOLS", "ALL_TOOLS", "EMAIL_PATTERN", "ask_user"]
+
+EMAIL_PATTERN = r"^[^\s@]+@[^\s@]+\.[^\s@]+$"
+"""What an address must look like: a name, ``@`` and a domain with a dot (the form's check too)."""
+
+
+def _addresses(description: str) -> dict[str, Any]:
+    address = {"type": "string", "format": "email", "pattern": EMAIL_PATTERN}
+    return {"type": "array", "items": address, "minItems": 1, "description": description}
+
+
+def _parameters(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
 
 
 @tool
@@ -29,26 +50,39 @@ def ask_user(
     return str(answer).strip()
 
 
-@tool
-def send_email(
-    to: Annotated[list[str], "The recipients' addresses."],
-    subject: Annotated[str, "The subject line."],
-    body: Annotated[str, "The text of the email."] = "",
-) -> str:
+@tool(
+    parameters=_parameters(
+        {
+            "to": _addresses("The recipients' email addresses."),
+            "subject": {"type": "string", "description": "The subject line."},
+            "body": {"type": "string", "description": "The text of the email.", "default": ""},
+        },
+        ["to", "subject"],
+    )
+)
+def send_email(args: dict[str, Any], ctx: RunContext[Any]) -> str:
     """Send an email (the demo records it instead of sending)."""
     observe("tool", "send_email")
-    return f"Sent “{subject}” to {', '.join(to)}."
+    return f"Sent “{args['subject']}” to {', '.join(args['to'])}."
 
 
-@tool
-def schedule_meeting(
-    title: Annotated[str, "What the meeting is called."],
-    when: Annotated[str, "When it starts, such as 'tomorrow 10:00'."],
-    attendees: Annotated[list[str], "Who is invited."],
-) -> str:
+@tool(
+    parameters=_parameters(
+        {
+            "title": {"type": "string", "description": "What the meeting is called."},
+            "when": {
+                "type": "string",
+                "description": "When it starts, such as 'tomorrow 10:00'.",
+            },
+            "attendees": _addresses("The email addresses of the people invited."),
+        },
+        ["title", "when", "attendees"],
+    )
+)
+def schedule_meeting(args: dict[str, Any], ctx: RunContext[Any]) -> str:
     """Schedule a meeting and invite the attendees (the demo records it instead)."""
     observe("tool", "schedule_meeting")
-    return f"Scheduled “{title}” for {when} with {', '.join(attendees)}."
+    return f"Scheduled “{args['title']}” for {args['when']} with {', '.join(args['attendees'])}."
 
 
 @tool

@@ -3,11 +3,16 @@
 It reads the conversation the way a model would and answers with tool calls:
 
 * offered ``ask_user``, it asks about a request too vague to act on ("help me
-  with email"), once per request, and says nothing otherwise;
+  with email"), once per request, and says nothing otherwise. A request that
+  names one of the actions the tools take, with its object ("schedule a meeting
+  tomorrow", "send the report"), is enough: what it leaves out has a default
+  the user sees, and can change or refuse, on the approval card;
 * offered the action tools, it proposes ``send_email`` for "send the daily report
-  to my team", ``schedule_meeting`` for "schedule a meeting ...", and
-  ``make_plan`` for anything else, once per request;
-* offered no tools, it answers from what the tools did.
+  to my team", ``schedule_meeting`` for "schedule a meeting ..." (at the day and
+  time the request names, else tomorrow at 10:00), and ``make_plan`` for anything
+  else, once per request;
+* offered no tools, it answers from what the tools did, and says in its own
+  words which actions the user rejected, quoting their reason as theirs.
 """
 
 from __future__ import annotations
@@ -46,12 +51,17 @@ _TOPICS: dict[str, tuple[str, str, list[str]]] = {
     ),
 }
 _VAGUE_WORDS = 6
+_ACTIONS = re.compile(
+    r"\b(?:schedul\w*|book|arrange|set up)\b.*\b(?:meeting|call)s?\b"
+    r"|\bsend\b.*\b(?:report|e-?mail|mail|note)s?\b"
+)
+"""An action verb of the tools followed by its object: a request naming one needs no question."""
 
 
 def assess(request: str) -> dict[str, Any] | None:
     """The question to ask when ``request`` is too vague to act on, or ``None``."""
     words = re.findall(r"[a-z']+", request.lower())
-    if len(words) > _VAGUE_WORDS:
+    if len(words) > _VAGUE_WORDS or _ACTIONS.search(" ".join(words)):
         return None
     for word in words:
         topic = _TOPICS.get(word.rstrip("s")) or _TOPICS.get(word)
@@ -128,10 +138,39 @@ def _proposal(turn: _Turn) -> tuple[str, dict[str, Any]]:
     if "schedul" in goal or ("meeting" in goal and "agenda" not in goal and "note" not in goal):
         return "schedule_meeting", {
             "title": "Team meeting",
-            "when": "tomorrow 10:00",
+            "when": meeting_time(goal),
             "attendees": ["team@example.com"],
         }
     return "make_plan", {"request": turn.request, "clarification": turn.clarification}
+
+
+_DAY = re.compile(r"\b(today|tomorrow|(?:next )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b")
+_TIME = re.compile(r"\b(\d{1,2}(?::\d{2})? ?[ap]m|\d{1,2}:\d{2})\b")
+
+
+def meeting_time(text: str) -> str:
+    """When a meeting asked for in ``text`` starts: the day and time named, else tomorrow 10:00."""
+    day, time = _DAY.search(text), _TIME.search(text)
+    return f"{day[1] if day else 'tomorrow'} {time[1] if time else '10:00'}"
+
+
+# How each side-effect tool reports that it ran. The protocol gives a rejected call's
+# reviewer message as its result, so any other result of these tools is a rejection.
+_RAN = {
+    "send_email": (re.compile(r"^Sent “.*” to .+\.$", re.S), "send the email"),
+    "schedule_meeting": (re.compile(r"^Scheduled “.*” for .+\.$", re.S), "schedule the meeting"),
+}
+_NO_REASON = "User rejected the tool call"
+"""How the reviewer's message begins when the user gave no reason."""
+
+
+def _rejection(name: str, content: str) -> str | None:
+    """What to tell the user when ``content`` says the call of ``name`` was rejected, else None."""
+    ran, action = _RAN.get(name, (None, f"run {name}"))
+    if (ran is None or ran.match(content)) and not content.startswith(_NO_REASON):
+        return None
+    said = "" if content.startswith(_NO_REASON) else f" You said: “{content.strip()}”"
+    return f"You rejected {name}, so I did not {action}.{said}"
 
 
 def answer_text(turn: _Turn) -> str:
@@ -145,7 +184,7 @@ def answer_text(turn: _Turn) -> str:
             lines.append(f"Here is how I will {goal[:1].lower()}{goal[1:]}:")
             lines.extend(f"{number}. {step}." for number, step in enumerate(steps, 1))
         else:
-            lines.append(content)
+            lines.append(_rejection(result["name"], content) or content)
     if not lines:
         lines.append(f"I looked at “{turn.request}” and found nothing to do.")
     lines.append("Tell me if you want changes.")
