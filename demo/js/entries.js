@@ -124,7 +124,7 @@ const STATUS_LABELS = {
   edited: "ran with your edits",
   rejected: "rejected",
   ran: "ran",
-  pending: "waiting for approval",
+  pending: "waiting for you",
 };
 
 function readable(value) {

@@ -122,7 +122,7 @@ export function renderGraph() {
   const legend = $("graph-legend");
   legend.dataset.running = running ?? "";
   legend.dataset.asking = asking ?? "";
-  if (asking) legend.textContent = `Waiting for you: ${asking} asked (marked “?”).`;
+  if (asking) legend.textContent = `Waiting for you: ${asking} (marked “?”).`;
   else if (running) legend.textContent = `Running now: ${running} (marked “▶”).`;
   else legend.textContent = "Nothing is running.";
   $("graph-empty").hidden = Boolean(graph.nodes);
