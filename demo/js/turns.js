@@ -92,6 +92,7 @@ export function editMessage(entry, text) {
   renderPending();
   truncateAt(id, entry);
   appendMessage(id, "user", text, entry.kind);
+  renderThreads(); // the title follows an edited first message
   start(id, { type: "edit", message_id: entry.id, text });
 }
 
