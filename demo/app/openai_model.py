@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from completion_stream import CompletionStream, reply_from_completion
 from csp import blocked_message, connect_allowed, origin_of
 from http_policy import parse_retry_after, retry_delay, server_detail, status_message
 from protocol import ModelError, Reply, TokenSink
+from reply_watch import ReplyLimits, ReplyWatch
 from sse import SSEParser
 
 from pyctx_web import IN_PYODIDE
@@ -74,8 +76,11 @@ def _header(response: Any, name: str) -> str | None:
 class OpenAICompatibleModel:
     """A :class:`~protocol.ChatModel` over ``POST {base_url}/chat/completions``.
 
-    ``connect_timeout_s`` bounds the wait for the response headers and
-    ``idle_timeout_s`` the silence between two pieces of the answer. A status
+    ``connect_timeout_s`` bounds the wait for the response headers,
+    ``idle_timeout_s`` the wait between two parts of the answer (event-stream
+    comments are not parts), ``deadline_s`` the whole reply, retries included,
+    and ``max_reply_chars`` its text and tool-call arguments (see
+    :mod:`reply_watch`; the settings panel's message may set all three). A status
     worth retrying gets up to ``max_attempts`` attempts, ``backoff_s`` doubling
     between them unless ``Retry-After`` says otherwise; a server that asks for
     more than ``max_retry_wait_s`` is not retried. With ``content_security_policy``
@@ -94,6 +99,8 @@ class OpenAICompatibleModel:
         *,
         connect_timeout_s: float = 30.0,
         idle_timeout_s: float = 60.0,
+        deadline_s: float = 300.0,
+        max_reply_chars: int = 1_000_000,
         max_attempts: int = 3,
         backoff_s: float = 1.0,
         max_retry_wait_s: float = 20.0,
@@ -111,7 +118,7 @@ class OpenAICompatibleModel:
         self._api_key = api_key.strip()
         self.token_delay_ms = token_delay_ms
         self.connect_timeout_s = connect_timeout_s
-        self.idle_timeout_s = idle_timeout_s
+        self.limits = ReplyLimits(idle_timeout_s, deadline_s, max_reply_chars)
         self.max_attempts = max(1, max_attempts)
         self.backoff_s = backoff_s
         self.max_retry_wait_s = max_retry_wait_s
@@ -128,12 +135,16 @@ class OpenAICompatibleModel:
         ):
             if not isinstance(config.get(name), str) or not config[name].strip():
                 raise ModelError(f"The OpenAI-compatible model needs {label}.")
+        limits = ReplyLimits.from_settings(config)
         policy, origin = page_policy()
         return cls(
             config["base_url"],
             config["model"],
             config["api_key"],
             token_delay_ms,
+            idle_timeout_s=limits.idle_timeout_s,
+            deadline_s=limits.deadline_s,
+            max_reply_chars=limits.max_reply_chars,
             content_security_policy=policy,
             page_origin=origin,
         )
@@ -177,18 +188,19 @@ class OpenAICompatibleModel:
                 "The OpenAI-compatible model fetches with the browser and needs Pyodide."
             )
         body = self.request_body(messages, tools)
+        watch = ReplyWatch(self.limits, time.monotonic())
         try:
-            return await self._complete(body, on_token)
+            return await self._complete(body, on_token, watch)
         except ModelError as error:
             message = str(error)
             if self._api_key and self._api_key in message:
                 raise ModelError(message.replace(self._api_key, "[API key]")) from None
             raise
 
-    async def _complete(self, body: str, on_token: TokenSink | None) -> Reply:
+    async def _complete(self, body: str, on_token: TokenSink | None, watch: ReplyWatch) -> Reply:
         attempt = 1
         while True:
-            answer = await self._attempt(body, on_token)
+            answer = await self._attempt(body, on_token, watch)
             if isinstance(answer, Reply):
                 return answer
             delay = None
@@ -211,10 +223,14 @@ class OpenAICompatibleModel:
                         retry_after=parse_retry_after(answer.retry_after),
                     )
                 )
+            if delay >= watch.left_s(time.monotonic()):
+                raise watch.past_deadline()
             await asyncio.sleep(delay)
             attempt += 1
 
-    async def _attempt(self, body: str, on_token: TokenSink | None) -> Reply | _Refused:
+    async def _attempt(
+        self, body: str, on_token: TokenSink | None, watch: ReplyWatch
+    ) -> Reply | _Refused:
         """One request: its reply, or the error status it got."""
         from js import AbortController, Object, fetch
         from pyodide.ffi import JsException, to_js
@@ -228,9 +244,12 @@ class OpenAICompatibleModel:
             dict_converter=Object.fromEntries,
         )
         try:
+            wait = min(self.connect_timeout_s, watch.left_s(time.monotonic()))
             try:
-                response = await asyncio.wait_for(fetch(self.url, options), self.connect_timeout_s)
+                response = await asyncio.wait_for(fetch(self.url, options), wait)
             except TimeoutError:
+                if wait < self.connect_timeout_s:
+                    raise watch.past_deadline() from None
                 raise ModelError(
                     f"The model API at {self.base_url} did not answer within "
                     f"{self.connect_timeout_s:g} s."
@@ -238,13 +257,13 @@ class OpenAICompatibleModel:
             except JsException as error:
                 raise ModelError(self._unreachable(error)) from None
             if not response.ok:
-                text = await self._text(response)
+                text = await self._text(response, watch)
                 return _Refused(
                     response.status, _header(response, "retry-after"), server_detail(text)
                 )
             if "json" in (_header(response, "content-type") or "").lower():
-                return await self._json_reply(response, on_token)
-            return await self._stream_reply(response, on_token)
+                return await self._json_reply(response, on_token, watch)
+            return await self._stream_reply(response, on_token, watch)
         finally:
             # Stops the request if it is still running (cancelled, timed out, stopped
             # reading after [DONE]): the server sees the connection close.
@@ -259,25 +278,25 @@ class OpenAICompatibleModel:
             f"{origin}) stops such a request."
         )
 
-    async def _next(self, awaitable: Any) -> Any:
-        """``awaitable``'s result, or ``ModelError`` after ``idle_timeout_s`` of silence."""
+    async def _next(self, awaitable: Any, watch: ReplyWatch) -> Any:
+        """``awaitable``'s result, or ``ModelError`` once the watch's idle wait or deadline ends."""
         from pyodide.ffi import JsException
 
         try:
-            return await asyncio.wait_for(awaitable, self.idle_timeout_s)
+            return await asyncio.wait_for(awaitable, watch.wait_s(time.monotonic()))
         except TimeoutError:
-            raise ModelError(
-                f"The model API sent nothing for {self.idle_timeout_s:g} s; the reply was stopped."
-            ) from None
+            raise watch.expired(time.monotonic()) from None
         except JsException as error:
             raise ModelError(f"The connection to the model API broke: {error}") from None
 
-    async def _text(self, response: Any) -> str:
-        return str(await self._next(response.text()))
+    async def _text(self, response: Any, watch: ReplyWatch) -> str:
+        return str(await self._next(response.text(), watch))
 
-    async def _json_reply(self, response: Any, on_token: TokenSink | None) -> Reply:
+    async def _json_reply(
+        self, response: Any, on_token: TokenSink | None, watch: ReplyWatch
+    ) -> Reply:
         """The reply of a server that answered one JSON body although a stream was asked."""
-        text = await self._text(response)
+        text = await self._text(response, watch)
         try:
             decoded = parse_json(text, source="The model API's answer", max_chars=MESSAGE_CHARS)
         except JsonLimitError as error:
@@ -285,11 +304,15 @@ class OpenAICompatibleModel:
         except ValueError:
             raise ModelError(f"The model API answered malformed JSON: {text[:200]!r}") from None
         reply = reply_from_completion(decoded)
+        arguments = sum(len(json.dumps(call.arguments)) for call in reply.tool_calls)
+        watch.grow(len(reply.content) + arguments)
         if reply.content and on_token is not None:
             await on_token(reply.content)
         return reply
 
-    async def _stream_reply(self, response: Any, on_token: TokenSink | None) -> Reply:
+    async def _stream_reply(
+        self, response: Any, on_token: TokenSink | None, watch: ReplyWatch
+    ) -> Reply:
         """The reply read from the response's server-sent events as they arrive."""
         from js import Object, TextDecoder
         from pyodide.ffi import to_js
@@ -300,14 +323,21 @@ class OpenAICompatibleModel:
         reader = response.body.getReader()
         decoder = TextDecoder.new("utf-8")
         streaming = to_js({"stream": True}, dict_converter=Object.fromEntries)
+        text_chars = 0
         while not stream.done:
-            chunk = await self._next(reader.read())
+            chunk = await self._next(reader.read(), watch)
             if chunk.done:
                 events = [*parser.feed(decoder.decode()), *parser.close()]
             else:
                 events = parser.feed(decoder.decode(chunk.value, streaming))
+            if events:
+                watch.part(time.monotonic())
+            else:
+                watch.heard()
             for event in events:
                 piece = stream.feed(event.data, event.event)
+                text_chars += len(piece)
+                watch.grow(text_chars + sum(len(c.arguments) for c in stream.calls.values()))
                 if piece and on_token is not None:
                     await on_token(piece)
             if chunk.done:

@@ -5,10 +5,10 @@ a :class:`Stream` of raw event-stream text pieces (so a test can send CR,
 CRLF, comments or split lines) with :class:`Pause` between them, a
 :class:`JSONResponse` (a plain completion, or an error status with headers
 such as ``Retry-After``) or a :class:`Stall` that sends nothing at all.
-:func:`text_reply`, :func:`tool_call_reply` and :func:`error_reply` build the
-usual ones. The server records every request, and for every scripted response
-whether the client closed the connection before it was all sent. It sends CORS
-headers (the preflight too, since a browser asks before sending an
+:func:`text_reply`, :func:`tool_call_reply` and :func:`error_reply` build the usual ones;
+:func:`huge_text_reply` and :func:`comments_only` the abusive ones. The server records every
+request, and for every scripted response whether the client closed the connection before it was all
+sent. It sends CORS headers (the preflight too, since a browser asks before sending an
 ``Authorization`` header) and exposes ``Retry-After`` to the page.
 """
 
@@ -32,8 +32,10 @@ __all__ = [
     "Served",
     "Stall",
     "Stream",
+    "comments_only",
     "completion",
     "error_reply",
+    "huge_text_reply",
     "sse",
     "text_reply",
     "tool_call_reply",
@@ -158,6 +160,34 @@ def tool_call_reply(
                 fragment = {"index": index, "function": {"arguments": piece}}
                 chunks.append(_chunk({"tool_calls": [fragment]}))
     return Stream(sse(*chunks, _chunk({}, "tool_calls"), "[DONE]"))
+
+
+def huge_text_reply(
+    total_chars: int = 10_000_000, piece_chars: int = 100, *, end: bool = True
+) -> Stream:
+    """A streamed text answer of ``total_chars`` characters in pieces of ``piece_chars``, sent as
+    fast as the connection takes it; without ``end``, the stream then stalls (no finish, no
+    ``[DONE]``) until the client goes away."""
+    piece = ("All work and no play. " * (piece_chars // 22 + 1))[:piece_chars]
+    line = f"data: {json.dumps(_chunk({'content': piece}))}\n\n"
+    # Many events per write: what a fast server's TCP segments carry.
+    batch = line * max(1, 64_000 // len(line))
+    count = -(-total_chars // piece_chars)
+    per_batch = max(1, 64_000 // len(line))
+    pieces: list[str | Pause] = [batch] * (count // per_batch) + [line * (count % per_batch)]
+    if end:
+        pieces += sse(_chunk({}, "stop"), "[DONE]")
+    else:
+        pieces.append(Pause(3600))
+    return Stream(pieces)
+
+
+def comments_only(seconds: float, every: float = 0.05) -> Stream:
+    """An event stream of only ``: keep-alive`` comments, one every ``every`` s for ``seconds``."""
+    pieces: list[str | Pause] = []
+    for _ in range(max(1, round(seconds / every))):
+        pieces += [": keep-alive\n\n", Pause(every)]
+    return Stream(pieces)
 
 
 def completion(content: str | None = "", tool_calls: Sequence[dict[str, Any]] = ()) -> JSONResponse:

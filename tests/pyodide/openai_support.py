@@ -21,7 +21,15 @@ from tests.e2e.openai_server import OpenAIServer
 __all__ = ["ASK_USER", "KEY", "MESSAGES", "app", "chunk", "complete", "server"]
 
 APP = Path(__file__).resolve().parents[2] / "demo" / "app"
-MODULES = ("protocol", "sse", "completion_stream", "http_policy", "csp", "openai_model")
+MODULES = (
+    "protocol",
+    "sse",
+    "completion_stream",
+    "http_policy",
+    "csp",
+    "reply_watch",
+    "openai_model",
+)
 KEY = "sk-test-7Hq2-secret"
 MESSAGES = [
     {"role": "system", "content": "You are the demo assistant."},
