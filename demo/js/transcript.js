@@ -32,13 +32,46 @@ export function startStreamingBubble(text) {
   el.querySelector(".msg-body").setAttribute("aria-busy", "true");
   $("transcript").append(el);
   app.streamingEl = el;
+  drawn.set(el, text.length);
   return el;
 }
 
-export function appendToken(token) {
-  if (!app.streamingEl) startStreamingBubble(view(app.activeId).streaming);
-  else app.streamingEl.querySelector(".msg-body").append(token);
+// How much of its thread's streamed text each streaming bubble shows.
+const drawn = new WeakMap();
+let drawScheduled = false;
+
+// Draws what the active thread's answer gained since the last frame, in one piece.
+function drawStreaming() {
+  drawScheduled = false;
+  const text = view(app.activeId).streaming;
+  if (typeof text !== "string") return;
+  const el = app.streamingEl;
+  if (!el) {
+    startStreamingBubble(text);
+  } else {
+    const shown = drawn.get(el) ?? 0;
+    if (text.length <= shown) return;
+    el.querySelector(".msg-body").append(text.slice(shown));
+    drawn.set(el, text.length);
+  }
   scrollToEnd();
+}
+
+// The active thread's streamed text grew (events.js keeps it in its view): it is drawn at
+// the next animation frame, however many tokens came before it, so that a flood of tokens
+// costs one layout per frame and leaves the page free to take clicks. A hidden page, which
+// draws no frames, is brought up to date within 250 ms.
+export function appendToken() {
+  if (drawScheduled) return;
+  drawScheduled = true;
+  const frame = requestAnimationFrame(() => {
+    clearTimeout(timer);
+    drawStreaming();
+  });
+  const timer = setTimeout(() => {
+    cancelAnimationFrame(frame);
+    drawStreaming();
+  }, 250);
 }
 
 // An entry added by this page (what was sent, a tool that ran) before the worker's history.

@@ -49,8 +49,6 @@ def test_a_10_mb_reply_stops_at_the_size_cap(app: Any, server: OpenAIServer) -> 
         "it was stopped."
     )
     assert sum(len(token) for token in result["tokens"]) == 1_000_000
-    (served,) = server.wait_served(1)
-    assert served.closed_early
 
 
 def test_the_size_cap_is_a_setting(app: Any, server: OpenAIServer) -> None:
