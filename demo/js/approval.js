@@ -36,6 +36,16 @@ function decisionText(decision) {
   return `Your decision: reject (“${decision.message}”).`;
 }
 
+// JSON with the keys of every object sorted: equal values give equal text.
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
 // The panel under an action for its edit form or its rejection reason.
 function editPanel(request, schema, single, decide, close) {
   const form = make("form", "decision-form edit-form");
@@ -58,7 +68,9 @@ function editPanel(request, schema, single, decide, close) {
       form.querySelector("[aria-invalid=true]")?.focus();
       return;
     }
-    decide({ type: "edit", edited_action: { name: request.name, arguments: result.value } });
+    // Arguments left as proposed are an approval: the action runs as the assistant proposed it.
+    if (canonical(result.value) === canonical(request.arguments ?? {})) decide({ type: "approve" });
+    else decide({ type: "edit", edited_action: { name: request.name, arguments: result.value } });
   });
   return form;
 }

@@ -13,10 +13,14 @@ export const STAGE_LABELS = {
   respond: "Finishing",
 };
 
+// The one name of the state where the assistant waits for the person (a question or an
+// approval): the sidebar badge, the status line, the cards, the tool lines and the graph say it.
+export const WAITING = "Waiting for you";
+
 export const STATE_LABELS = {
   idle: "",
   running: "Working",
-  waiting: "Needs your answer",
+  waiting: WAITING,
   done: "Done",
   cancelled: "Cancelled",
   error: "Error",
@@ -38,7 +42,8 @@ export function setState(threadId, state) {
 function statusText(v) {
   switch (v.state) {
     case "running": return `${STAGE_LABELS[v.stage] || v.stage || "Working"}…`;
-    case "waiting": return v.pending?.kind === "approval" ? "Waiting for your decision." : "Waiting for your answer.";
+    case "waiting":
+      return `${WAITING}: ${v.pending?.kind === "approval" ? "decide on the action below" : "answer the question below"}.`;
     case "done": return "Answered.";
     case "cancelled": return "Cancelled.";
     case "error": return "Stopped by an error.";

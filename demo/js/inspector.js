@@ -114,10 +114,10 @@ export function renderInspectorSummary() {
   const scope = $("inspector-all").checked ? app.threads.map((t) => t.id) : [app.activeId];
   for (const id of scope) {
     if (!id || !app.views.has(id)) continue;
+    // Every row the list shows counts, run rows too; only records can cross.
     for (const entry of view(id).records) {
-      if (entry.run) continue;
       total += 1;
-      if (entry.record.thread_id !== entry.postedFor) crossings += 1;
+      if (!entry.run && entry.record.thread_id !== entry.postedFor) crossings += 1;
     }
   }
   const summary = $("inspector-summary");

@@ -139,12 +139,18 @@ function parse(input, schema, required, name) {
   return problem ? { error: problem } : { present: true, value };
 }
 
+// An address: a name, "@" and a domain with a dot (the demo's tools assert the same pattern).
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/u;
+
 // The constraints a person can fix in the field; the worker checks the full schema again.
 function check(value, schema, name) {
   if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) {
     return `${name} must be one of: ${schema.enum.join(", ")}.`;
   }
   if (typeof value === "string") {
+    if (schema.format === "email" && !EMAIL.test(value)) {
+      return `${name} must be an email address, such as ana@example.com.`;
+    }
     if (typeof schema.minLength === "number" && value.length < schema.minLength) {
       return `${name} needs at least ${schema.minLength} characters.`;
     }

@@ -4,6 +4,8 @@
 import { $, showError } from "./dom.js";
 import { post } from "./protocol.js";
 
+let offlineDelay = null; // the offline model's delay, as the worker last described it
+
 export function setModelBadge(model) {
   const badge = $("model-badge");
   if (model.kind === "openai") {
@@ -15,8 +17,12 @@ export function setModelBadge(model) {
     }
     badge.textContent = `Model: ${$("model-name").value || "OpenAI-compatible"}${host ? ` at ${host}` : ""}`;
   } else {
-    const delay = Number(model.token_delay_ms);
+    const delay = model.token_delay_ms === undefined ? NaN : Number(model.token_delay_ms);
     badge.textContent = Number.isFinite(delay) ? `Model: offline · ${delay} ms per token` : "Model: offline";
+    // The worker's model is the one truth: the delay field shows what the badge shows (not
+    // under the person's hands while the dialog is open).
+    if (Number.isFinite(delay)) offlineDelay = delay;
+    if (Number.isFinite(delay) && !$("settings").open) $("token-delay").value = String(delay);
   }
   badge.dataset.kind = model.kind ?? "offline";
   badge.hidden = false;
@@ -45,8 +51,9 @@ function applySettings(event) {
     };
   } else {
     model = { kind: "offline" };
-    const delay = Number(data.get("token_delay_ms"));
-    if (Number.isFinite(delay) && delay > 0) model.token_delay_ms = Math.round(delay);
+    const raw = String(data.get("token_delay_ms") ?? "").trim();
+    const delay = Number(raw);
+    if (raw !== "" && Number.isFinite(delay) && delay >= 0) model.token_delay_ms = Math.round(delay);
   }
   showSettingsError("");
   $("settings-apply").disabled = true;
@@ -61,6 +68,8 @@ function showSettingsError(message) {
 // The worker's answer to configure_model: the dialog closes once the model is in use, or
 // shows why it is not (a URL the page's policy blocks names the --api-origin flag).
 export function onModel(msg) {
+  // Apply is disabled while the dialog's settings are on their way: this is their answer.
+  const answering = $("settings-apply").disabled;
   $("settings-apply").disabled = false;
   if (msg.ok === false) {
     const message = msg.message || "The model settings were not accepted.";
@@ -70,7 +79,7 @@ export function onModel(msg) {
   }
   showSettingsError("");
   setModelBadge(msg);
-  if ($("settings").open) {
+  if (answering && $("settings").open) {
     $("settings").close();
     $("open-settings").focus();
   }
@@ -78,6 +87,7 @@ export function onModel(msg) {
 
 export function initSettings() {
   $("open-settings").addEventListener("click", () => {
+    if (offlineDelay !== null) $("token-delay").value = String(offlineDelay);
     syncSettingsFields();
     $("settings-apply").disabled = false;
     $("settings").showModal();
@@ -85,4 +95,7 @@ export function initSettings() {
   $("settings-cancel").addEventListener("click", () => $("settings").close());
   $("settings-form").addEventListener("change", syncSettingsFields);
   $("settings-form").addEventListener("submit", applySettings);
+  // The worker starts with the offline model; its answer fills the badge and the delay field
+  // (the worker holds this until it is ready).
+  post({ op: "configure_model", model: { kind: "offline" } });
 }

@@ -5,7 +5,7 @@ import { renderPending } from "./cards.js";
 import { STATE_LABELS, renderControls } from "./controls.js";
 import { renderInspector } from "./inspector.js";
 import { post, requestHistory } from "./protocol.js";
-import { app, known, loadStored, newId, saveThreads, thread, view } from "./store.js";
+import { app, known, loadStored, newId, saveThreads, thread, titleFrom, view } from "./store.js";
 import { renderTranscript } from "./transcript.js";
 
 export function renderActive() {
@@ -17,10 +17,22 @@ export function renderActive() {
   renderInspector();
 }
 
+// A thread is named by the first line of its first message, the one shown (an edit of that
+// message, or another branch, renames it); a thread not loaded yet keeps its stored title.
+function followFirstMessage(t) {
+  const first = view(t.id).messages.find((m) => m.role === "user" && m.content);
+  const title = first ? titleFrom(first.content) : t.title;
+  if (title === t.title) return false;
+  t.title = title;
+  return true;
+}
+
 export function renderThreads() {
   const list = $("thread-list");
   list.replaceChildren();
+  let renamed = false;
   for (const t of app.threads) {
+    renamed = followFirstMessage(t) || renamed;
     const v = view(t.id);
     const li = document.createElement("li");
     li.dataset.threadId = t.id;
@@ -48,6 +60,8 @@ export function renderThreads() {
     li.append(open, remove);
     list.append(li);
   }
+  if (renamed) saveThreads();
+  $("thread-title").textContent = thread(app.activeId)?.title ?? "New chat";
 }
 
 export function restoreThreads() {

@@ -66,6 +66,8 @@ def page(browser: Any) -> Iterator[Any]:
 def open_ready(page: Any, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    # The page's own first configure_model has its answer: the next "model" message is ours.
+    page.wait_for_selector("#model-badge:has-text('ms per token')", timeout=READY_TIMEOUT_MS)
 
 
 def openai(base_url: str) -> dict[str, str]:

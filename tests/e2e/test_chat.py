@@ -89,7 +89,9 @@ def configure_offline(page: Any, delay_ms: int) -> None:
     page.check("input[name=kind][value=offline]")
     page.fill("#token-delay", str(delay_ms))
     page.click("#settings-apply")
-    page.wait_for_selector(f"#model-badge[data-kind=offline]:has-text('{delay_ms}')")
+    page.wait_for_selector(
+        f"#model-badge[data-kind=offline]:text-is('Model: offline · {delay_ms} ms per token')"
+    )
 
 
 def messages(page: Any) -> list[tuple[str, str]]:
