@@ -2,7 +2,7 @@
 // The page talks to the worker only through plain messages (js/protocol.js) and sets every
 // piece of text that comes from a person or from the model with textContent.
 
-import { onBootStatus, showBootFailed, showReady } from "./js/boot.js";
+import { onBootStatus, onWorkerBack, onWorkerLost, showBootFailed, showReady } from "./js/boot.js";
 import { initCards } from "./js/cards.js";
 import { $, dismissError, isWide, showError } from "./js/dom.js";
 import { initEntries } from "./js/entries.js";
@@ -36,6 +36,8 @@ connect({
     showError(message);
     if (!app.ready) document.body.dataset.state = "error";
   },
+  lost: onWorkerLost,
+  back: onWorkerBack,
 }, {
   status: events.onStatus,
   token: events.onToken,

@@ -1,5 +1,10 @@
 // The Python side of the demo: Pyodide, pyctx_web and the assistant run here, off the page's thread.
-// The page talks to it only with plain messages; see main.js for the protocol.
+// The page talks to it only with plain messages; see js/protocol.js for the protocol.
+//
+// Two messages are this file's own, never Python's: {op: "ping"} gets {type: "pong"} (the page
+// watches that its worker still answers), and a fatal error of Pyodide, after which this
+// worker's Python can do nothing more, is reported as {type: "fatal", message} (once it
+// happens, and again for every later message) so that the page starts another worker.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
 import { loadPyctxWeb, resumePyctxWeb } from "/pyctx_web.mjs";
 
@@ -15,6 +20,13 @@ const stages = {};
 let receive = null; // worker_main.receive, once the app has booted
 let prepareWorker = null; // worker_main.prepare: what follows the ready message
 const queued = []; // page messages that arrived before that
+let fatal = null; // the text of Pyodide's fatal error, once there was one
+
+// Only a worker started as worker.js?test-hooks (the page passes its own ?test-hooks on)
+// takes {op: "test_fatal"}, which drives this worker's Python into a real fatal error, and
+// {op: "test_hang"}, which makes it stop answering for good.
+const TEST_HOOKS = new URL(self.location.href).searchParams.has("test-hooks");
+let testPyodide = null;
 
 const status = (stage, label) => postMessage({ type: "status", stage, label });
 
@@ -39,7 +51,19 @@ function lastLine(error) {
   return exception ?? lines.filter(Boolean).pop() ?? "unknown error";
 }
 
+// Pyodide failed for good (its on_fatal hook, or an error it marked fatal): the page is told.
+function reportFatal(error) {
+  if (fatal === null) {
+    fatal = String(error?.message ?? error ?? "unknown error").trim().split("\n")[0] || "unknown error";
+  }
+  postMessage({ type: "fatal", message: fatal });
+}
+
 function forward(data) {
+  if (fatal !== null) {
+    reportFatal();
+    return;
+  }
   let text;
   try {
     text = JSON.stringify(data);
@@ -54,15 +78,50 @@ function forward(data) {
     const result = receive(text);
     if (result && typeof result.destroy === "function") result.destroy();
   } catch (error) {
+    if (fatal !== null || error?.pyodide_fatal_error) {
+      reportFatal(error);
+      return;
+    }
     const reply = { type: "error", message: `The worker could not take that message: ${lastLine(error)}` };
     if (data && typeof data === "object" && typeof data.thread_id === "string") reply.thread_id = data.thread_id;
     postMessage(reply);
   }
 }
 
+// A JSON text nested this deep overflows the stack of json.loads: Pyodide's fatal error.
+function provokeFatal() {
+  if (!testPyodide) return;
+  testPyodide.runPython('import json; json.loads("[" * 100000 + "]" * 100000)');
+}
+
 self.addEventListener("message", (event) => {
+  const op = event.data && typeof event.data === "object" ? event.data.op : undefined;
+  if (op === "ping") {
+    postMessage({ type: "pong" });
+    return;
+  }
+  if (op === "test_hang" && TEST_HOOKS) {
+    // This worker stops answering anything, as a worker stuck in a loop would.
+    for (;;);
+  }
+  if (op === "test_fatal" && TEST_HOOKS) {
+    try {
+      provokeFatal();
+    } catch (error) {
+      if (fatal === null) reportFatal(error);
+    }
+    return;
+  }
   if (receive) forward(event.data);
   else queued.push(event.data);
+});
+
+// What escapes Python's event loop: a fatal error is reported; any other is the console's.
+self.addEventListener("unhandledrejection", (event) => {
+  if (event.reason?.pyodide_fatal_error) {
+    event.preventDefault();
+    reportFatal(event.reason);
+  }
 });
 
 async function timed(stage, label, work) {
@@ -136,6 +195,9 @@ async function boot() {
     return loadPyodide(options);
   });
   const loaded = performance.now();
+  // Called by Pyodide when its interpreter can no longer be used.
+  pyodide._api.on_fatal = (error) => reportFatal(error);
+  if (TEST_HOOKS) testPyodide = pyodide;
 
   // The wheel goes straight into site-packages, without Pyodide's package loader; the loader
   // also registers pyctx_web's JavaScript module, so that the library needs no eval. A

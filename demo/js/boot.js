@@ -1,6 +1,12 @@
-// The loading screen: the worker's boot stages, then the ready state.
+// The loading screen: the worker's boot stages, then the ready state; and what the page says
+// and does when its worker is lost and replaced.
 
-import { $, seconds } from "./dom.js";
+import { setState } from "./controls.js";
+import { $, seconds, showError } from "./dom.js";
+import { requestHistory } from "./protocol.js";
+import { app, view } from "./store.js";
+import { renderActive, renderThreads } from "./threads.js";
+import { finishStreaming } from "./transcript.js";
 
 const STAGES = ["runtime", "packages", "app"];
 const loadStarted = performance.now();
@@ -51,4 +57,32 @@ export function showBootFailed() {
   document.body.dataset.state = "error";
   $("load-stage").textContent = "The Python worker could not start.";
   clearInterval(loadTicker);
+}
+
+let lostReason = "";
+
+// The worker is gone (protocol.js starts another): a turn it was running is stopped where it
+// stood; what it had checkpointed is in IndexedDB.
+export function onWorkerLost(reason) {
+  lostReason = reason;
+  document.body.dataset.worker = "restarting";
+  showError(`The Python worker stopped: ${reason}. A new one is starting; your saved chats are kept.`);
+  for (const [id, v] of app.views) {
+    if (v.state !== "running") continue;
+    finishStreaming(id, undefined, "stopped");
+    v.runningNode = null;
+    setState(id, "error");
+  }
+  renderThreads();
+}
+
+// The new worker is ready: the active thread is read again from its last checkpoint.
+export function onWorkerBack() {
+  document.body.dataset.worker = "ready";
+  showError(
+    `The Python worker stopped (${lostReason}) and was restarted; ` +
+      "this chat was reopened from its last saved step.",
+  );
+  renderActive();
+  requestHistory(app.activeId);
 }

@@ -3,22 +3,43 @@
 //
 // page -> worker: {op: "send", thread_id, message}, {op: "configure_model", model},
 //                 {op: "delete_thread", thread_id}, {op: "two_chats", thread_ids, texts},
-//                 {op: "graph"}
+//                 {op: "graph"}, {op: "ping"}
 // worker -> page: boot {type: "status" | "ready" | "error"}, chat events with a thread_id
 //                 (status, token, tool, needs_input, done, error, history), {type: "inspect"},
-//                 {type: "model"}, {type: "deleted"}, {type: "graph"}.
+//                 {type: "model"}, {type: "deleted"}, {type: "graph"}, {type: "pong"},
+//                 {type: "fatal", message}.
+//
+// A worker whose Python is gone (a fatal error of Pyodide, an uncaught error of the worker,
+// or no pong for WATCHDOG_MS) is replaced: the page is told (hooks.lost), a new worker
+// starts, gets the model last configured, and the page is told again once it is ready
+// (hooks.back). Everything stored is in IndexedDB, which the new worker opens.
 
 import { app, headOf } from "./store.js";
 
-export const worker = new Worker(new URL("../worker.js", import.meta.url), { type: "module" });
+const WORKER_URL = new URL("../worker.js", import.meta.url);
+// A page loaded with ?test-hooks starts its workers with it, which lets the tests provoke a
+// fatal error; no message can turn that on.
+if (new URLSearchParams(self.location.search).has("test-hooks")) WORKER_URL.search = "?test-hooks";
 
-export const post = (message) => worker.postMessage(message);
+const PING_MS = 5000;
+const WATCHDOG_MS = 20000;
+
+export let worker = new Worker(WORKER_URL, { type: "module" });
+let lastModel = null; // the last configure_model message: a new worker gets it again
+
+export function post(message) {
+  if (message && message.op === "configure_model") lastModel = message;
+  worker.postMessage(message);
+}
 
 window.__demo = {
-  worker,
+  get worker() {
+    return worker;
+  },
   get activeThreadId() {
     return app.activeId;
   },
+  restarts: 0,
 };
 
 // One chat-protocol message for a thread; with `head`, it carries the thread's head checkpoint.
@@ -32,21 +53,79 @@ export function requestHistory(threadId, checkpointId = headOf(threadId)) {
   sendTo(threadId, checkpointId ? { type: "history", checkpoint_id: checkpointId } : { type: "history" });
 }
 
-// Boot status and ready (before app.ready) go to boot.boot(msg), a worker failure to
-// boot.failed(text), every other message to the handler of `handlers` named by its type.
+// Boot status and ready (before app.ready) go to boot.boot(msg), a worker failure before
+// ready to boot.failed(text), the loss of a ready worker to boot.lost(reason) and the
+// readiness of its replacement to boot.back(), every other message to the handler of
+// `handlers` named by its type.
 export function connect(boot, handlers) {
-  worker.addEventListener("message", (event) => {
+  let restarting = false;
+  let pingSent = null; // when the unanswered ping was posted
+  let watchdog = null;
+
+  const lose = (reason) => {
+    if (restarting) return;
+    restarting = true;
+    clearInterval(watchdog);
+    worker.terminate();
+    window.__demo.restarts += 1;
+    boot.lost(reason);
+    start();
+  };
+
+  const watch = () => {
+    clearInterval(watchdog);
+    pingSent = null;
+    watchdog = setInterval(() => {
+      if (pingSent !== null && performance.now() - pingSent > WATCHDOG_MS) {
+        lose("it stopped answering");
+        return;
+      }
+      if (pingSent === null) {
+        pingSent = performance.now();
+        worker.postMessage({ op: "ping" });
+      }
+    }, PING_MS);
+  };
+
+  const onMessage = (event) => {
     const msg = event.data;
     if (!msg || typeof msg !== "object") return;
-    if (!app.ready && (msg.type === "status" || msg.type === "ready") && !("thread_id" in msg)) {
-      boot.boot(msg);
+    if (msg.type === "pong") {
+      pingSent = null;
+      return;
+    }
+    if (msg.type === "fatal") {
+      const detail = typeof msg.message === "string" && msg.message ? ` (${msg.message})` : "";
+      if (app.ready) lose(`its Python suffered a fatal error${detail}`);
+      else boot.failed(`The Python worker could not start: a fatal error${detail}.`);
+      return;
+    }
+    if ((msg.type === "status" || msg.type === "ready") && !("thread_id" in msg)) {
+      if (msg.type === "ready") watch();
+      if (!app.ready) {
+        boot.boot(msg);
+      } else if (msg.type === "ready" && restarting) {
+        restarting = false;
+        if (lastModel) worker.postMessage(lastModel);
+        boot.back();
+      }
       return;
     }
     const handler = Object.hasOwn(handlers, msg.type) ? handlers[msg.type] : null;
     if (handler) handler(msg);
-  });
-  worker.addEventListener("error", (event) => {
+  };
+
+  const onError = (event) => {
     event.preventDefault();
-    boot.failed(`The Python worker failed: ${event.message || "unknown error"}`);
-  });
+    const reason = event.message || "unknown error";
+    if (app.ready) lose(`it failed: ${reason}`);
+    else boot.failed(`The Python worker failed: ${reason}`);
+  };
+
+  function start() {
+    if (restarting) worker = new Worker(WORKER_URL, { type: "module" });
+    worker.addEventListener("message", onMessage);
+    worker.addEventListener("error", onError);
+  }
+  start();
 }
