@@ -4,7 +4,7 @@
 import { setState } from "./controls.js";
 import { $, seconds, showError } from "./dom.js";
 import { requestHistory } from "./protocol.js";
-import { app, view } from "./store.js";
+import { app } from "./store.js";
 import { renderActive, renderThreads } from "./threads.js";
 import { finishStreaming } from "./transcript.js";
 
