@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.errors import ArgumentValueError
+from pyctx_web.graph._runctx.regexcost import pattern_problem
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -104,7 +105,11 @@ def ecma_regex(pattern: str) -> re.Pattern[str]:
     ``\d``, ``\w`` and ``\b`` are ASCII-only, ``\s`` is ECMA's white space, ``$``
     matches only at the very end, ``\cX``, ``\u{...}`` and ``(?<name>...)`` are
     translated. Python's ``re`` has no ``\p{...}``: such patterns do not compile.
+    Neither do patterns whose matching can take exponential time (nested
+    quantifiers, backreferences...: :func:`~pyctx_web.graph._runctx.regexcost.pattern_problem`).
     """
+    if (problem := pattern_problem(pattern)) is not None:
+        raise re.error(problem)
     return re.compile(_translate(pattern), re.ASCII)
 
 
