@@ -142,6 +142,72 @@ function parse(input, schema, required, name) {
 // An address: a name, "@" and a domain with a dot (the demo's tools assert the same pattern).
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/u;
 
+// Why matching `pattern` can take exponential time (the browser's engine backtracks: ^(a+)+$
+// froze the page for minutes), or null. The same rule as pyctx_web's schema check: a group
+// repeated more than once that holds a quantifier, or whose alternatives can start alike (two
+// equal literal characters, or anything but a literal), and any backreference are refused.
+const QUANTIFIER = /[*+?]|\{(\d+)(,(\d*))?\}/y;
+const GROUP_OPENING = /\?(:|<?[=!]|<[^>]*>)/y;
+const LITERAL = /^(?:[^\\[\]().*+?{}|^$]|\\[^A-Za-z0-9])$/u;
+
+const sticky = (re, text, at) => { re.lastIndex = at; return re.exec(text); };
+const repeats = (q) => (q[1] === undefined ? q[0] !== "?" : q[2] === undefined ? Number(q[1]) > 1 : !q[3] || Number(q[3]) > 1);
+const overlap = (firsts) => firsts.length > 1 && (firsts.includes(null) || new Set(firsts).size < firsts.length);
+
+function atomEnd(pattern, i) {
+  if (pattern[i] === "\\") return i + 2;
+  if (pattern[i] !== "[") return i + 1;
+  i += pattern.startsWith("[^", i) ? 2 : 1;
+  if (pattern[i] === "]") i += 1;
+  while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
+  return i + 1;
+}
+
+export function patternProblem(pattern) {
+  const named = `the pattern '${pattern}'`;
+  const exponential = "which can take exponential time to match";
+  const group = () => ({ quantified: false, firsts: [null], started: false });
+  const stack = [group()];
+  let i = 0;
+  while (i < pattern.length) {
+    const char = pattern[i];
+    let top = stack[stack.length - 1];
+    if (char === "\\" && /^\\([1-9]|k<)/.test(pattern.slice(i, i + 3))) return `${named} uses a backreference, ${exponential}`;
+    if (char === "(") {
+      stack.push(group());
+      const opening = sticky(GROUP_OPENING, pattern, i + 1);
+      i = opening ? i + 1 + opening[0].length : i + 1;
+      continue;
+    }
+    if (char === "|") {
+      top.firsts.push(null);
+      top.started = false;
+      i += 1;
+      continue;
+    }
+    const end = char === ")" ? i + 1 : atomEnd(pattern, i);
+    const quantifier = sticky(QUANTIFIER, pattern, end);
+    if (char === ")" && stack.length > 1) {
+      const inner = stack.pop();
+      top = stack[stack.length - 1];
+      if (quantifier && repeats(quantifier) && (inner.quantified || overlap(inner.firsts))) {
+        const shape = inner.quantified
+          ? "repeats a group that contains a quantifier"
+          : "repeats a group whose alternatives can start alike";
+        return `${named} ${shape}, ${exponential}`;
+      }
+      top.quantified ||= inner.quantified;
+    } else if (!top.started && LITERAL.test(pattern.slice(i, end))) {
+      top.firsts[top.firsts.length - 1] = pattern[end - 1];
+    }
+    if (char !== "^" && char !== "$") top.started = true;
+    top.quantified ||= quantifier !== null;
+    i = quantifier ? end + quantifier[0].length : end;
+    if (quantifier && pattern[i] === "?") i += 1;
+  }
+  return null;
+}
+
 // The constraints a person can fix in the field; the worker checks the full schema again.
 function check(value, schema, name) {
   if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) {
@@ -158,6 +224,8 @@ function check(value, schema, name) {
       return `${name} takes at most ${schema.maxLength} characters.`;
     }
     if (typeof schema.pattern === "string") {
+      const problem = patternProblem(schema.pattern);
+      if (problem) return `${name} cannot be checked: ${problem}.`;
       try {
         if (!new RegExp(schema.pattern, "u").test(value)) return `${name} does not have the expected form.`;
       } catch {
