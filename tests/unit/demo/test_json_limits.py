@@ -1,0 +1,53 @@
+"""The demo app refuses JSON from a model or the page that nests too deeply, with a clear error."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+import worker_main
+from completion_stream import CompletionStream, tool_call
+from http_policy import server_detail
+from protocol import ModelError
+
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+
+DEEP = 100_000
+
+
+def test_a_deep_stream_event_is_a_model_error() -> None:
+    """A stream event nesting 100,000 arrays raises ModelError, not RecursionError."""
+    with pytest.raises(
+        ModelError,
+        match=r"^A stream event of the model API nests deeper than 256 levels; it was not parsed$",
+    ):
+        CompletionStream().feed("[" * DEEP + "]" * DEEP)
+
+
+def test_deep_tool_call_arguments_are_a_model_error() -> None:
+    """Tool-call arguments nesting 100,000 objects raise ModelError naming the tool."""
+    with pytest.raises(
+        ModelError,
+        match=r"^The JSON of the arguments of the model's call of the tool 'ask_user' nests "
+        r"deeper than 256 levels; it was not parsed$",
+    ):
+        tool_call("call_1", "ask_user", '{"a":' * DEEP + "1" + "}" * DEEP)
+
+
+def test_a_deep_error_body_is_shown_as_text() -> None:
+    """An error body too deep to parse is shown as its text's start."""
+    assert server_detail("[" * DEEP) == "[" * 300
+
+
+def test_a_deep_page_message_is_answered_with_an_error() -> None:
+    """A page message nesting 100,000 arrays is answered with an error event; the worker lives."""
+    posted: list[dict[str, Any]] = []
+    worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), InMemorySaver())
+    asyncio.run(worker.handle("[" * DEEP + "]" * DEEP))
+    asyncio.run(worker.handle(json.dumps({"op": "nothing"})))
+    assert [event["message"] for event in posted] == [
+        "A message to the worker nests deeper than 256 levels; it was not parsed",
+        "Unknown op 'nothing': expected send, configure_model, delete_thread, two_chats or graph.",
+    ]
