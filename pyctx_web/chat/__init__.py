@@ -10,6 +10,7 @@ Messages in::
     {"type": "resume_chat", "interrupt_id": "...", "decisions": [{"type": "approve"}, ...]}
     {"type": "edit", "message_id": "...", "text": "..."}    # a user message, run again
     {"type": "regenerate", "message_id": "..."}            # an answer, run again
+    {"type": "continue"}            # a turn that stopped before its end goes on (invoke(None))
     {"type": "cancel"}
     {"type": "history"}
 
@@ -27,7 +28,8 @@ Events out (:meth:`ChatSession.handle` yields them)::
     {"type": "done", "text": "...", "checkpoint_id": "..."}
     {"type": "error", "message": "...", "code": ...}  # thread_busy, graph_version, bad_decision
     {"type": "history", "checkpoint_id", "messages": [entry, ...], "pending": None | {...},
-     "trace": [...], "notice": "..."}        # notice only for a thread of another graph version
+     "trace": [...], "unfinished": bool,     # unfinished: a turn stopped before its end
+     "notice": "..."}                        # notice only for a thread of another graph version
 
 A history entry is one bubble: ``{"id", "kind", "role", "content", "index"}`` with
 kind ``message`` (the user's; editable), ``question`` (asked through the

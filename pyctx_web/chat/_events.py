@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from pyctx_web.graph.types import Interrupt
 
-__all__ = ["MAX_TEXT_LENGTH", "Event", "check_message", "error", "needs_input"]
+__all__ = ["MAX_TEXT_LENGTH", "Event", "check_message", "error", "failure_text", "needs_input"]
 
 Event = dict[str, Any]
 
 MAX_TEXT_LENGTH: Final = 20_000
 """The longest ``text`` a ``chat`` or ``edit`` message may carry, in characters."""
 
-TYPES: Final = ("chat", "resume_chat", "edit", "regenerate", "cancel", "history")
+TYPES: Final = ("chat", "resume_chat", "edit", "regenerate", "continue", "cancel", "history")
 
 BUSY: Final = "This chat is running in another tab: it refreshes when that tab is done."
 OTHER_VERSION: Final = (
@@ -30,6 +30,14 @@ def error(message: str, code: str | None = None) -> Event:
     if code is not None:
         event["code"] = code
     return event
+
+
+def failure_text(failure: BaseException) -> str:
+    """What a person reads of a failure a turn ended with: its words, not its class."""
+    words = str(failure).strip()
+    if words:
+        return f"The assistant could not go on: {words}"
+    return f"The assistant failed without saying why ({type(failure).__name__})."
 
 
 def kind_of(value: object) -> str:

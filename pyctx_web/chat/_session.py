@@ -11,13 +11,13 @@ from pyctx_web.chat._events import (
     Event,
     check_message,
     error,
+    failure_text,
     needs_input,
 )
 from pyctx_web.chat._messages import transcript
 from pyctx_web.errors import ArgumentValueError, PyctxError
 from pyctx_web.graph.errors import (
     GraphConfigError,
-    GraphError,
     GraphVersionError,
     ResumeError,
     RunCancelledError,
@@ -51,6 +51,13 @@ def _asking_node(snapshot: StateSnapshot, question: Interrupt) -> str | None:
         if any(i.id == question.id for i in task.interrupts):
             return str(task.name)
     return None
+
+
+def _unfinished(head: StateSnapshot | None) -> StateSnapshot:
+    """``head`` if a turn stopped there before its end (a failure, a closed page)."""
+    if head is None or not head.next or head.interrupts:
+        raise _Refused("This chat has no unfinished turn to continue.")
+    return head
 
 
 class ChatSession:
@@ -107,7 +114,7 @@ class ChatSession:
         except ThreadBusyError:
             yield error(BUSY, code="thread_busy")
         except Exception as failure:
-            yield error(f"The assistant failed: {type(failure).__name__}: {failure}")
+            yield error(failure_text(failure))
 
     async def _dispatch(self, message: Mapping[str, Any]) -> AsyncIterator[Event]:
         kind = message["type"]
@@ -140,6 +147,9 @@ class ChatSession:
                 )
             turn: Any = {"messages": [{"role": "user", "content": message["text"]}]}
             start = head
+        elif kind == "continue":
+            # As LangGraph's invoke(None): the nodes still to run go on from the checkpoint.
+            turn, start = None, _unfinished(head)
         elif kind == "resume_chat":
             turn, start = await self._resume_input(message, head, latest)
             latest = True  # an older head is asked again on top of the thread
@@ -264,10 +274,13 @@ class ChatSession:
             "messages": entries,
             "pending": pending[0] if pending else None,
             "trace": [dict(t) for t in values.get("trace", [])],
+            # Nodes still to run and no question: the turn stopped before its end.
+            "unfinished": head is not None and bool(state.next) and not state.interrupts,
         }
         if self._other_version(values, state.next):
             # Shown before anything is sent: a turn on it would end in graph_version.
             event["pending"] = None
+            event["unfinished"] = False
             event["notice"] = OTHER_VERSION
         return event
 
@@ -305,11 +318,8 @@ class ChatSession:
             code = "bad_decision" if decisions else None
             yield error(f"The assistant could not go on: {refused}", code=code)
             return
-        except GraphError as failure:
-            yield error(f"The assistant could not go on: {failure}")
-            return
-        except Exception as failure:
-            yield error(f"The assistant failed: {type(failure).__name__}: {failure}")
+        except Exception as failure:  # a GraphError, or what a node raised (a model's error)
+            yield error(failure_text(failure))
             return
         async for event in self._ending(asked):
             yield event

@@ -79,7 +79,7 @@ BAD_MESSAGES = [
     (
         {"type": "shout"},
         "Unknown message type 'shout': expected chat, resume_chat, edit, regenerate, "
-        "cancel or history.",
+        "continue, cancel or history.",
     ),
     ({"type": "chat"}, 'A "chat" message needs a "text" field with what you want to say.'),
     ({"type": "chat", "text": 42}, 'The "text" of a chat message must be text, not a number.'),
@@ -307,5 +307,76 @@ def test_a_graph_that_cannot_be_read_still_answers_with_an_error(tmp_path: Path)
         events = await collect(session, {"type": "chat", "text": "hello"})
         assert events[-1]["type"] == "error"
         assert "storage is gone" in events[-1]["message"]
+
+    asyncio.run(flow())
+
+
+class FailingOnce:
+    """A model that fails its first ``failures`` calls as an unreachable API does, then answers
+    as the offline model."""
+
+    kind = "openai"
+    token_delay_ms = 0.0
+
+    def __init__(self, failures: int = 1) -> None:
+        self.failures = failures
+        self.offline = OfflineModel(token_delay_ms=0)
+
+    async def complete(self, messages: Any, tools: Any = (), *, on_token: Any = None) -> Any:
+        from protocol import ModelError
+
+        if self.failures > 0:
+            self.failures -= 1
+            raise ModelError("Could not reach the model API at http://127.0.0.1:9.")
+        return await self.offline.complete(messages, tools, on_token=on_token)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+def test_a_failed_turn_is_worded_shown_unfinished_and_continued(tmp_path: Path) -> None:
+    """A turn whose model fails ends with the failure in words, its history says it is
+    unfinished, and continue runs it on from its last checkpoint to an answer."""
+    checkpointer = InMemoryCheckpointer()
+    session = ChatSession(
+        build_assistant(checkpointer),
+        checkpointer=checkpointer,
+        thread_id="t1",
+        data=AssistantData(model=FailingOnce()),
+    )
+
+    async def flow() -> None:
+        events = await collect(session, {"type": "chat", "text": "what can you do?"})
+        assert events[-1] == {
+            "type": "error",
+            "message": "The assistant could not go on: "
+            "Could not reach the model API at http://127.0.0.1:9.",
+        }
+        history = (await collect(session, {"type": "history"}))[-1]
+        assert history["unfinished"] is True
+        assert [m["kind"] for m in history["messages"]] == ["message"]
+        events = await collect(session, {"type": "continue"})
+        assert events[0]["stage"] == "started"
+        assert events[-1]["type"] == "done"
+        assert events[-1]["text"]
+        history = (await collect(session, {"type": "history"}))[-1]
+        assert history["unfinished"] is False
+        assert history["messages"][-1]["kind"] == "answer"
+
+    asyncio.run(flow())
+
+
+def test_continue_without_an_unfinished_turn_is_refused(session: ChatSession) -> None:
+    """Continue on a thread with no turn stopped before its end is refused in words."""
+
+    async def flow() -> None:
+        events = await collect(session, {"type": "continue"})
+        assert events == [
+            {"type": "error", "message": "This chat has no unfinished turn to continue."}
+        ]
+        await collect(session, {"type": "chat", "text": "help me with email"})
+        events = await collect(session, {"type": "continue"})
+        assert events[-1]["message"] == "This chat has no unfinished turn to continue."
+        assert (await collect(session, {"type": "history"}))[-1]["unfinished"] is False
 
     asyncio.run(flow())
