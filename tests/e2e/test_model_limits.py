@@ -15,6 +15,8 @@ SIZE_ERROR = (
     "The model's reply is longer than 1,000,000 characters, the most this page takes; "
     "it was stopped."
 )
+# A flood keeps a loaded machine busy for a while: the waits for its end are long.
+FLOOD_TIMEOUT_MS = 120_000
 COMMENTS_ERROR = "The model API sent only keep-alive comments for 1 s; the reply was stopped."
 
 # The model settings' message, with limits the settings panel has no field for.
@@ -35,8 +37,8 @@ def use_api(page: Any, api: OpenAIServer, **limits: float) -> None:
     page.wait_for_selector("#model-badge[data-kind=openai]")
 
 
-def banner(page: Any) -> str:
-    page.wait_for_selector("#error-banner:not([hidden])", timeout=TURN_TIMEOUT_MS)
+def banner(page: Any, timeout_ms: int = TURN_TIMEOUT_MS) -> str:
+    page.wait_for_selector("#error-banner:not([hidden])", timeout=timeout_ms)
     text: str = page.inner_text("#error-text")
     return text
 
@@ -49,7 +51,7 @@ def test_a_10_mb_streamed_answer_ends_with_the_size_error(
     use_api(page, api)
     api.script(text_reply(), text_reply(), huge_text_reply(10_000_000))
     chat(page, "tell me everything")
-    assert banner(page).endswith(SIZE_ERROR)
+    assert banner(page, FLOOD_TIMEOUT_MS).endswith(SIZE_ERROR)
     wait_turn(page, "error")
     api.script(text_reply(), text_reply(), text_reply("Short", " again."))
     chat(page, "and now briefly")
@@ -68,7 +70,7 @@ def test_cancel_is_clickable_while_a_10_mb_answer_streams(
     chat(page, "tell me everything")
     page.wait_for_selector("#transcript .msg-streaming", timeout=TURN_TIMEOUT_MS)
     page.click("#cancel-turn")
-    wait_turn(page, "cancelled")
+    page.wait_for_selector("#transcript[data-thread-state=cancelled]", timeout=FLOOD_TIMEOUT_MS)
     (_, _, flood) = api.wait_served(3, timeout=60)
     assert flood.closed_early
     assert_clean(watched_page)
