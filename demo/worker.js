@@ -88,10 +88,13 @@ function forward(data) {
   }
 }
 
-// A JSON text nested this deep overflows the stack of json.loads: Pyodide's fatal error.
+// A JSON text nested this deep overflows the stack of json.loads: Pyodide's fatal error,
+// raised in a callback of Python's event loop, where a running turn would meet it.
 function provokeFatal() {
   if (!testPyodide) return;
-  testPyodide.runPython('import json; json.loads("[" * 100000 + "]" * 100000)');
+  testPyodide.runPython(
+    'import asyncio, json; asyncio.get_event_loop().call_soon(json.loads, "[" * 100000 + "]" * 100000)',
+  );
 }
 
 self.addEventListener("message", (event) => {
