@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
 
+def _awaited_below(task: asyncio.Task[None]) -> None:
+    """A run's producer task is awaited by its consumer: nothing to do when it ends."""
+
+
 class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     """A checked graph, ready to run: made by :meth:`StateGraph.compile`.
 
@@ -363,6 +367,10 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         context = copy_context()
         context.run(current_run.enter_with, run)
         producer = asyncio.create_task(produce(), context=context)
+        # The producer's error is raised below by `await producer`, once it has finished: a
+        # loop that calls a task ending with no one waiting on it unhandled (Pyodide's prints
+        # "Unhandled exception in event loop") is told that it is waited on.
+        producer.add_done_callback(_awaited_below)
         control.task = producer
         try:
             while (item := await queue.get())[0] != DONE:
