@@ -271,11 +271,12 @@ class OpenAICompatibleModel:
 
     def _unreachable(self, error: Any) -> str:
         origin = origin_of(self.url)
+        # The page's policy was checked when the model was set (csp.py): a refused origin
+        # never gets here, so --api-origin is not what helps.
         return (
-            f"Could not reach the model API at {origin} ({error}). A network problem, the API's "
-            f"CORS headers (they must allow this page and the Authorization header) or the "
-            f"page's Content-Security-Policy (serve the demo with ./build.sh demo --api-origin "
-            f"{origin}) stops such a request."
+            f"Could not reach the model API at {origin} ({error}): the server may be down or "
+            f"unreachable, or its CORS headers do not allow this page and the Authorization "
+            f"header."
         )
 
     async def _next(self, awaitable: Any, watch: ReplyWatch) -> Any:

@@ -142,7 +142,8 @@ class DemoWorker:
         except (ValueError, ModelError) as error:
             self.error(str(error), thread_id)
         except Exception as error:
-            self.error(f"The worker failed: {type(error).__name__}: {error}", thread_id)
+            words = str(error).strip() or f"it failed without saying why ({type(error).__name__})"
+            self.error(f"The worker could not handle the message: {words}", thread_id)
 
     def error(self, message: str, thread_id: str | None) -> None:
         event: dict[str, Any] = {"type": "error", "message": message}
