@@ -26,7 +26,31 @@ export const STATE_LABELS = {
   error: "Error",
   busy: "In another tab",
   outdated: "Read only",
+  unfinished: "Not finished",
 };
+
+// What the Continue (or Retry) button does: set by the page (turns.js continueTurn).
+const hooks = { continueTurn: () => undefined };
+
+export function initControls(actions) {
+  Object.assign(hooks, actions);
+}
+
+// The button that runs a turn that stopped before its end on from its last checkpoint:
+// "Continue" after a reload cut it, "Retry" after an error. Made once, beside the status line.
+function continueButton() {
+  let el = document.getElementById("continue-turn");
+  if (!el) {
+    el = document.createElement("button");
+    el.type = "button";
+    el.id = "continue-turn";
+    el.className = "ghost-button small-button";
+    el.hidden = true;
+    el.addEventListener("click", () => hooks.continueTurn());
+    $("turn-status").after(el);
+  }
+  return el;
+}
 
 export function setState(threadId, state) {
   const v = view(threadId);
@@ -46,7 +70,8 @@ function statusText(v) {
       return `${WAITING}: ${v.pending?.kind === "approval" ? "decide on the action below" : "answer the question below"}.`;
     case "done": return "Answered.";
     case "cancelled": return "Cancelled.";
-    case "error": return "Stopped by an error.";
+    case "error": return v.unfinished ? "Stopped by an error: retry it, or edit your message." : "Stopped by an error.";
+    case "unfinished": return "This turn did not finish: its answer is not written yet.";
     case "busy": return "This chat is running in another tab: it refreshes when that tab is done.";
     case "outdated": return v.notice || "";
     default: return "";
@@ -68,4 +93,7 @@ export function renderControls() {
       ? "The assistant is working…"
       : "Message the assistant";
   $("turn-status").textContent = statusText(v);
+  const again = continueButton();
+  again.hidden = !(state === "unfinished" || (state === "error" && v.unfinished));
+  again.textContent = state === "error" ? "Retry" : "Continue";
 }

@@ -130,9 +130,14 @@ function settleHistoryState(v) {
   } else if (v.pending) {
     v.streaming = null;
     v.state = "waiting";
+  } else if (v.unfinished) {
+    // Nodes still to run and no question: the turn stopped (a reload, an error) before its
+    // answer; it is never "Answered.". An error keeps its own state (Retry).
+    v.streaming = null;
+    if (v.state !== "error") v.state = "unfinished";
   } else {
     const last = v.messages[v.messages.length - 1];
-    if (["idle", "waiting", "done"].includes(v.state)) v.state = last && last.role === "assistant" ? "done" : "idle";
+    if (["idle", "waiting", "done", "unfinished"].includes(v.state)) v.state = last && last.role === "assistant" ? "done" : "idle";
   }
 }
 
@@ -155,6 +160,7 @@ export function onHistory(msg) {
     v.records = [...runs, ...msg.trace.map((record) => ({ postedFor: id, record, source: "history" }))];
   }
   v.notice = typeof msg.notice === "string" ? msg.notice : null;
+  v.unfinished = msg.unfinished === true;
   settleHistoryState(v);
   if (known(id)) {
     const t = thread(id);
@@ -194,6 +200,8 @@ export function makeOnError(hooks) {
       finishStreaming(id, undefined, "stopped");
       setState(id, "error");
       running(id, null);
+      // What the failed turn stored: the message gets its Edit, an unfinished turn its Retry.
+      requestHistory(id, null);
     }
   };
 }

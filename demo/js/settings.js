@@ -1,10 +1,56 @@
 // The model settings dialog and the header's model badge. The API key stays in this page's
-// memory and goes only to the worker.
+// memory and goes only to the worker; the base URL and model name are kept in this browser
+// (localStorage), so a reload keeps the model and asks for the key again.
 
 import { $, showError } from "./dom.js";
 import { post } from "./protocol.js";
 
+export const MODEL_KEY = "pyctx_web.demo.model";
+export const KEY_NEEDED =
+  "Enter the API key again to go on with this model: the page keeps its base URL and name, never its key.";
+
 let offlineDelay = null; // the offline model's delay, as the worker last described it
+let sent = null; // the settings posted from the dialog, without the key, until answered
+let keyNeeded = null; // the kept OpenAI-compatible settings whose key this page lacks
+let afterKey = null; // the action that waits for the key
+
+function saveModel(model) {
+  try {
+    localStorage.setItem(MODEL_KEY, JSON.stringify(model));
+  } catch {
+    // Storage may be full or disabled: the model lasts until the next reload.
+  }
+}
+
+function loadModel() {
+  try {
+    const data = JSON.parse(localStorage.getItem(MODEL_KEY) || "null");
+    if (data && data.kind === "openai" && typeof data.base_url === "string" && typeof data.model === "string") {
+      return { kind: "openai", base_url: data.base_url, model: data.model, keyless: data.keyless === true };
+    }
+  } catch {
+    // A malformed entry is ignored: the page starts with the offline model.
+  }
+  return null;
+}
+
+function openSettings() {
+  if (offlineDelay !== null) $("token-delay").value = String(offlineDelay);
+  syncSettingsFields();
+  $("settings-apply").disabled = false;
+  if (!$("settings").open) $("settings").showModal();
+}
+
+// Whether a turn must wait for the API key of the kept model: then the settings open and ask
+// for it, and `then` runs once the model is set (never on another model).
+export function needsKey(then) {
+  if (!keyNeeded) return false;
+  afterKey = then;
+  openSettings();
+  showSettingsError(KEY_NEEDED);
+  $("api-key").focus();
+  return true;
+}
 
 export function setModelBadge(model) {
   const badge = $("model-badge");
@@ -57,6 +103,9 @@ function applySettings(event) {
   }
   showSettingsError("");
   $("settings-apply").disabled = true;
+  sent = model.kind === "openai"
+    ? { kind: "openai", base_url: model.base_url, model: model.model, keyless: model.api_key === "" }
+    : { kind: "offline" };
   post({ op: "configure_model", model });
 }
 
@@ -78,24 +127,60 @@ export function onModel(msg) {
     return;
   }
   showSettingsError("");
+  if (keyNeeded && !answering) {
+    // The worker runs the offline model until the key comes: the badge names the kept one.
+    showKeyNeededBadge();
+    return;
+  }
   setModelBadge(msg);
+  if (answering && sent) {
+    saveModel(sent);
+    keyNeeded = null;
+    sent = null;
+  }
   if (answering && $("settings").open) {
     $("settings").close();
     $("open-settings").focus();
   }
+  const then = afterKey;
+  afterKey = null;
+  if (answering && then) then();
+}
+
+function showKeyNeededBadge() {
+  setModelBadge({ kind: "openai" });
+  $("model-badge").textContent += " · API key needed";
+}
+
+// A reload keeps the OpenAI-compatible model: its fields are filled again; without a key it
+// waits for one (needsKey), a model that needs none is set at once.
+function restoreModel() {
+  const kept = loadModel();
+  if (!kept) return false;
+  $("settings-form").querySelector('input[name="kind"][value="openai"]').checked = true;
+  $("base-url").value = kept.base_url;
+  $("model-name").value = kept.model;
+  syncSettingsFields();
+  if (kept.keyless) {
+    sent = kept;
+    $("settings-apply").disabled = true;
+    post({ op: "configure_model", model: { kind: "openai", base_url: kept.base_url, model: kept.model, api_key: "" } });
+    return true;
+  }
+  keyNeeded = kept;
+  return false;
 }
 
 export function initSettings() {
-  $("open-settings").addEventListener("click", () => {
-    if (offlineDelay !== null) $("token-delay").value = String(offlineDelay);
-    syncSettingsFields();
-    $("settings-apply").disabled = false;
-    $("settings").showModal();
-  });
+  $("open-settings").addEventListener("click", openSettings);
   $("settings-cancel").addEventListener("click", () => $("settings").close());
+  // Closed without a model set: the action that waited for the key is dropped.
+  $("settings").addEventListener("close", () => {
+    if (!$("settings-apply").disabled) afterKey = null;
+  });
   $("settings-form").addEventListener("change", syncSettingsFields);
   $("settings-form").addEventListener("submit", applySettings);
   // The worker starts with the offline model; its answer fills the badge and the delay field
   // (the worker holds this until it is ready).
-  post({ op: "configure_model", model: { kind: "offline" } });
+  if (!restoreModel()) post({ op: "configure_model", model: { kind: "offline" } });
 }

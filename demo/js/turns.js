@@ -4,8 +4,9 @@
 
 import { $ } from "./dom.js";
 import { renderPending } from "./cards.js";
-import { setState } from "./controls.js";
+import { initControls, setState } from "./controls.js";
 import { post, requestHistory, sendTo } from "./protocol.js";
+import { needsKey } from "./settings.js";
 import { app, setHead, setTitle, thread, titleFrom, view } from "./store.js";
 import { createThread, renderThreads, switchTo } from "./threads.js";
 import { appendMessage, truncateAt } from "./transcript.js";
@@ -26,6 +27,10 @@ export function sendChat(text) {
   const id = app.activeId;
   const v = view(id);
   if (CLOSED.includes(v.state)) return;
+  if (needsKey(() => sendChat(text))) {
+    $("chat-input").value = text; // kept in the composer if the settings are closed
+    return;
+  }
   v.sent = text;
   // Posted first: the worker starts on it while this thread draws it.
   start(id, { type: "chat", text });
@@ -44,6 +49,7 @@ export function answer(text) {
   const id = app.activeId;
   const v = view(id);
   if (!v.pending || v.pending.kind === "approval" || !text.trim()) return;
+  if (needsKey(() => answer(text))) return;
   const { question, interrupt_id: interruptId } = v.pending;
   const message = { type: "resume_chat", resume_value: text };
   if (interruptId !== undefined && interruptId !== null) message.interrupt_id = interruptId;
@@ -60,6 +66,9 @@ export function decide(decisions) {
   const id = app.activeId;
   const v = view(id);
   if (!v.pending || v.pending.kind !== "approval") return;
+  // After a reload the kept model has no key: the decision waits for it, never runs the rest
+  // of the turn on another model.
+  if (needsKey(() => decide(decisions))) return;
   const message = { type: "resume_chat", interrupt_id: v.pending.interrupt_id, decisions };
   keepForRefusal(v);
   v.pending = null;
@@ -87,6 +96,7 @@ export function editMessage(entry, text) {
   const id = app.activeId;
   const v = view(id);
   if (!editable(v) || !entry.id || !text.trim()) return;
+  if (needsKey(() => editMessage(entry, text))) return;
   v.pending = null;
   v.refusable = null;
   renderPending();
@@ -100,12 +110,26 @@ export function regenerate(entry) {
   const id = app.activeId;
   const v = view(id);
   if (!editable(v) || !entry.id) return;
+  if (needsKey(() => regenerate(entry))) return;
   v.pending = null;
   v.refusable = null;
   renderPending();
   truncateAt(id, entry);
   start(id, { type: "regenerate", message_id: entry.id });
 }
+
+// Runs a turn that stopped before its end (a reload cut it, an error stopped it) on from its
+// last checkpoint, with no new input: as LangGraph's invoke(None).
+export function continueTurn() {
+  const id = app.activeId;
+  const v = view(id);
+  if (!(v.state === "unfinished" || (v.state === "error" && v.unfinished))) return;
+  if (needsKey(continueTurn)) return;
+  v.unfinished = false;
+  start(id, { type: "continue" });
+}
+
+initControls({ continueTurn });
 
 // Shows another branch: its head becomes the thread's (kept across reloads).
 export function switchBranch(head) {
