@@ -149,6 +149,7 @@ export function cancelTurn() {
 
 export function twoChatsAtOnce() {
   if (!app.ready) return;
+  if (needsKey(twoChatsAtOnce)) return;
   const second = createThread(titleFrom(TWO_CHATS[1]), { activate: false });
   const first = createThread(titleFrom(TWO_CHATS[0]), { activate: false });
   const ids = [first.id, second.id];
