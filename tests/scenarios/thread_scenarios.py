@@ -70,10 +70,13 @@ async def _raised(kind: type[E], awaitable: Awaitable[Any]) -> E:
 
 
 async def _until(check: Callable[[], bool]) -> None:
-    for _ in range(1000):
+    """Return once ``check()`` holds; AssertionError when it still does not after about 20 s."""
+    # Real storage (IndexedDB) answers in its own time, not within a count of event-loop
+    # turns: on a loaded machine 1,000 bare turns passed before a run had started.
+    for _ in range(20_000):
         if check():
             return
-        await asyncio.sleep(0)
+        await asyncio.sleep(0.001)
     raise AssertionError("the condition never held")
 
 
