@@ -43,6 +43,9 @@ CHROMIUM_FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Keeps Chromium's sampling heap profiler off: its stack walk from a WebAssembly
+    # stack-switching (JSPI) stack can crash the renderer (see tests/pyodide/conftest.py).
+    "--enable-benchmarking",
 ]
 
 SUPPORT_FILES = ["stats.py", "driver.py"]

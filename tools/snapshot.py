@@ -26,7 +26,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
+# --enable-benchmarking keeps Chromium's sampling heap profiler off: its stack walk from a
+# WebAssembly stack-switching (JSPI) stack can crash the renderer (tests/pyodide/conftest.py).
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--enable-benchmarking"]
 WORKER_PATH = "/__snapshot_worker.mjs"
 PAGE_PATH = "/__snapshot.html"
 TIMEOUT_MS = 300_000
