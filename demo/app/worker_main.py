@@ -25,7 +25,7 @@ import json
 import pkgutil
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from assistant import AssistantData, build_assistant
 from models import make_model
@@ -57,6 +57,22 @@ REHEARSAL_TEXT = "help me with email"
 """The first message :func:`preload` rehearses: one that asks a question."""
 
 
+TURN_DEADLINE_S: Final = 600.0
+"""How long a turn may run, model calls, tools and retries included, unless the model
+settings name ``turn_deadline_s``."""
+
+
+def turn_deadline(config: Any) -> float:
+    """The turn deadline the model settings name (``turn_deadline_s``, 1 to 86,400 s), else
+    :data:`TURN_DEADLINE_S`; ``ModelError`` for any other value."""
+    value = config.get("turn_deadline_s") if isinstance(config, dict) else None
+    if value is None:
+        return TURN_DEADLINE_S
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 86400:
+        raise ModelError("turn_deadline_s must be a number from 1 to 86,400.")
+    return float(value)
+
+
 class DemoWorker:
     """The chat sessions of the page, one per thread, over one graph and checkpointer."""
 
@@ -68,6 +84,7 @@ class DemoWorker:
         self.model: ChatModel = OfflineModel()
         self.sessions: dict[str, ChatSession] = {}
         self.turns: dict[str, int] = {}
+        self.turn_deadline_s = TURN_DEADLINE_S
         # Handling tasks, kept until done so that they are not collected while running.
         self.tasks: set[asyncio.Task[None]] = set()
 
@@ -152,8 +169,25 @@ class DemoWorker:
         self.send(event)
 
     async def chat(self, thread_id: str, message: Any) -> None:
-        async for event in self.session(thread_id).handle(message):
-            self.send({**event, "thread_id": thread_id})
+        # However its model calls go, a turn ends by its deadline: past it, the run is
+        # cancelled (its committed steps stay, and the turn can be continued).
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(self.turn_deadline_s, self._past_deadline, thread_id)
+        try:
+            async for event in self.session(thread_id).handle(message):
+                self.send({**event, "thread_id": thread_id})
+        finally:
+            timer.cancel()
+
+    def _past_deadline(self, thread_id: str) -> None:
+        session = self.sessions.get(thread_id)
+        if session is None or not session.running:
+            return
+        self.error(
+            f"The turn ran past its deadline of {self.turn_deadline_s:g} s and was stopped.",
+            thread_id,
+        )
+        self.start(self.graph.cancel(thread_id, "the turn ran past its deadline"))
 
     def send_graph(self) -> None:
         drawn = self.graph.get_graph()
@@ -166,7 +200,9 @@ class DemoWorker:
 
     def configure(self, config: Any) -> None:
         try:
+            deadline = turn_deadline(config)
             self.model = make_model(config)
+            self.turn_deadline_s = deadline
         except ModelError as error:
             self.send({"type": "model", "ok": False, "message": str(error)})
             return

@@ -81,3 +81,35 @@ def _saver() -> Any:
     from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
     return InMemorySaver()
+
+
+def test_a_turn_past_its_deadline_is_stopped_with_an_error() -> None:
+    """A turn still running at turn_deadline_s is cancelled and the page is told why."""
+    posted: list[dict[str, Any]] = []
+
+    async def flow() -> None:
+        worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), _saver())
+        slow = {"kind": "offline", "token_delay_ms": 5000, "turn_deadline_s": 1}
+        worker.configure(slow)
+        await worker.chat("a", {"type": "chat", "text": "plan the launch of our new product"})
+        await asyncio.sleep(0.05)
+
+    asyncio.run(asyncio.wait_for(flow(), 30))
+    errors = [event for event in posted if event["type"] == "error"]
+    assert errors == [
+        {
+            "type": "error",
+            "message": "The turn ran past its deadline of 1 s and was stopped.",
+            "thread_id": "a",
+        }
+    ]
+    assert {"type": "status", "stage": "cancelled", "thread_id": "a"} in posted
+
+
+@pytest.mark.parametrize("value", [0, 0.5, 86401, "60", True, float("nan")])
+def test_a_turn_deadline_out_of_range_is_refused(value: Any) -> None:
+    """configure_model refuses a turn_deadline_s that is not a number from 1 to 86,400."""
+    with pytest.raises(
+        worker_main.ModelError, match=r"^turn_deadline_s must be a number from 1 to 86,400\.$"
+    ):
+        worker_main.turn_deadline({"kind": "offline", "turn_deadline_s": value})
