@@ -70,13 +70,15 @@ async def _raised(kind: type[E], awaitable: Awaitable[Any]) -> E:
 
 
 async def _until(check: Callable[[], bool]) -> None:
-    """Return once ``check()`` holds; AssertionError when it still does not after about 20 s."""
-    # Real storage (IndexedDB) answers in its own time, not within a count of event-loop
-    # turns: on a loaded machine 1,000 bare turns passed before a run had started.
-    for _ in range(20_000):
+    """Return once ``check()`` holds; AssertionError when it still does not after 50,000 turns
+    of the event loop."""
+    # Real storage (IndexedDB) answers in its own time: on a loaded machine 1,000 turns
+    # passed before a run had started. Bare turns, not timed sleeps: in Chromium a loop of
+    # 1 ms sleeps never let the run start.
+    for _ in range(50_000):
         if check():
             return
-        await asyncio.sleep(0.001)
+        await asyncio.sleep(0)
     raise AssertionError("the condition never held")
 
 
