@@ -106,4 +106,6 @@ json.dumps({"used": sorted(n for n in _used if isinstance(n, str)), "asked": any
 `);
   Object.assign(result, JSON.parse(used));
 }
-process.stdout.write(JSON.stringify(result) + "\n");
+// Exits once the line is written: the app's first message leaves timers pending (its turn
+// deadline), and Pyodide's event loop does not clear a cancelled timer's setTimeout.
+process.stdout.write(JSON.stringify(result) + "\n", () => process.exit(0));
