@@ -22,6 +22,18 @@ export function button(text, className, onClick, label) {
   return el;
 }
 
+// Runs `draw` once, at the next animation frame, or within 250 ms in a hidden page, which
+// draws no frames.
+export function atNextFrame(draw) {
+  const run = () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+    draw();
+  };
+  const frame = requestAnimationFrame(run);
+  const timer = setTimeout(run, 250);
+}
+
 export const isWide = () => window.matchMedia("(min-width: 1200px)").matches;
 
 export function showError(message) {

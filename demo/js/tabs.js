@@ -4,7 +4,7 @@
 // done or closed (when this page gets the thread's lock). What another tab runs is the
 // thread's latest checkpoint: the refreshes ask for that, not for this page's head.
 
-import { $ } from "./dom.js";
+import { $, atNextFrame } from "./dom.js";
 import { setState } from "./controls.js";
 import { requestHistory } from "./protocol.js";
 import { app, view } from "./store.js";
@@ -53,16 +53,10 @@ const refreshing = new Set();
 function refreshSoon(id) {
   if (refreshing.has(id)) return;
   refreshing.add(id);
-  let timer = null;
-  let frame = null;
-  const refresh = () => {
-    cancelAnimationFrame(frame);
-    clearTimeout(timer);
+  atNextFrame(() => {
     refreshing.delete(id);
     if (app.views.has(id) && view(id).busyElsewhere) requestHistory(id, null);
-  };
-  frame = requestAnimationFrame(refresh);
-  timer = setTimeout(refresh, 250);
+  });
 }
 
 export function listenToOtherTabs() {

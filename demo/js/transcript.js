@@ -1,6 +1,6 @@
 // The transcript of the active thread: its entries, and the answer being streamed.
 
-import { $ } from "./dom.js";
+import { $, atNextFrame } from "./dom.js";
 import { bubble, entryElement } from "./entries.js";
 import { app, view } from "./store.js";
 
@@ -64,14 +64,7 @@ function drawStreaming() {
 export function appendToken() {
   if (drawScheduled) return;
   drawScheduled = true;
-  const frame = requestAnimationFrame(() => {
-    clearTimeout(timer);
-    drawStreaming();
-  });
-  const timer = setTimeout(() => {
-    cancelAnimationFrame(frame);
-    drawStreaming();
-  }, 250);
+  atNextFrame(drawStreaming);
 }
 
 // An entry added by this page (what was sent, a tool that ran) before the worker's history.
