@@ -135,13 +135,10 @@ def visit(browser: Any) -> Iterator[Visit]:
         context.close()
 
 
-@pytest.mark.parametrize("query", ["", "?micropip"], ids=["loader", "micropip"])
-def test_example_page_runs_a_graph_that_asks(visit: Visit, site_url: str, query: str) -> None:
-    """The page installs pyctx_web (loader or micropip), runs a graph that interrupts and resumes,
-    and shows both, with a clean console."""
-    page = visit.page
-    page.goto(site_url + query)
-    output = page.locator("#output")
+def assert_graph_asked_and_resumed(visit: Visit) -> None:
+    """The visited page showed the graph's question and its resumption, with a clean console
+    and no request to another origin."""
+    output = visit.page.locator("#output")
     output.filter(has_text="It resumed with").wait_for(timeout=TIMEOUT_MS)
     assert output.inner_text().splitlines() == [
         "The graph asked: What should I do with 'help me with email'?",
@@ -149,6 +146,15 @@ def test_example_page_runs_a_graph_that_asks(visit: Visit, site_url: str, query:
     ]
     assert visit.console == []
     assert visit.foreign == []
+
+
+@pytest.mark.parametrize("query", ["", "?micropip"], ids=["loader", "micropip"])
+def test_example_page_runs_a_graph_that_asks(visit: Visit, site_url: str, query: str) -> None:
+    """The page installs pyctx_web (loader or micropip), runs a graph that interrupts and resumes,
+    and shows both, with a clean console."""
+    page = visit.page
+    page.goto(site_url + query)
+    assert_graph_asked_and_resumed(visit)
     wheels = [url.rsplit("/", 1)[-1] for url in visit.requests if url.endswith(".whl")]
     if query:
         assert sorted(wheels) == [
@@ -264,14 +270,7 @@ def test_offline_page_loads_everything_from_its_folder(
     page = visit.page
     page.route(f"{CDN}**", lambda route: route.abort("internetdisconnected"))
     page.goto(url)
-    output = page.locator("#output")
-    output.filter(has_text="It resumed with").wait_for(timeout=TIMEOUT_MS)
-    assert output.inner_text().splitlines() == [
-        "The graph asked: What should I do with 'help me with email'?",
-        "It resumed with: send the daily report",
-    ]
-    assert visit.console == []
-    assert visit.foreign == []
+    assert_graph_asked_and_resumed(visit)
     assert all(request.startswith(url) for request in visit.requests)
     assert f"{url}pyodide/pyodide.asm.wasm" in visit.requests
     assert sorted(path.name for path in (folder / "pyodide").glob("*.whl")) == [
