@@ -286,7 +286,7 @@ class OpenAICompatibleModel:
         try:
             return await asyncio.wait_for(awaitable, watch.wait_s(time.monotonic()))
         except TimeoutError:
-            raise watch.expired(time.monotonic()) from None
+            raise watch.expired() from None
         except JsException as error:
             raise ModelError(f"The connection to the model API broke: {error}") from None
 

@@ -94,9 +94,14 @@ class ReplyWatch:
         """When the reply's deadline passes."""
         return self.started + self.limits.deadline_s
 
-    def expired(self, now: float) -> ModelError:
-        """The error that stops the reply when a wait ran out at ``now``."""
-        if now >= self.deadline_at:
+    def expired(self) -> ModelError:
+        """The error that stops the reply when the wait :meth:`wait_s` allowed ran out.
+
+        The wait's nearer end names the cause, not the clock read afterwards: a
+        timer may fire a little before its time (Node's ``setTimeout`` does),
+        which must not turn a passed deadline into an idle timeout.
+        """
+        if self.deadline_at <= self.last_part + self.limits.idle_timeout_s:
             return self.past_deadline()
         if self.heard_since_part:
             return ModelError(

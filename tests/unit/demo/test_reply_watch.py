@@ -27,7 +27,7 @@ def test_comments_do_not_restart_the_idle_wait() -> None:
         ModelError,
         match=r"^The model API sent only keep-alive comments for 10 s; the reply was stopped\.$",
     ):
-        raise watch.expired(110.0)
+        raise watch.expired()
 
 
 def test_silence_is_named_as_silence() -> None:
@@ -36,7 +36,7 @@ def test_silence_is_named_as_silence() -> None:
     with pytest.raises(
         ModelError, match=r"^The model API sent nothing for 10 s; the reply was stopped\.$"
     ):
-        raise watch.expired(10.0)
+        raise watch.expired()
 
 
 def test_the_deadline_bounds_a_reply_whose_parts_keep_coming() -> None:
@@ -49,7 +49,18 @@ def test_the_deadline_bounds_a_reply_whose_parts_keep_coming() -> None:
     with pytest.raises(
         ModelError, match=r"^The model API's reply took longer than 30 s; it was stopped\.$"
     ):
-        raise watch.expired(30.0)
+        raise watch.expired()
+
+
+def test_a_wait_cut_short_by_the_deadline_is_named_as_the_deadline() -> None:
+    """When the deadline is the wait's nearer end, the error names it, whatever the clock says."""
+    watch = ReplyWatch(LIMITS, started=0.0)
+    watch.part(25.0)
+    assert watch.wait_s(29.999) == pytest.approx(0.001)
+    with pytest.raises(
+        ModelError, match=r"^The model API's reply took longer than 30 s; it was stopped\.$"
+    ):
+        raise watch.expired()
 
 
 def test_a_reply_past_the_size_cap_is_stopped() -> None:
