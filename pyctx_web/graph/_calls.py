@@ -37,9 +37,7 @@ class RunOptions(TypedDict, total=False):
     """The keywords of ``invoke``, ``ainvoke``, ``stream``, ``astream`` and ``start``."""
 
     context: Any
-    """The run's context (``runtime.context``, ``ctx.data``); a dict becomes the context schema."""
-    data: Any
-    """pyctx_web's name for ``context``: give one of them."""
+    """The run's context (``runtime.context``); a dict becomes the context schema."""
     thread_id: Any
     """Shorthand for ``config={"configurable": {"thread_id": ...}}``."""
     interrupt_before: Breakpoints
@@ -118,11 +116,8 @@ def durability_of(options: RunOptions) -> str:
 
 
 def context_of(spec: GraphSpec, options: RunOptions) -> Any:
-    """The run's ``context=`` (or ``data=``, its other name), as ``context_schema`` types it."""
-    context, data = options.get("context"), options.get("data")
-    if context is not None and data is not None:
-        raise ArgumentTypeError("pass context= or data= (the same thing), not both")
-    given = data if context is None else context
+    """The run's ``context=``, as ``context_schema`` types it."""
+    given = options.get("context")
     schema = spec.context_schema
     if isinstance(given, Mapping) and schema is not None and is_state_type(schema):
         return schema(**given)  # LangGraph builds the context schema from a dict
