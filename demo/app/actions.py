@@ -14,7 +14,6 @@ from typing import Annotated, Any
 from observe import observe
 from offline_model import make_plan as plan_steps
 
-from pyctx_web.graph.runtime import RunContext
 from pyctx_web.graph.tools import tool
 from pyctx_web.graph.types import interrupt
 
@@ -60,7 +59,7 @@ def ask_user(
         ["to", "subject"],
     )
 )
-def send_email(args: dict[str, Any], ctx: RunContext[Any]) -> str:
+def send_email(args: dict[str, Any]) -> str:
     """Send an email (the demo records it instead of sending)."""
     observe("tool", "send_email")
     return f"Sent “{args['subject']}” to {', '.join(args['to'])}."
@@ -79,7 +78,7 @@ def send_email(args: dict[str, Any], ctx: RunContext[Any]) -> str:
         ["title", "when", "attendees"],
     )
 )
-def schedule_meeting(args: dict[str, Any], ctx: RunContext[Any]) -> str:
+def schedule_meeting(args: dict[str, Any]) -> str:
     """Schedule a meeting and invite the attendees (the demo records it instead)."""
     observe("tool", "schedule_meeting")
     return f"Scheduled “{args['title']}” for {args['when']} with {', '.join(args['attendees'])}."

@@ -28,7 +28,7 @@ from pyctx_web.graph import END, START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.func import task
 from pyctx_web.graph.middleware import HumanInTheLoopMiddleware
-from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
 
 __all__ = ["MAX_QUESTIONS", "AssistantData", "ChatState", "build_assistant"]
@@ -58,7 +58,7 @@ class ChatState(MessagesState, total=False):
 
 @dataclass
 class AssistantData:
-    """Per-run data: the model to answer with; never checkpointed, so no API key is stored."""
+    """Per-run context: the model to answer with; never checkpointed, so no API key is stored."""
 
     model: ChatModel = field(default_factory=OfflineModel)
     """The model chosen in the settings panel."""
@@ -84,25 +84,25 @@ def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-async def intake(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
+async def intake(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
     """Take the newest user message as the request of this turn."""
     messages = [openai_message(m) for m in state.get("messages", [])]
     request = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
     return {"request": request, "trace": [observe("node", "intake")]}
 
 
-async def enrich(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
+async def enrich(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
     """Let the model ask the user through ``ask_user`` until it knows enough."""
     seen = observe("node", "enrich")
     added: list[dict[str, Any]] = []
     for _ in range(MAX_QUESTIONS):
         conversation = _conversation(state, ASK_PROMPT, added)
-        reply = await think(ctx.data.model, conversation, [ask_user.to_openai()])
+        reply = await think(runtime.context.model, conversation, [ask_user.to_openai()])
         asks = [call for call in _calls(reply) if call["name"] == "ask_user"]
         if not asks:
             break
         call = asks[0]  # one question at a time: the card shows one
-        answer = await ctx.call_tool("ask_user", call["arguments"])
+        answer = await runtime.call_tool("ask_user", call["arguments"])
         only = next(c for c in reply["tool_calls"] if c["id"] == call["id"])
         added.append({"role": "assistant", "content": reply["content"], "tool_calls": [only]})
         added.append(
@@ -111,16 +111,15 @@ async def enrich(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, 
     return {"messages": added, "trace": [seen]}
 
 
-async def plan(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
+async def plan(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
     """Let the model call the action tools; those with side effects wait for approval."""
     seen = observe("node", "plan")
-    reply = await think(
-        ctx.data.model, _conversation(state, PLAN_PROMPT, []), [t.to_openai() for t in ACTION_TOOLS]
-    )
+    tools = [t.to_openai() for t in ACTION_TOOLS]
+    reply = await think(runtime.context.model, _conversation(state, PLAN_PROMPT, []), tools)
     calls = _calls(reply)
     if not calls:
         return {"trace": [seen]}
-    results = await ctx.call_tools(calls)
+    results = await runtime.call_tools(calls)
     messages: list[dict[str, Any]] = [reply]
     for call, done in zip(calls, results, strict=True):
         content = done.result if isinstance(done.result, str) else json.dumps(done.result)
@@ -129,15 +128,16 @@ async def plan(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, An
             {"role": "tool", "tool_call_id": call["id"], "name": done.name,
              "content": content, "artifact": artifact}
         )  # fmt: skip
-        ctx.write({"tool": {"id": call["id"], "name": done.name, "arguments": done.arguments,
-                            "status": done.status, "content": content}})  # fmt: skip
+        runtime.stream_writer({"tool": {"id": call["id"], "name": done.name,
+                               "arguments": done.arguments, "status": done.status,
+                               "content": content}})  # fmt: skip
     return {"messages": messages, "trace": [seen]}
 
 
-async def respond(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str, Any]:
+async def respond(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
     """Stream the answer, each token delivered by a timer callback."""
     seen_by_node = observe("node", "respond")
-    model = ctx.data.model
+    model = runtime.context.model
     timers: list[dict[str, Any]] = []
     count = 0
 
@@ -147,7 +147,8 @@ async def respond(state: ChatState, ctx: RunContext[AssistantData]) -> dict[str,
         await deliver(token, model.token_delay_ms, timers)
 
     reply = await model.complete(_conversation(state, ANSWER_PROMPT, []), on_token=on_token)
-    ctx.add_usage(prompt_tokens=len(str(state.get("request", "")).split()), completion_tokens=count)
+    prompt_tokens = len(str(state.get("request", "")).split())
+    runtime.add_usage(prompt_tokens=prompt_tokens, completion_tokens=count)
     return {
         "messages": [{"role": "assistant", "content": reply.content.strip()}],
         "trace": [seen_by_node, *timers[:1]],
@@ -194,5 +195,5 @@ def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
         name="demo-assistant",
         tools=ALL_TOOLS,
         middleware=[APPROVAL],
-        data=AssistantData(),
+        context=AssistantData(),
     )

@@ -1,7 +1,7 @@
 """What the context store shows the demo's code, and tokens delivered by JavaScript timers.
 
-:func:`observe` sends a record of the current run context (run id, thread id,
-correlation id, step) to the inspector as an ``inspect`` event. :func:`deliver`
+:func:`observe` streams a record of the current run (run id, thread id,
+correlation id) to the inspector as a custom chunk ``{"inspect": record}``. :func:`deliver`
 writes one token to the stream from a timer callback; the callback checks that
 it still sees the run that set the timer.
 """
@@ -12,25 +12,30 @@ import asyncio
 from typing import Any
 
 from pyctx_web import IN_PYODIDE, current_execution_context
-from pyctx_web.graph.runtime import require_run_context
+from pyctx_web.graph.runtime import Runtime, get_runtime
 
 __all__ = ["deliver", "observe"]
 
 
 def observe(kind: str, name: str) -> dict[str, Any]:
     """What the context store shows the calling code, sent to the inspector and returned."""
-    ctx = require_run_context()
+    runtime = get_runtime()
     execution = current_execution_context()
+    run_id, thread_id = _ids(runtime)
     record = {
         "kind": kind,
         "name": name,
-        "run_id": ctx.run_id,
-        "thread_id": ctx.thread_id,
+        "run_id": run_id,
+        "thread_id": thread_id,
         "correlation_id": execution.correlation_id if execution is not None else None,
-        "step": ctx.step,
     }
-    ctx.emit("inspect", record)
+    runtime.stream_writer({"inspect": record})
     return record
+
+
+def _ids(runtime: Runtime[Any]) -> tuple[str | None, str | None]:
+    info = runtime.execution_info
+    return (None, None) if info is None else (info.run_id, info.thread_id)
 
 
 async def deliver(token: str, delay_ms: float, seen: list[dict[str, Any]]) -> None:
@@ -42,12 +47,13 @@ async def deliver(token: str, delay_ms: float, seen: list[dict[str, Any]]) -> No
         # Runs when the timer fires, in the context captured when it was set: the
         # run context and the execution context are this run's, whatever ran in between.
         record = observe("timer", "token") if not seen else None
-        ctx = require_run_context()
-        if seen and (ctx.thread_id != seen[0]["thread_id"] or ctx.run_id != seen[0]["run_id"]):
+        runtime = get_runtime()
+        run_id, thread_id = _ids(runtime)
+        if seen and (thread_id != seen[0]["thread_id"] or run_id != seen[0]["run_id"]):
             record = observe("timer", "token (crossed)")
         if record is not None:
             seen.append(record)
-        ctx.write({"token": token})
+        runtime.stream_writer({"token": token})
         if not written.done():
             written.set_result(None)
 

@@ -36,7 +36,6 @@ import pyctx_web
 from pyctx_web import IN_BROWSER, ExecutionContext
 from pyctx_web.chat import ChatSession
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
 
@@ -80,7 +79,6 @@ class DemoWorker:
         self.post = post
         self.checkpointer = checkpointer
         self.graph: CompiledStateGraph = build_assistant(checkpointer)
-        self.graph.on("inspect", self._inspect)
         self.model: ChatModel = OfflineModel()
         self.sessions: dict[str, ChatSession] = {}
         self.turns: dict[str, int] = {}
@@ -91,9 +89,6 @@ class DemoWorker:
     def send(self, event: dict[str, Any]) -> None:
         self.post(json.dumps(event))
 
-    def _inspect(self, event: RunEvent) -> None:
-        self.send({"type": "inspect", "thread_id": event.thread_id, "record": event.payload})
-
     def session(self, thread_id: str) -> ChatSession:
         session = self.sessions.get(thread_id)
         if session is None:
@@ -101,7 +96,7 @@ class DemoWorker:
                 self.graph,
                 checkpointer=self.checkpointer,
                 thread_id=thread_id,
-                data=lambda: AssistantData(model=self.model),
+                context=lambda: AssistantData(model=self.model),
                 execution_context=lambda: self._execution_context(thread_id),
             )
             self.sessions[thread_id] = session

@@ -21,6 +21,7 @@ Events out (:meth:`ChatSession.handle` yields them)::
     {"type": "status", "stage": <node name> | "cancelled"}      # a node ended, the run stopped
     {"type": "token", "token": "..."}
     {"type": "tool", "name", "arguments", "status", "content"}  # what a node reported of a tool
+    {"type": "inspect", "record": {...}}                        # what a node reported of its run
     {"type": "needs_input", "kind": "question", "question", "reason", "choices"?,
      "interrupt_id", "node", "checkpoint_id"}
     {"type": "needs_input", "kind": "approval", "action_requests", "review_configs",
@@ -42,8 +43,9 @@ branches part carries ``branch: {"index", "count", "heads"}``: show
 What the graph provides: a ``messages`` state key (chat-completions dicts or
 LangChain messages, merged by ``add_messages``); nodes that ask with
 ``interrupt({"question", "reason", "choices"})`` or through
-``HumanInTheLoopMiddleware`` (an approval); nodes that stream with
-``ctx.write({"token": text})`` and report tools with ``ctx.write({"tool": {...}})``.
+``HumanInTheLoopMiddleware`` (an approval); nodes that stream custom chunks
+(``runtime.stream_writer``, ``get_stream_writer()``): ``{"token": text}``, and
+``{"tool": {...}}`` or ``{"inspect": {...}}`` to report a tool or a record of the run.
 
 A malformed message gets one ``error`` event that a person can read; the
 session stays usable and no stored data changes.

@@ -63,7 +63,7 @@ def _unfinished(head: StateSnapshot | None) -> StateSnapshot:
 class ChatSession:
     """One chat thread of a graph, spoken to with the chat protocol (see :mod:`pyctx_web.chat`).
 
-    ``data`` and ``execution_context`` are passed to every turn's run; either
+    ``context`` and ``execution_context`` are passed to every turn's run; either
     may be a function, called at the start of each turn (a model chosen in a
     settings panel, a new correlation id per turn).
     """
@@ -74,7 +74,7 @@ class ChatSession:
         *,
         checkpointer: Checkpointer,
         thread_id: str,
-        data: Any = None,
+        context: Any = None,
         execution_context: Any = None,
     ) -> None:
         if graph.checkpointer is None or graph.checkpointer is not checkpointer:
@@ -87,7 +87,7 @@ class ChatSession:
         self.graph = graph
         self.checkpointer = checkpointer
         self.thread_id = thread_id
-        self._data = data
+        self._context = context
         self._execution_context = execution_context
         self._running = False
 
@@ -216,7 +216,7 @@ class ChatSession:
     async def _refork(self, head: StateSnapshot) -> StateSnapshot:
         """Run an older pending checkpoint up to its question again: only the newest is answered."""
         config = head.config
-        async for _ in self.graph.astream(None, config, data=_resolve(self._data)):
+        async for _ in self.graph.astream(None, config, context=_resolve(self._context)):
             pass
         fork = await self.graph.aget_state(self._config(None))
         if len(fork.interrupts) != len(head.interrupts):
@@ -330,7 +330,7 @@ class ChatSession:
             turn,
             config,
             stream_mode=["updates", "custom", "tasks"],
-            data=_resolve(self._data),
+            context=_resolve(self._context),
             execution_context=_resolve(self._execution_context),
         ):
             if mode == "custom" and isinstance(chunk, Mapping):
@@ -338,6 +338,8 @@ class ChatSession:
                     yield {"type": "token", "token": chunk["token"]}
                 elif isinstance(chunk.get("tool"), Mapping):
                     yield {"type": "tool", **chunk["tool"]}
+                elif isinstance(chunk.get("inspect"), Mapping):
+                    yield {"type": "inspect", "record": dict(chunk["inspect"])}
             elif mode == "tasks":
                 # Tasks a node calls (@task) stream as tasks too: only nodes are stages.
                 if "input" in chunk and chunk["name"] in self.graph.nodes:

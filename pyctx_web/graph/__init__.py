@@ -23,9 +23,9 @@ Build a :class:`StateGraph`, compile it with a checkpointer, and run it::
 The modules mirror LangGraph's: :mod:`.state`, :mod:`.constants`, :mod:`.types`,
 :mod:`.errors`, :mod:`.config`, :mod:`.checkpoint.memory`, :mod:`.checkpoint.sqlite`
 (and :mod:`.checkpoint.indexeddb` in a browser). :func:`install_as_langgraph`
-registers them under LangGraph's names. What pyctx_web adds lives in its own
-modules: :mod:`.runtime` (the run context), :mod:`.middleware`, :mod:`.tools`,
-:mod:`.memory`, :mod:`.events`.
+registers them under LangGraph's names. :mod:`.runtime` holds LangGraph's
+``Runtime``, through which a node also reaches what pyctx_web adds:
+:mod:`.tools`, :mod:`.middleware` and :mod:`.memory`.
 
 The current run and task are found through :class:`pyctx_web.AsyncLocalStorage`,
 so ``interrupt()`` works under any concurrency.
@@ -34,7 +34,6 @@ so ``interrupt()`` works under any concurrency.
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -55,80 +54,13 @@ _HOMES: Final = {
 }
 """The public names, imported when first used: importing a submodule stays cheap."""
 
-_MOVED: Final = {
-    "CompiledGraph": ("pyctx_web.graph.state", "CompiledStateGraph"),
-    "InMemoryCheckpointer": ("pyctx_web.graph.checkpoint.memory", "InMemorySaver"),
-    "SQLiteCheckpointer": ("pyctx_web.graph.checkpoint.sqlite", "SqliteSaver"),
-    "IndexedDBCheckpointer": ("pyctx_web.graph.checkpoint.indexeddb", "IndexedDBSaver"),
-    "Checkpointer": ("pyctx_web.graph.checkpoint.base", "Checkpointer"),
-    **{
-        name: ("pyctx_web.graph.types", name)
-        for name in ("Command", "Interrupt", "PregelTask", "RetryPolicy", "Send")
-    },
-    **{name: ("pyctx_web.graph.types", name) for name in ("StateSnapshot", "interrupt")},
-    **{
-        name: ("pyctx_web.graph.errors", name)
-        for name in (
-            "CheckpointError",
-            "GraphConfigError",
-            "GraphError",
-            "GraphInterrupt",
-            "GraphRecursionError",
-            "InvalidGraphError",
-            "InvalidUpdateError",
-            "ResumeError",
-            "RunCancelledError",
-            "SerializationError",
-            "SyncUnavailableError",
-            "ToolArgumentError",
-            "UnknownToolError",
-        )
-    },
-    "RunEvent": ("pyctx_web.graph.events", "RunEvent"),
-    **{
-        name: ("pyctx_web.graph.memory", name)
-        for name in ("InMemoryMemory", "MemoryEntry", "MemoryProvider")
-    },
-    **{
-        name: ("pyctx_web.graph.middleware", name)
-        for name in ("Middleware", "MiddlewareContext", "ToolInvocation")
-    },
-    "Tool": ("pyctx_web.graph.tools", "Tool"),
-    "tool": ("pyctx_web.graph.tools", "tool"),
-    "get_stream_writer": ("pyctx_web.graph.config", "get_stream_writer"),
-    **{
-        name: ("pyctx_web.graph.runtime", name)
-        for name in (
-            "Hooks",
-            "RunContext",
-            "RunHandle",
-            "RunOutcome",
-            "RunState",
-            "StepRecord",
-            "ToolCallRecord",
-            "Usage",
-            "get_run_context",
-            "require_run_context",
-        )
-    },
-}
-"""Names this package exported before it took LangGraph's layout: one release more."""
-
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
-    if home is None and name in _MOVED:
-        home = _MOVED[name]
-        warnings.warn(
-            f"pyctx_web.graph.{name} is deprecated; import {home[1]} from {home[0]}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(home[0]), home[1])
-    if name in _HOMES:
-        globals()[name] = value  # later uses skip this function
+    globals()[name] = value  # later uses skip this function
     return value
 
 

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
-from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.errors import ArgumentValueError
 from pyctx_web.execution import ExecutionContext
 from pyctx_web.graph._engine.channels import is_state_type
 from pyctx_web.graph._engine.spec import GraphSpec

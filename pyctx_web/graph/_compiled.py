@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncGenerator, Coroutine, Mapping, Sequence
 from contextlib import aclosing
 from contextvars import copy_context
 from typing import TYPE_CHECKING, Any, Unpack
@@ -26,12 +26,11 @@ from pyctx_web.graph._engine.options import (
     stream_modes,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
-from pyctx_web.graph._runctx.services import RunRuntime
+from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._states import StateAccess
 from pyctx_web.graph._subgraph import ChildPlace, Subgraphs
 from pyctx_web.graph._sync import SyncForms
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.events import EventBus
 
 if TYPE_CHECKING:
     # The run machinery is imported by the first run (see _prepare), not with the graph.
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.values import Interrupt, StateSnapshot
     from pyctx_web.graph._runctx.lifecycle import ActiveRuns, RunControl, RunHandle
     from pyctx_web.graph.drawing import Graph
-    from pyctx_web.graph.events import Listener
 
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
@@ -65,7 +63,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         interrupt_before: frozenset[str],
         interrupt_after: frozenset[str],
         name: str,
-        runtime: RunRuntime | None = None,
+        services: GraphServices | None = None,
         multitask: str = "reject",
     ) -> None:
         if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
@@ -79,8 +77,8 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         self.interrupt_after = interrupt_after
         self.name = name
         self.serde = JsonSerde.for_schema(spec.schema.state_type)
-        self.runtime = runtime if runtime is not None else RunRuntime(name, EventBus())
-        """Tools, middleware, hooks, memory, default data and listeners of every run."""
+        self.services = services if services is not None else GraphServices(name)
+        """The tools, middleware, memory and default context of every run."""
         self._active_runs: ActiveRuns | None = None
         self.multitask = multitask_of({}, multitask)
         """What a second run of a busy thread does: ``"reject"`` or ``"enqueue"``."""
@@ -215,10 +213,11 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         run, control, body = self._prepare(input, config, options)
         task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
         control.task = task
-        assert run.plug is not None
+        from pyctx_web.graph._runctx.extension import RuntimeExtension
         from pyctx_web.graph._runctx.lifecycle import RunHandle
 
-        return RunHandle(run.plug.context, control, task)
+        assert isinstance(run.extension, RuntimeExtension)
+        return RunHandle(run.run_id, run.thread_id, run.extension, control, task)
 
     def _prepare(
         self,
@@ -230,7 +229,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
         """A run with its context and cancel control, and the coroutine that executes it."""
         from pyctx_web.graph._engine.execute import execute
-        from pyctx_web.graph._runctx.lifecycle import RunControl, managed, new_context
+        from pyctx_web.graph._runctx.lifecycle import RunControl, extend, managed
 
         unknown = set(options) - set(RunOptions.__annotations__)
         if unknown:
@@ -252,18 +251,20 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
                 control.hold = self.checkpointer.hold_thread(
                     request.thread_id, wait=multitask == "enqueue"
                 )
-        plug = new_context(
-            self.runtime,
+        extension, execution_context = extend(
+            self.services,
             run,
-            input,
-            data=context_of(self.spec, options),
+            context=context_of(self.spec, options),
             execution_context=options.get("execution_context"),
             control=control,
         )
         before, after = options.get("interrupt_before"), options.get("interrupt_after")
         engine = self._engine(run, request, before, after)
         engine.durability = durability_of(options)
-        return run, control, managed(plug, control, lambda: execute(engine, input, request))
+        body = managed(
+            extension, control, execution_context, lambda: execute(engine, input, request)
+        )
+        return run, control, body
 
     async def _tracked(
         self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
@@ -276,15 +277,6 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         finally:
             body.close()  # never started when the wait for its turn was cancelled
             self._active.remove(control)
-
-    def on(self, event: str, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(RunEvent)`` for every ``event`` of every run; return an unsubscribe.
-
-        Events: ``run:start``, ``run:end``, ``node:start``, ``node:end``,
-        ``tool:start``, ``tool:end``, ``interrupt``, ``token``, any custom name
-        sent with ``ctx.emit``, or ``"*"`` for all of them.
-        """
-        return self.runtime.bus.on(event, listener)
 
     async def cancel(self, thread_id: Any, reason: str | None = None) -> int:
         """Cancel every run of ``thread_id`` that is executing now; wait until they stop.

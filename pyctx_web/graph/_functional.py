@@ -15,8 +15,8 @@ from typing import Any, TypedDict
 
 from pyctx_web.graph._compiled import CompiledStateGraph, RunOptions
 from pyctx_web.graph._engine.frames import Run
-from pyctx_web.graph._engine.injection import Runtime
 from pyctx_web.graph._engine.outcome import Outcome
+from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph._engine.values import Command, RetryPolicy, StateSnapshot
 from pyctx_web.graph._runctx.lifecycle import RunControl
@@ -142,5 +142,5 @@ def entry_graph(
         interrupt_before=frozenset(),
         interrupt_after=frozenset(),
         name=name,
-        runtime=compiled.runtime,
+        services=compiled.services,
     )

@@ -1,40 +1,42 @@
-"""The run context: what nodes, tools, middleware and hooks know about their run.
+"""The run's runtime: what a node or tool gets for its run, as ``langgraph.runtime``.
 
-LangGraph's face of it, as in ``langgraph.runtime``: a node parameter
-``runtime: Runtime[Ctx]`` gets :class:`Runtime` (``runtime.context`` is the
-run's ``context=``), and :func:`get_runtime` finds it anywhere in the run.
+A node asks for it with a parameter ``runtime: Runtime[Ctx]`` (a tool with a
+parameter annotated ``Runtime``), and :func:`get_runtime` finds it anywhere in
+the run. ``runtime.context`` is the run's ``context=``; what pyctx_web adds is
+reached from the same object: ``await runtime.call_tool(name, args)`` and
+``runtime.call_tools(calls)`` (each a :class:`ToolResult`), ``runtime.memory``,
+``runtime.log`` (a :class:`RunLog` of :class:`StepRecord`,
+:class:`ToolCallRecord`, :class:`Message` and :class:`Usage`),
+``runtime.add_message``, ``runtime.add_usage`` and ``runtime.cancel()``.
 
-A node that takes a second parameter receives the run's :class:`RunContext`
-(``ctx.data``, ``ctx.state``, ``ctx.memory``, ``ctx.call_tool``, ``ctx.emit``,
-``ctx.cancel``...); anywhere else in the run :func:`get_run_context` finds it.
-:class:`Hooks` run when a run starts and ends; :class:`RunHandle` is what
-``start()`` returns.
+:class:`RunHandle` is what ``CompiledStateGraph.start()`` returns: await it,
+read its ``log`` and ``outcome`` (a :class:`RunOutcome`), or cancel it.
 """
 
 from __future__ import annotations
 
-from pyctx_web.graph._engine.injection import ExecutionInfo, Runtime, get_runtime
-from pyctx_web.graph._runctx.context import (
-    Hooks,
-    RunContext,
-    get_run_context,
-    require_run_context,
+from pyctx_web.graph._engine.extension import (
+    Message,
+    RunLog,
+    RunOutcome,
+    StepRecord,
+    ToolCallRecord,
+    ToolResult,
+    Usage,
 )
+from pyctx_web.graph._engine.runtime import ExecutionInfo, Runtime, get_runtime
 from pyctx_web.graph._runctx.lifecycle import RunHandle
-from pyctx_web.graph._runctx.log import RunOutcome, RunState, StepRecord, ToolCallRecord, Usage
 
 __all__ = [
     "ExecutionInfo",
-    "Hooks",
-    "RunContext",
+    "Message",
     "RunHandle",
+    "RunLog",
     "RunOutcome",
-    "RunState",
     "Runtime",
     "StepRecord",
     "ToolCallRecord",
+    "ToolResult",
     "Usage",
-    "get_run_context",
     "get_runtime",
-    "require_run_context",
 ]

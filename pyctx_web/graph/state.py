@@ -18,17 +18,16 @@ from pyctx_web.graph._engine.spec import (
     command_destinations,
 )
 from pyctx_web.graph._engine.values import RetryPolicy
-from pyctx_web.graph._runctx.services import RunRuntime
+from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._subgraph import subgraph_node
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.errors import InvalidGraphError
 
 if TYPE_CHECKING:
-    from pyctx_web.graph._runctx.context import Hooks
+    from pyctx_web.graph._engine.extension import MemoryProvider
+    from pyctx_web.graph._runctx.middleware import AgentMiddleware
+    from pyctx_web.graph._runctx.tools import Tool
     from pyctx_web.graph.checkpoint.base import Checkpointer
-    from pyctx_web.graph.memory import MemoryProvider
-    from pyctx_web.graph.middleware import Middleware
-    from pyctx_web.graph.tools import Tool
 
 __all__ = ["CompiledStateGraph", "StateGraph"]
 
@@ -109,7 +108,7 @@ class StateGraph:
             raise ArgumentTypeError(
                 f"add_node() retry_policy must be a RetryPolicy or None, not {retry!r}"
             )
-        takes_ctx, inject = node_parameters(name, fn)
+        inject = node_parameters(name, fn)
         ends = command_destinations(fn)
         state_in = node_input_type(fn)
         reads = None
@@ -118,7 +117,7 @@ class StateGraph:
             # state with, and those keys become channels of the graph.
             reads = StateSchema(state_in)
             self.schema.extend(reads)
-        spec = NodeSpec(name, fn, takes_ctx, retry, ends, bool(defer), inject, reads)
+        spec = NodeSpec(name, fn, retry, ends, bool(defer), inject, reads)
         self._nodes[name] = spec
         return self
 
@@ -272,9 +271,8 @@ class StateGraph:
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
         name: str | None = None,
-        data: Any = None,
-        middleware: Sequence[Middleware[Any]] = (),
-        hooks: Hooks[Any] | None = None,
+        context: Any = None,
+        middleware: Sequence[AgentMiddleware[Any]] = (),
         memory: MemoryProvider | None = None,
         tools: Sequence[Tool] = (),
         multitask: str = "reject",
@@ -282,17 +280,18 @@ class StateGraph:
         """Check the graph and return a :class:`CompiledStateGraph` that runs it.
 
         ``interrupt_before``/``interrupt_after`` name nodes to pause before or
-        after (``"*"`` for all); they need a ``checkpointer``. ``data`` is the
-        default of every run's ``ctx.data`` (each run gets its own copy);
-        ``middleware`` (outermost first), ``hooks``, ``memory`` and ``tools``
-        serve every run. ``multitask`` says what a second run of a thread that is
-        running does: ``"reject"`` raises ``ThreadBusyError``, ``"enqueue"`` waits.
+        after (``"*"`` for all); they need a ``checkpointer``. ``context`` is the
+        default of every run's ``runtime.context`` (each run gets a shallow copy;
+        a run's ``context=`` replaces it, or sets fields of a dataclass default);
+        ``middleware`` (:class:`~pyctx_web.graph.middleware.AgentMiddleware`,
+        outermost first), ``memory`` and ``tools`` serve every run. ``multitask``
+        says what a second run of a thread that is running does: ``"reject"``
+        raises ``ThreadBusyError``, ``"enqueue"`` waits.
         """
-        runtime = RunRuntime.build(
+        services = GraphServices.build(
             name or "graph",
-            data=data,
+            context=context,
             middleware=middleware,
-            hooks=hooks,
             memory=memory,
             tools=tools,
         )
@@ -310,7 +309,7 @@ class StateGraph:
             interrupt_before=before,
             interrupt_after=after,
             name=name or "graph",
-            runtime=runtime,
+            services=services,
             multitask=multitask,
         )
 

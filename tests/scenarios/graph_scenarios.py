@@ -24,13 +24,13 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
-from pyctx_web.errors import PyctxError
+from pyctx_web.errors import ContextMissingError, PyctxError
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
 from pyctx_web.graph.config import get_stream_writer
 from pyctx_web.graph.errors import ResumeError
-from pyctx_web.graph.runtime import RunContext, get_run_context
+from pyctx_web.graph.runtime import Runtime, get_runtime
 from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 from pyctx_web.graph.types import Command, Interrupt, StateSnapshot, interrupt
 
@@ -73,14 +73,13 @@ def node(fn: Callable[..., Any], mode: str) -> Callable[..., Any]:
     """``fn`` itself (mode "sync") or an async node that awaits once, then calls it."""
     if mode == "sync":
         return fn
-    if len(inspect.signature(fn).parameters) == 2:
+    if "runtime" in inspect.signature(fn).parameters:
 
-        async def anode2(state: Any, ctx: Any) -> Any:
+        async def anode_with_runtime(state: Any, runtime: Runtime[Any]) -> Any:
             await asyncio.sleep(0)
-            return fn(state, ctx)
+            return fn(state, runtime=runtime)
 
-        return anode2
-
+        return anode_with_runtime
     async def anode(state: Any) -> Any:
         await asyncio.sleep(0)
         return fn(state)
@@ -415,8 +414,15 @@ async def scenario_resume_when_nothing_pending_is_refused(
 
 
 def _thread_of_current_run() -> str | None:
-    ctx = get_run_context()
-    return None if ctx is None else ctx.thread_id
+    try:
+        info = get_runtime().execution_info
+    except ContextMissingError:
+        return None
+    return None if info is None else info.thread_id
+
+
+def _thread(runtime: Runtime[Any]) -> str | None:
+    return None if runtime.execution_info is None else runtime.execution_info.thread_id
 
 
 async def scenario_fifty_threads_keep_their_interrupts_and_resumes(
@@ -449,18 +455,18 @@ async def scenario_fifty_threads_keep_their_interrupts_and_resumes(
             loop.call_later(delay, fired)
         return await fut
 
-    async def prepare(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+    async def prepare(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
         tid = state["topic"]
         await asyncio.sleep(delays[tid][0])
         for kind, delay in zip(timer_kinds, delays[tid][1:], strict=False):
             seen = await timer_sees(kind, delay)
-            if seen != tid or ctx.thread_id != tid:
+            if seen != tid or _thread(runtime) != tid:
                 mismatches.append((tid, kind, seen))
         return {"answers": [interrupt({"tid": tid, "round": 1})]}
 
-    def confirm(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        if ctx.thread_id != state["topic"] or _thread_of_current_run() != state["topic"]:
-            mismatches.append((state["topic"], "confirm", ctx.thread_id))
+    def confirm(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        if _thread(runtime) != state["topic"] or _thread_of_current_run() != state["topic"]:
+            mismatches.append((state["topic"], "confirm", _thread(runtime)))
         return {"answer": interrupt({"tid": state["topic"], "round": 2})}
 
     graph = (

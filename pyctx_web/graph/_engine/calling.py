@@ -44,13 +44,6 @@ class NodeCalls:
     schema: StateSchema
     planner: Planner
 
-    def _context(self) -> Any:
-        if self.run.plug is None:
-            raise GraphError(
-                "nodes run only within ainvoke() or astream(), which give them a context"
-            )
-        return self.run.plug.context
-
     def _state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
         """The state ``node`` receives: the graph's, or only the keys its annotation names."""
         if node.reads is None:
@@ -73,11 +66,8 @@ class NodeCalls:
     def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
         """Call the node with what it asked for besides its state."""
         if node.inject:
-            extra = injected(self.run, frame, node.inject)
-            if node.takes_ctx:
-                return node.fn(arg, self._context(), **extra)
-            return node.fn(arg, **extra)
-        return node.fn(arg, self._context()) if node.takes_ctx else node.fn(arg)
+            return node.fn(arg, **injected(self.run, frame, node.inject))
+        return node.fn(arg)
 
     def _to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
         if isinstance(ret, Command):

@@ -1,9 +1,9 @@
 """The per-run and per-task objects, found through :class:`~pyctx_web.context.AsyncLocalStorage`.
 
-A :class:`Run` also carries the run-context layer's :class:`RunPlug`: the
-interface the engine declares for what surrounds each node and what a node
-receives as its second parameter. A run without a plug (``update_state``)
-runs no nodes.
+A :class:`Run` also carries the run-context layer's :class:`RunExtension`: the
+interface the engine declares for what surrounds each node and what pyctx_web
+adds to a node's :class:`~pyctx_web.graph.runtime.Runtime` (tools, memory, the
+run's log, cancel). A run without one (``update_state``) runs no nodes.
 
 Every invocation of a compiled graph creates a :class:`Run` and runs in a
 context where :data:`current_run` holds it; every task of a step runs in its
@@ -17,62 +17,25 @@ work under any concurrency (several runs in one loop, callbacks scheduled with
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import AsyncLocalStorage
 
 if TYPE_CHECKING:
+    from pyctx_web.graph._engine.extension import RunExtension
     from pyctx_web.graph._engine.records import TaskSpec
     from pyctx_web.graph._engine.values import Interrupt
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
 __all__ = [
     "Namespaced",
-    "NodeOutcome",
-    "OutcomeT",
     "Run",
-    "RunPlug",
     "TaskFrame",
     "current_run",
     "current_task",
 ]
-
-
-class NodeOutcome(Protocol):
-    """What running a node produced, as the engine reports it to the plug."""
-
-    raw: Any
-    """The node's update as it returned it, or ``None``."""
-    interrupt: Interrupt | None
-    """The question the node asked, if it paused."""
-    error: Exception | None
-    """What the node raised, if it failed."""
-
-
-OutcomeT = TypeVar("OutcomeT", bound=NodeOutcome)
-
-
-class RunPlug(Protocol):
-    """What the run-context layer does for one run of the engine."""
-
-    @property
-    def context(self) -> Any:
-        """What nodes that take two parameters receive as the second."""
-
-    async def around_node(
-        self,
-        run: Run,
-        task: TaskSpec,
-        attempts: Callable[[], Awaitable[OutcomeT]],
-        error_outcome: Callable[[Exception], OutcomeT],
-    ) -> OutcomeT:
-        """Run ``attempts`` (the node, with its retries) and return its outcome.
-
-        ``error_outcome(error)`` makes the outcome of a node that failed before or
-        after running (a middleware error).
-        """
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +80,7 @@ class Run:
     """Whether the consumer also streams the chunks of subgraphs (``subgraphs=True``)."""
     loop: asyncio.AbstractEventLoop | None = None
     """The event loop the stream's queue belongs to, while streaming."""
-    plug: RunPlug | None = None
+    extension: RunExtension | None = None
     """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
 
     def listens(self, mode: str) -> bool:

@@ -1,36 +1,31 @@
 """What a node receives besides its state, chosen by its parameters, as in LangGraph.
 
 A node ``fn(state, ...)`` may ask, by parameter name or annotation, for
-``runtime: Runtime[Ctx]`` (the run's context, stream writer and execution
-info), ``config: RunnableConfig`` (the run's config), ``writer: StreamWriter``
-or ``store`` (always ``None``: stores are not supported). Any other second
-positional parameter receives pyctx_web's run context (``ctx``).
+``runtime: Runtime[Ctx]`` (the run's context, stream writer, execution info,
+and pyctx_web's tools, memory and log), ``config: RunnableConfig`` (the run's
+config), ``writer: StreamWriter`` or ``store`` (always ``None``: stores are
+not supported). Nothing else is given to a node.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar, get_origin, get_type_hints
+from typing import Any, Final, get_origin, get_type_hints
 
-from pyctx_web.errors import ContextMissingError
 from pyctx_web.graph._engine.channels import is_state_type
-from pyctx_web.graph._engine.frames import Run, TaskFrame, current_run, current_task
+from pyctx_web.graph._engine.frames import Run, TaskFrame
+from pyctx_web.graph._engine.runtime import runtime_of
 from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph.errors import InvalidGraphError
 
 __all__ = [
-    "ExecutionInfo",
-    "Runtime",
-    "get_runtime",
     "injected",
     "node_input_type",
     "node_parameters",
     "run_config",
 ]
 
-ContextT = TypeVar("ContextT")
 
 _BY_NAME: Final = {"runtime": "runtime", "config": "config", "writer": "writer", "store": "store"}
 _BY_ANNOTATION: Final = {
@@ -39,49 +34,6 @@ _BY_ANNOTATION: Final = {
     "StreamWriter": "writer",
     "BaseStore": "store",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutionInfo:
-    """Where the calling node runs: its thread, run, task and attempt."""
-
-    checkpoint_id: str
-    """The checkpoint whose step the node runs in ("" without a checkpointer)."""
-    checkpoint_ns: str
-    """The namespace of the graph it runs in ("" for the top-level graph)."""
-    task_id: str
-    """The node's task."""
-    thread_id: str | None = None
-    """The thread; ``None`` without a checkpointer."""
-    run_id: str | None = None
-    """The run."""
-    node_attempt: int = 1
-    """Which attempt of the node this is, from 1."""
-
-
-def _no_writer(chunk: Any) -> None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Runtime(Generic[ContextT]):
-    """What a node of a run can use besides its state: ``runtime: Runtime[Ctx]``.
-
-    The LangGraph face of pyctx_web's run context: ``runtime.context`` is the
-    run's ``context=`` (``invoke(..., context=Ctx(...))``, or compile's
-    default), the same object as ``ctx.data``.
-    """
-
-    context: ContextT = None  # type: ignore[assignment]
-    """The run's context: the ``context=`` of the call, or the graph's default."""
-    store: Any = None
-    """Always ``None``: stores are not supported."""
-    stream_writer: Callable[[Any], None] = _no_writer
-    """Sends a chunk to ``stream_mode="custom"`` consumers."""
-    previous: Any = None
-    """The thread's previous return value (functional API), else ``None``."""
-    execution_info: ExecutionInfo | None = None
-    """Where the calling node runs; ``None`` outside a node."""
 
 
 def run_config(run: Run) -> dict[str, Any]:
@@ -93,36 +45,6 @@ def run_config(run: Run) -> dict[str, Any]:
     config["configurable"] = configurable
     config.setdefault("run_id", run.run_id)
     return config
-
-
-def _runtime(run: Run, frame: TaskFrame | None) -> Runtime[Any]:
-    info = None
-    if frame is not None:
-        info = ExecutionInfo(
-            checkpoint_id=frame.checkpoint_id,
-            checkpoint_ns="",
-            task_id=frame.task.id,
-            thread_id=run.thread_id,
-            run_id=run.run_id,
-            node_attempt=frame.attempt,
-        )
-    return Runtime(run.context, None, run.writer(), None, info)
-
-
-def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[ContextT]:
-    """The :class:`Runtime` of the run the calling code belongs to.
-
-    ``context_schema`` only types the result. Outside a run it raises
-    :class:`~pyctx_web.errors.ContextMissingError`.
-    """
-    run = current_run.get_store()
-    if run is None:
-        raise ContextMissingError(
-            "get_runtime() was called outside a graph run",
-            operation="get_runtime()",
-            source="graph run",
-        )
-    return _runtime(run, current_task.get_store())
 
 
 def _kind(param: inspect.Parameter, hints: dict[str, Any]) -> str | None:
@@ -157,37 +79,35 @@ def node_input_type(fn: Callable[..., Any]) -> type | None:
     return hint if is_state_type(hint) else None
 
 
-def node_parameters(name: str, fn: Callable[..., Any]) -> tuple[bool, tuple[tuple[str, str], ...]]:
-    """Whether ``fn`` takes pyctx_web's run context second, and the keyword injections.
+def node_parameters(name: str, fn: Callable[..., Any]) -> tuple[tuple[str, str], ...]:
+    """The keyword parameters ``fn`` asks for besides its state, and what each gets.
 
     Raises :class:`InvalidGraphError` when ``fn`` needs an argument no node is given.
     """
     sig, hints = _signature(fn)
     if sig is None:
-        return False, ()
+        return ()
     params = list(sig.parameters.values())
     if any(p.kind is p.VAR_POSITIONAL for p in params):
-        return True, ()
+        return ()
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if not positional:
         raise InvalidGraphError(
-            f"node {name!r}: function {fn!r} must take (state) or (state, ctx), "
+            f"node {name!r}: function {fn!r} must take the state as its first parameter, "
             f"its signature is {sig}"
         )
-    takes_ctx, inject = False, []
+    inject = []
     for param in params[1:]:
         kind = _kind(param, hints)
         if kind is not None and param.kind is not param.POSITIONAL_ONLY:
             inject.append((param.name, kind))
-        elif param is positional[1] if len(positional) > 1 else False:
-            takes_ctx = True
         elif param.default is param.empty and param.kind is not param.VAR_KEYWORD:
             raise InvalidGraphError(
-                f"node {name!r}: function {fn!r} must take (state) or (state, ctx), and may ask "
-                f"for runtime, config, writer or store; nothing is given for its parameter "
-                f"{param.name!r} (signature {sig})"
+                f"node {name!r}: function {fn!r} takes the state and may ask for runtime, "
+                f"config, writer or store; nothing is given for its parameter {param.name!r} "
+                f"(signature {sig})"
             )
-    return takes_ctx, tuple(inject)
+    return tuple(inject)
 
 
 def injected(run: Run, frame: TaskFrame, inject: tuple[tuple[str, str], ...]) -> dict[str, Any]:
@@ -195,7 +115,7 @@ def injected(run: Run, frame: TaskFrame, inject: tuple[tuple[str, str], ...]) ->
     values: dict[str, Any] = {}
     for param, kind in inject:
         if kind == "runtime":
-            values[param] = _runtime(run, frame)
+            values[param] = runtime_of(run, frame)
         elif kind == "config":
             values[param] = run_config(run)
         elif kind == "writer":

@@ -262,12 +262,11 @@ class Engine(Store, NodeCalls):
             current_task.enter_with(frame)
             if self.run.queue is not None:
                 emit_task(self.run, self.schema, cp, task)
-            plug = self.run.plug
-            if plug is None:
+            extension = self.run.extension
+            if extension is None:
                 out = await self._attempts(task, frame, cp)
             else:
-                out = await plug.around_node(
-                    self.run,
+                out = await extension.around_node(
                     task,
                     lambda: self._attempts(task, frame, cp),
                     lambda error: _TaskOutcome(error=error),
@@ -363,8 +362,7 @@ class Engine(Store, NodeCalls):
                 if self.run.queue is not None and "messages" in self.run.stream_modes:
                     ret = await self._streaming(node, arg, frame)
                 else:
-                    plain = not (node.inject or node.takes_ctx)
-                    ret = node.fn(arg) if plain else self._call(node, arg, frame)
+                    ret = self._call(node, arg, frame) if node.inject else node.fn(arg)
                 if is_awaitable(ret):
                     ret = await ret
                 result, raw = self._to_result(task.name, ret)

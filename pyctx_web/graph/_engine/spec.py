@@ -20,9 +20,7 @@ class NodeSpec:
     name: str
     """Unique name of the node."""
     fn: Callable[..., Any]
-    """``fn(state)`` or ``fn(state, ctx)``, sync or async."""
-    takes_ctx: bool
-    """Whether ``fn`` receives the run context as its second parameter."""
+    """``fn(state, **asked)``, sync or async: ``asked`` are the keywords of :attr:`inject`."""
     retry: RetryPolicy | None
     """How a failing call is tried again; ``None`` for a single attempt."""
     ends: tuple[str, ...] = ()

@@ -19,14 +19,14 @@ from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph._engine.frames import TaskFrame, current_task
 from pyctx_web.graph._engine.interrupts import interrupt, interrupt_id
+from pyctx_web.graph._runctx.hitl import DECISIONS, HumanInTheLoopMiddleware, ReviewConfig
 from pyctx_web.graph._runctx.jsonschema import validate
 from pyctx_web.graph.errors import ResumeError, ToolArgumentError
-from pyctx_web.graph.middleware import DECISIONS, HumanInTheLoopMiddleware, ReviewConfig
 
 if TYPE_CHECKING:
-    from pyctx_web.graph._runctx.context import RunContext
-    from pyctx_web.graph.middleware import Middleware
-    from pyctx_web.graph.tools import Tool
+    from pyctx_web.graph._engine.runtime import Runtime
+    from pyctx_web.graph._runctx.middleware import AgentMiddleware
+    from pyctx_web.graph._runctx.tools import Tool
 
 __all__ = ["PlannedCall", "Verdict", "review"]
 
@@ -66,7 +66,7 @@ class _Reviewed:
     config: ReviewConfig
 
 
-def _reviewer(middleware: Sequence[Middleware[Any]], call: PlannedCall) -> _Reviewed | None:
+def _reviewer(middleware: Sequence[AgentMiddleware[Any]], call: PlannedCall) -> _Reviewed | None:
     for item in middleware:
         if isinstance(item, HumanInTheLoopMiddleware):
             config = item.interrupt_on.get(call.name)
@@ -84,13 +84,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-async def _description(item: _Reviewed, ctx: RunContext[Any]) -> str:
+async def _description(item: _Reviewed, runtime: Runtime[Any]) -> str:
     call, described = item.call, item.config.description
     if described is None:
         return f"{item.middleware.description_prefix}\n\nTool: {call.name}\nArgs: {call.arguments}"
     if isinstance(described, str):
         return described
-    text = described({"name": call.name, "arguments": call.arguments, "id": call.id}, ctx)
+    call_dict = {"name": call.name, "arguments": call.arguments, "id": call.id}
+    text = described(call_dict, runtime)
     if is_awaitable(text):
         text = await text
     if not isinstance(text, str):
@@ -102,14 +103,14 @@ async def _description(item: _Reviewed, ctx: RunContext[Any]) -> str:
 
 
 async def _question(
-    items: list[_Reviewed], tools: Mapping[str, Tool], ctx: RunContext[Any]
+    items: list[_Reviewed], tools: Mapping[str, Tool], runtime: Runtime[Any]
 ) -> dict[str, Any]:
     """The interrupt value: LangChain's ``HITLRequest``, with ``arguments`` spelled out."""
     requests = [
         {
             "name": item.call.name,
             "arguments": _plain(item.call.arguments),
-            "description": await _description(item, ctx),
+            "description": await _description(item, runtime),
         }
         for item in items
     ]
@@ -144,12 +145,12 @@ def _same_calls(asked: Any, question: dict[str, Any]) -> str | None:
     )
 
 
-def _refusal(ctx: RunContext[Any], frame: TaskFrame, qid: str, problems: list[str]) -> ResumeError:
+def _refusal(frame: TaskFrame, qid: str, problems: list[str]) -> ResumeError:
     listed = "\n  ".join(problems)
     return ResumeError(
         f"the decisions on the tool calls under review were refused; nothing was stored and "
         f"interrupt {qid!r} still waits for them:\n  {listed}",
-        thread_id=ctx.thread_id,
+        thread_id=frame.run.thread_id or "",
         checkpoint_id=frame.checkpoint_id,
         pending_ids=[qid],
     )
@@ -261,8 +262,8 @@ def _frame_for(items: list[_Reviewed]) -> TaskFrame:
 
 async def review(
     tools: Mapping[str, Tool],
-    middleware: Sequence[Middleware[Any]],
-    ctx: RunContext[Any],
+    middleware: Sequence[AgentMiddleware[Any]],
+    runtime: Runtime[Any],
     calls: Sequence[PlannedCall],
 ) -> list[Verdict | None]:
     """The reviewer's verdict on each of ``calls``, ``None`` for those not reviewed.
@@ -275,18 +276,20 @@ async def review(
     if not items:
         return [None] * len(calls)
     frame = _frame_for(items)
-    question = await _question(items, tools, ctx)
+    question = await _question(items, tools, runtime)
     qid = interrupt_id(frame.task.id, frame.calls)
     asked = frame.asked
     if asked is not None and asked.id == qid:
         # The node runs again on resume: the decisions answer the calls it proposed then.
         mismatch = _same_calls(asked.value, question)
         if mismatch is not None:
-            raise _refusal(ctx, frame, qid, [mismatch])
+            raise _refusal(frame, qid, [mismatch])
     verdicts, problems = _decide(interrupt(question), items, tools)
     if problems:
-        raise _refusal(ctx, frame, qid, problems)
-    ctx.emit("approval", {"interrupt_id": qid, "calls": _event_calls(items, verdicts)})
+        raise _refusal(frame, qid, problems)
+    if frame.run.listens("custom"):
+        decided = {"interrupt_id": qid, "calls": _event_calls(items, verdicts)}
+        frame.run.emit("custom", {"event": "approval", **decided})
     given = iter(verdicts)
     return [None if item is None else next(given) for item in found]
 

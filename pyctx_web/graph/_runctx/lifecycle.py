@@ -1,7 +1,7 @@
-"""The life of one run: its context, ``run:*`` middleware, hooks and events, and cancellation.
+"""The life of one run: its extension, the ``before_agent``/``after_agent`` hooks, cancellation.
 
 Every ``ainvoke``/``astream``/``start`` runs the graph in a task of its own, so
-that cancelling the run (``ctx.cancel()``, ``CompiledGraph.cancel`` or
+that cancelling the run (``runtime.cancel()``, ``CompiledStateGraph.cancel`` or
 ``RunHandle.cancel``) stops that task at its next ``await`` and nothing else.
 """
 
@@ -14,23 +14,19 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
-from pyctx_web.graph._engine.ids import random_uuid
-from pyctx_web.graph._engine.values import Command
-from pyctx_web.graph._runctx.context import RunContext, merge_data
-from pyctx_web.graph._runctx.log import RunLog, RunOutcome
-from pyctx_web.graph._runctx.node_calls import ContextPlug
-from pyctx_web.graph._runctx.services import RunRuntime
+from pyctx_web.graph._engine.extension import RunLog, RunOutcome
+from pyctx_web.graph._runctx.extension import RuntimeExtension
+from pyctx_web.graph._runctx.middleware import run_after_agent, run_before_agent
+from pyctx_web.graph._runctx.services import GraphServices, merge_context
 from pyctx_web.graph.errors import RunCancelledError, ThreadBusyError
-from pyctx_web.graph.middleware import MiddlewareContext, run_scope
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
     from pyctx_web.graph._engine.outcome import Outcome
 
-__all__ = ["ActiveRuns", "RunControl", "RunHandle", "managed", "new_context"]
+__all__ = ["ActiveRuns", "RunControl", "RunHandle", "extend", "managed"]
 
 
 @dataclass(eq=False)
@@ -53,6 +49,8 @@ class RunControl:
     """Set when the runs of the thread admitted before this one have ended."""
     hold: AbstractAsyncContextManager[None] = field(default_factory=nullcontext)
     """Held by the run once its turn has come: the checkpointer's hold on the thread."""
+    outcome: RunOutcome | None = None
+    """How the run ended, once it has."""
 
     def cancel(self, reason: str | None = None) -> None:
         """Ask the run to stop at its next ``await``; later calls keep the first reason."""
@@ -60,8 +58,8 @@ class RunControl:
             return
         self.requested = True
         self.reason = reason
-        # A task cancelled before its first step never runs its body, so on_end would
-        # not run: a run that has not begun notices the request when it begins.
+        # A task cancelled before its first step never runs its body, so its end would
+        # go unrecorded: a run that has not begun notices the request when it begins.
         if self.started and self.task is not None and not self.task.done():
             self.task.cancel(reason)
 
@@ -109,141 +107,116 @@ class ActiveRuns:
         return list(self.by_thread.get(thread_id, ()))
 
 
-def new_context(
-    runtime: RunRuntime,
-    run: Run,
-    input: Any,
-    *,
-    data: Any,
-    execution_context: ExecutionContext | Mapping[str, Any] | None,
-    control: RunControl,
-) -> ContextPlug:
-    """Make the :class:`RunContext` of ``run`` and plug it into the run."""
-    if isinstance(execution_context, ExecutionContext):
-        ec = execution_context
-    elif execution_context is None or isinstance(execution_context, Mapping):
+def _execution_context(
+    given: ExecutionContext | Mapping[str, Any] | None, run_id: str
+) -> ExecutionContext:
+    if isinstance(given, ExecutionContext):
+        ec = given
+    elif given is None or isinstance(given, Mapping):
         current = execution_context_storage.get_store() or ExecutionContext()
-        ec = current.plus_all(execution_context or {})
+        ec = current.plus_all(given or {})
     else:
         raise ArgumentTypeError(
             "execution_context must be an ExecutionContext or a mapping, "
-            f"not {type(execution_context).__name__!r}"
+            f"not {type(given).__name__!r}"
         )
     if ec.correlation_id is None:
         # Every run can be traced: without a correlation id, the run id serves as one.
-        ec = ec.plus("correlation_id", run.run_id)
-    log = RunLog()
-    ctx: RunContext[Any] = RunContext(
-        services=runtime,
-        log=log,
-        run_id=run.run_id,
-        thread_id=run.thread_id if run.thread_id is not None else random_uuid(),
-        input=input.resume if isinstance(input, Command) else input,
-        data=merge_data(runtime.default_data, data),
-        execution_context=ec,
-        cancel=control.cancel,
-    )
-    run.context = ctx.data  # runtime.context and ctx.data are one object
-    run.plug = plug = ContextPlug(ctx, runtime, log)
-    return plug
+        ec = ec.plus("correlation_id", run_id)
+    return ec
 
 
-async def _call(fn: Callable[..., Any] | None, *args: Any) -> None:
-    if fn is None:
-        return
-    result = fn(*args)
-    if is_awaitable(result):
-        await result
+def extend(
+    services: GraphServices,
+    run: Run,
+    *,
+    context: Any,
+    execution_context: ExecutionContext | Mapping[str, Any] | None,
+    control: RunControl,
+) -> tuple[RuntimeExtension, ExecutionContext]:
+    """Give ``run`` its context and its :class:`RuntimeExtension`; return it and the
+    execution context (tenant, user, correlation id) the run executes in."""
+    ec = _execution_context(execution_context, run.run_id)
+    run.context = merge_context(services.default_context, context)
+    run.extension = extension = RuntimeExtension(run, services, control.cancel)
+    return extension, ec
 
 
 async def managed(
-    plug: ContextPlug,
+    extension: RuntimeExtension,
     control: RunControl,
+    execution_context: ExecutionContext,
     execute: Callable[[], Awaitable[Outcome]],
 ) -> Outcome:
-    """Run ``execute`` between the run's start and end: middleware, hooks, events, cancel.
+    """Run ``execute`` between the middleware's ``before_agent`` and ``after_agent``.
 
-    Runs in the run's own task. ``Hooks.on_end`` and ``run:after`` middleware
-    run whichever way the run ends. A cancel raises :class:`RunCancelledError`.
+    Runs in the run's own task, in ``execution_context``. ``after_agent`` runs
+    when the run reaches its end. A cancel raises :class:`RunCancelledError`.
     """
-    runtime, ctx = plug.services, plug.context
-    execution_context_storage.enter_with(ctx.execution_context)
+    execution_context_storage.enter_with(execution_context)
     control.started = True
-    outcome: Outcome | None = None
-    error: BaseException | None = None
+    middleware, run = extension.services.middleware, extension.run
     try:
         if control.requested:
             raise asyncio.CancelledError(control.reason)
-        await run_scope(runtime.middleware, MiddlewareContext("run:before", ctx))
-        if runtime.hooks is not None:
-            await _call(runtime.hooks.on_start, ctx)
-        runtime.emit(ctx, "run:start", {"input": ctx.input})
+        if middleware:
+            await run_before_agent(middleware, run.input, extension.runtime())
         outcome = await execute()
+        if middleware and not outcome.interrupts:
+            await run_after_agent(middleware, dict(outcome.values), extension.runtime())
+        control.outcome = _ended(outcome)
         return outcome
     except asyncio.CancelledError as cancelled:
+        reason = str(cancelled.args[0]) if cancelled.args else None
+        control.outcome = RunOutcome(
+            "cancelled", reason=control.reason if control.requested else reason
+        )
         task = asyncio.current_task()
         if not control.requested or task is None:
-            error = cancelled  # the caller was cancelled, not the run: on_end still hears of it
-            raise
+            raise  # the caller was cancelled, not the run (a timeout, a stopped astream)
         task.uncancel()
-        error = RunCancelledError(control.reason, run_id=ctx.run_id, thread_id=ctx.thread_id)
-        raise error from None
-    except BaseException as exc:
-        error = exc
+        raise RunCancelledError(
+            control.reason, run_id=run.run_id, thread_id=run.thread_id
+        ) from None
+    except Exception as error:
+        control.outcome = RunOutcome("error", error=error)
         raise
     finally:
-        await _finish(plug, outcome, error)
+        extension.record.finished_at = time.time()
 
 
-async def _finish(plug: ContextPlug, outcome: Outcome | None, error: BaseException | None) -> None:
-    runtime, ctx = plug.services, plug.context
-    plug.log.finished_at = time.time()
-    if isinstance(error, RunCancelledError):
-        result = RunOutcome("cancelled", reason=error.reason)
-    elif isinstance(error, asyncio.CancelledError):
-        # Cancelled by whoever awaited it (a timeout, an astream consumer that stopped).
-        result = RunOutcome("cancelled", reason=str(error.args[0]) if error.args else None)
-    elif error is not None:
-        result = RunOutcome("error", error=error)
-    elif outcome is not None and outcome.interrupts:
-        result = RunOutcome(
+def _ended(outcome: Outcome) -> RunOutcome:
+    if outcome.interrupts:
+        return RunOutcome(
             "interrupt", values=dict(outcome.values), interrupts=tuple(outcome.interrupts)
         )
-    else:
-        result = RunOutcome("success", values=None if outcome is None else dict(outcome.values))
-    runtime.emit(
-        ctx,
-        "run:end",
-        {"status": result.status, "duration_ms": ctx.state.duration_ms, "reason": result.reason},
-    )
-    after = MiddlewareContext("run:after", ctx, result=result.values, error=result.error or error)
-    try:
-        await run_scope(runtime.middleware, after)
-    finally:
-        if runtime.hooks is not None:
-            await _call(runtime.hooks.on_end, ctx, result)
+    return RunOutcome("success", values=dict(outcome.values))
 
 
 @dataclass(eq=False)
 class RunHandle:
-    """A run started with :meth:`CompiledGraph.start`: await it for the values, or cancel it."""
+    """A run started with :meth:`CompiledStateGraph.start`: await it, watch it, or cancel it."""
 
-    context: RunContext[Any]
-    """The run's context."""
+    run_id: str
+    """The run's id."""
+    thread_id: str | None
+    """The run's thread; ``None`` without a checkpointer."""
+    extension: RuntimeExtension
+    """The run's part of the graph's services, holding its log."""
     control: RunControl
     """Its cancellation control."""
     task: asyncio.Task[dict[str, Any]]
     """The task it executes in."""
 
     @property
-    def run_id(self) -> str:
-        """The run's id."""
-        return self.context.run_id
+    def log(self) -> RunLog:
+        """What the run has done so far: steps, tool calls, messages, token usage."""
+        return RunLog(self.extension.record)
 
     @property
-    def thread_id(self) -> str:
-        """The run's thread."""
-        return self.context.thread_id
+    def outcome(self) -> RunOutcome | None:
+        """How the run ended (success, interrupt, error or cancelled); ``None`` while it runs."""
+        return self.control.outcome
 
     def cancel(self, reason: str | None = None) -> None:
         """Stop the run at its next ``await``; awaiting the handle raises ``RunCancelledError``."""
@@ -259,3 +232,6 @@ class RunHandle:
 
     def __await__(self) -> Generator[Any, None, dict[str, Any]]:
         return self.task.__await__()
+
+
+RunHandle.__module__ = "pyctx_web.graph.runtime"

@@ -19,16 +19,17 @@
 Every object schema built here says ``"additionalProperties": false``: the
 function is called as ``fn(**args)`` and a TypedDict or dataclass has no room
 for other keys, so an unknown argument is refused with the other problems of the
-call rather than failing inside it. The parameter annotated ``RunContext`` gets
-the run context and is left out of the schema. Arguments reach the function as
-its annotations say: a dataclass is built from its object, an integral float
-becomes an ``int`` and an integer a ``float`` where the annotation asks.
+call rather than failing inside it. The parameter annotated ``Runtime`` gets
+the run's :class:`~pyctx_web.graph.runtime.Runtime` and is left out of the
+schema. Arguments reach the function as its annotations say: a dataclass is
+built from its object, an integral float becomes an ``int`` and an integer a
+``float`` where the annotation asks.
 
 A function whose signature cannot be a schema is refused with
 :class:`~pyctx_web.errors.ArgumentTypeError` (a missing annotation, ``*args`` or
 ``**kwargs``, a positional-only parameter, an annotation with no JSON Schema,
 one that does not resolve) or :class:`~pyctx_web.errors.ArgumentValueError` (a
-second ``RunContext`` parameter, a class that contains itself).
+second ``Runtime`` parameter, a class that contains itself).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
-from pyctx_web.graph._runctx.context import RunContext
+from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._runctx.jsonschema import validate
 from pyctx_web.graph._runctx.signature_text import (
     argument_descriptions,
@@ -53,7 +54,7 @@ from pyctx_web.graph._runctx.signature_text import (
     type_hints,
 )
 
-__all__ = ["KeywordCall", "is_args_ctx_form", "signature_tool"]
+__all__ = ["KeywordCall", "is_args_form", "signature_tool"]
 
 Converter = Callable[[Any], Any]
 """Turns a checked JSON argument into the value its annotation asks for."""
@@ -68,28 +69,28 @@ _OPTIONAL_KEY_WRAPPERS = (Required, NotRequired, getattr(typing, "ReadOnly", Not
 
 @dataclass(frozen=True, slots=True)
 class KeywordCall:
-    """Call ``function(**args)``, with the run context as ``context`` when it takes one."""
+    """Call ``function(**args)``, with the run's runtime as ``runtime`` when it takes one."""
 
     function: Callable[..., Any]
     """The decorated function."""
-    context: str | None
-    """The parameter that receives the run context, if any."""
+    runtime: str | None
+    """The parameter that receives the run's :class:`Runtime`, if any."""
     converters: Mapping[str, Converter]
     """Per parameter, how its JSON value becomes the annotated type."""
 
-    def __call__(self, args: Mapping[str, Any], ctx: RunContext[Any]) -> Any:
+    def __call__(self, args: Mapping[str, Any], runtime: Runtime[Any]) -> Any:
         """Call the function with ``args`` as keywords; Python fills the defaults."""
         kwargs = {
             key: convert(value) if (convert := self.converters.get(key)) else value
             for key, value in args.items()
         }
-        if self.context is not None:
-            kwargs[self.context] = ctx
+        if self.runtime is not None:
+            kwargs[self.runtime] = runtime
         return self.function(**kwargs)
 
 
-def is_args_ctx_form(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` is a ``fn(args, ctx)`` tool: those two parameters, ``args`` a mapping.
+def is_args_form(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` is a ``fn(args)`` or ``fn(args, runtime)`` tool, ``args`` a mapping.
 
     ``args`` counts as a mapping when unannotated, annotated ``dict``, ``Mapping``
     or ``Any`` (bare or subscripted), or when the annotations do not resolve.
@@ -99,7 +100,7 @@ def is_args_ctx_form(fn: Callable[..., Any]) -> bool:
     except (TypeError, ValueError):
         return True  # nothing to read a schema from
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if [p.name for p in params] != ["args", "ctx"] or any(
+    if [p.name for p in params] not in (["args"], ["args", "runtime"]) or any(
         p.kind not in positional or p.default is not p.empty for p in params
     ):
         return False
@@ -120,16 +121,16 @@ def signature_tool(fn: Callable[..., Any], tool: str) -> tuple[dict[str, Any], K
     properties: dict[str, Any] = {}
     required: list[str] = []
     converters: dict[str, Converter] = {}
-    context: str | None = None
+    runtime: str | None = None
     for param in signature(fn).parameters.values():
         where = f"tool {tool!r}: parameter {param.name!r}"
         hint = _parameter_hint(param, hints, tool)
-        if hint is RunContext or get_origin(hint) is RunContext:
-            if context is not None:
+        if hint is Runtime or get_origin(hint) is Runtime:
+            if runtime is not None:
                 raise ArgumentValueError(
-                    f"{where} is a second RunContext parameter; {context!r} already gets it"
+                    f"{where} is a second Runtime parameter; {runtime!r} already gets it"
                 )
-            context = param.name
+            runtime = param.name
             continue
         schema, convert = _build(hint, f"{where} has annotation {show_type(hint)}", ())
         if param.name in docs:
@@ -142,7 +143,7 @@ def signature_tool(fn: Callable[..., Any], tool: str) -> tuple[dict[str, Any], K
         if convert is not None:
             converters[param.name] = convert
     parameters = _object(properties, required, None)
-    return parameters, KeywordCall(fn, context, converters)
+    return parameters, KeywordCall(fn, runtime, converters)
 
 
 def _parameter_hint(param: inspect.Parameter, hints: Mapping[str, Any], tool: str) -> Any:

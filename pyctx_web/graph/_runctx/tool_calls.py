@@ -1,41 +1,35 @@
-"""How tool calls run: schema check, review, ``tool:*`` middleware and events, record, context."""
+"""How tool calls run: schema check, review, ``awrap_tool_call`` middleware, record, events.
+
+Each call is streamed to ``stream_mode="custom"`` consumers as two chunks,
+``{"event": "tool:start", "tool", "args", "id"}`` before it runs and
+``{"event": "tool:end", "tool", "id", "result", "error", "duration_ms"}``
+after, and recorded in the run's log.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
 from contextvars import copy_context
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.context import ContextCoroutine
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.graph._engine.extension import ToolCallRecord, ToolResult
+from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph._runctx.approval import PlannedCall, review
-from pyctx_web.graph._runctx.context import RunContext
-from pyctx_web.graph._runctx.log import RunLog, ToolCallRecord, ToolResult
+from pyctx_web.graph._runctx.middleware import ToolCallRequest, wrap_tool_call
 from pyctx_web.graph.errors import UnknownToolError
-from pyctx_web.graph.middleware import MiddlewareContext, ToolInvocation, run_scope
-from pyctx_web.graph.tools import Tool
 
 if TYPE_CHECKING:
-    from pyctx_web.graph.middleware import Middleware
+    from pyctx_web.graph._engine.extension import RunRecord
+    from pyctx_web.graph._engine.frames import Run
+    from pyctx_web.graph._engine.runtime import Runtime
+    from pyctx_web.graph._runctx.services import GraphServices
+    from pyctx_web.graph._runctx.tools import Tool
 
-
-class ToolServices(Protocol):
-    """What a tool call needs of the graph: its tools, middleware and listeners."""
-
-    @property
-    def tools(self) -> Mapping[str, Tool]:
-        """The graph's tools by name."""
-
-    @property
-    def middleware(self) -> tuple[Middleware[Any], ...]:
-        """The graph's middleware, outermost first."""
-
-    def emit(self, ctx: RunContext[Any], event: str, payload: Any = None) -> None:
-        """Send ``event`` of run ``ctx`` to the graph's listeners."""
-
-
-__all__ = ["ToolServices", "call_tool", "call_tools"]
+__all__ = ["ToolRun", "call_tools"]
 
 _CALL_KEYS: Final = ("name", "arguments", "args", "id", "type")
 """The keys a tool call dict may have (``args`` and ``type`` as LangChain's tool calls)."""
@@ -67,7 +61,7 @@ def _one_call(index: int, given: Any) -> tuple[str, Any, str | None]:
     return name, {} if arguments is None else arguments, call_id
 
 
-def _planned(runtime: ToolServices, calls: Any) -> list[PlannedCall]:
+def _planned(tools: Mapping[str, Tool], calls: Any) -> list[PlannedCall]:
     """The calls checked: known tools, arguments that satisfy their schemas."""
     if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Iterable):
         raise ArgumentTypeError(
@@ -76,102 +70,105 @@ def _planned(runtime: ToolServices, calls: Any) -> list[PlannedCall]:
     planned = []
     for index, given in enumerate(calls):
         name, arguments, call_id = _one_call(index, given)
-        tool = runtime.tools.get(name)
+        tool = tools.get(name)
         if tool is None:
-            raise UnknownToolError(name, sorted(runtime.tools))
+            raise UnknownToolError(name, sorted(tools))
         tool.check(arguments)
         planned.append(PlannedCall(name, dict(arguments), call_id))
     return planned
 
 
-async def call_tools(
-    runtime: ToolServices, ctx: RunContext[Any], log: RunLog, calls: Any
-) -> list[ToolResult]:
-    """Run ``calls`` for the run ``ctx`` after their review; see :meth:`RunContext.call_tools`."""
-    planned = _planned(runtime, calls)
-    verdicts = await review(runtime.tools, runtime.middleware, ctx, planned)
+def _node() -> str | None:
+    frame = current_task.get_store()
+    return frame.task.name if frame is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    """What tool calls of one run need: the run, the graph's services, the log, the runtime."""
+
+    run: Run
+    services: GraphServices
+    record: RunRecord
+    runtime: Runtime[Any]
+
+
+async def call_tools(extension: ToolRun, calls: Any) -> list[ToolResult]:
+    """Run ``calls`` after their review; see :meth:`Runtime.call_tools`."""
+    services = extension.services
+    planned = _planned(services.tools, calls)
+    verdicts = await review(services.tools, services.middleware, extension.runtime, planned)
     results = []
     for call, verdict in zip(planned, verdicts, strict=True):
         if verdict is None:
-            done = await _run(runtime, ctx, log, call.name, call.arguments, None)
-            results.append(ToolResult(call.name, done.args, done.result, "ran", call.id))
+            result, args = await _run(extension, call.name, call.arguments, call.id, None)
+            results.append(ToolResult(call.name, args, result, "ran", call.id))
         elif verdict.status == "rejected":
             # The tool does not run; the record keeps the call and the reject message.
             record = ToolCallRecord(
-                call.name, dict(call.arguments), verdict.message, None, ctx.node, 0.0, "rejected"
+                call.name, dict(call.arguments), verdict.message, None, _node(), 0.0, "rejected"
             )
-            log.tool_calls.append(record)
+            extension.record.tool_calls.append(record)
             results.append(
                 ToolResult(call.name, call.arguments, verdict.message, "rejected", call.id)
             )
         else:
-            done = await _run(runtime, ctx, log, verdict.name, verdict.arguments, verdict.status)
             status = verdict.status
-            results.append(ToolResult(verdict.name, done.args, done.result, status, call.id))
+            result, args = await _run(extension, verdict.name, verdict.arguments, call.id, status)
+            results.append(ToolResult(verdict.name, args, result, status, call.id))
     return results
 
 
-async def call_tool(
-    runtime: ToolServices, ctx: RunContext[Any], log: RunLog, name: str, args: Mapping[str, Any]
-) -> Any:
-    """Run tool ``name`` for the run ``ctx``; see :meth:`RunContext.call_tool`."""
-    (done,) = await call_tools(runtime, ctx, log, [(name, args)])
-    return done.result
-
-
 async def _run(
-    runtime: ToolServices,
-    ctx: RunContext[Any],
-    log: RunLog,
+    extension: ToolRun,
     name: str,
     args: Mapping[str, Any],
+    call_id: str | None,
     reviewed: str | None,
-) -> ToolInvocation:
-    """Run one checked call between its ``tool:*`` middleware; raise what the tool raised."""
-    tool = runtime.tools[name]
-    node = ctx.node
-    invocation = ToolInvocation(name, dict(args))
-    before = MiddlewareContext("tool:before", ctx, node=node, tool=invocation)
-    reached = await run_scope(runtime.middleware, before)
-    if reached:
-        tool.check(invocation.args)  # middleware may have rewritten them
-    runtime.emit(ctx, "tool:start", {"tool": name, "args": invocation.args})
-    started = time.perf_counter()
-    try:
-        if reached:
-            # Each tool call runs in its own copy of the context: what it sets in
-            # the context store is not seen by its caller or by other calls.
-            invocation.result = await ContextCoroutine(
-                tool.invoke(invocation.args, ctx), copy_context()
-            )
-    except Exception as error:
-        invocation.error = error
-    duration_ms = (time.perf_counter() - started) * 1000
-    runtime.emit(
-        ctx,
-        "tool:end",
-        {
-            "tool": name,
-            "result": invocation.result,
-            "error": None if invocation.error is None else repr(invocation.error),
-            "duration_ms": duration_ms,
-        },
+) -> tuple[Any, dict[str, Any]]:
+    """Run one checked call inside its ``awrap_tool_call`` middleware; return result and args."""
+    run, services, node = extension.run, extension.services, _node()
+    runtime = extension.runtime
+    ran: dict[str, Any] = dict(args)
+
+    async def execute(request: ToolCallRequest) -> Any:
+        nonlocal ran
+        tool, ran = request.tool, dict(request.tool_call.get("args") or {})
+        if request is not given:
+            tool.check(ran)  # middleware may have given other arguments
+        # Each tool call runs in its own copy of the context: what it sets in the
+        # context store is not seen by its caller or by other calls.
+        return await ContextCoroutine(tool.invoke(ran, runtime), copy_context())
+
+    given = ToolCallRequest(
+        {"name": name, "args": args, "id": call_id}, services.tools[name], runtime
     )
-    after = MiddlewareContext("tool:after", ctx, node=node, tool=invocation)
+    if run.listens("custom"):
+        run.emit("custom", {"event": "tool:start", "tool": name, "args": dict(args), "id": call_id})
+    started = time.perf_counter()
+    result: Any = None
+    error: Exception | None = None
     try:
-        await run_scope(runtime.middleware, after)
-    finally:
-        log.tool_calls.append(
-            ToolCallRecord(
-                name=name,
-                args=dict(invocation.args),
-                result=None if invocation.error is not None else invocation.result,
-                error=None if invocation.error is None else repr(invocation.error),
-                node=node,
-                duration_ms=duration_ms,
-                review=reviewed,
-            )
+        result = await wrap_tool_call(services.middleware, given, execute)
+    except Exception as caught:
+        error = caught
+    duration_ms = (time.perf_counter() - started) * 1000
+    if run.listens("custom"):
+        run.emit("custom", {
+            "event": "tool:end", "tool": name, "id": call_id, "result": result,
+            "error": None if error is None else repr(error), "duration_ms": duration_ms,
+        })  # fmt: skip
+    extension.record.tool_calls.append(
+        ToolCallRecord(
+            name=name,
+            args=ran,
+            result=None if error is not None else result,
+            error=None if error is None else repr(error),
+            node=node,
+            duration_ms=duration_ms,
+            review=reviewed,
         )
-    if invocation.error is not None:
-        raise invocation.error
-    return invocation
+    )
+    if error is not None:
+        raise error
+    return result, ran

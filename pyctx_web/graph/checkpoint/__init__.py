@@ -7,10 +7,6 @@ every saver meets. Import each saver from its module, as in LangGraph.
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any, Final
-
 from pyctx_web.graph.checkpoint.base import (
     Checkpointer,
     CheckpointRecord,
@@ -19,22 +15,3 @@ from pyctx_web.graph.checkpoint.base import (
 )
 
 __all__ = ["CheckpointRecord", "Checkpointer", "StoredCheckpoint", "StoredWrite"]
-
-_MOVED: Final = {
-    "InMemoryCheckpointer": ("pyctx_web.graph.checkpoint.memory", "InMemorySaver"),
-    "SQLiteCheckpointer": ("pyctx_web.graph.checkpoint.sqlite", "SqliteSaver"),
-    "IndexedDBCheckpointer": ("pyctx_web.graph.checkpoint.indexeddb", "IndexedDBSaver"),
-}
-"""The savers' names before they took LangGraph's: one release more."""
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, new = _MOVED[name]
-    warnings.warn(
-        f"pyctx_web.graph.checkpoint.{name} is deprecated; import {new} from {module}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), new)

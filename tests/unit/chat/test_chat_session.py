@@ -29,7 +29,7 @@ def make_session(tmp_path: Path, kind: str = "memory") -> ChatSession:
         InMemoryCheckpointer() if kind == "memory" else SQLiteCheckpointer(tmp_path / "chat.db")
     )
     graph = build_assistant(checkpointer)
-    return ChatSession(graph, checkpointer=checkpointer, thread_id="t1", data=FAST)
+    return ChatSession(graph, checkpointer=checkpointer, thread_id="t1", context=FAST)
 
 
 async def collect(session: ChatSession, message: Any) -> list[dict[str, Any]]:
@@ -172,7 +172,7 @@ def test_chat_during_a_turn_is_refused_and_cancel_stops_the_turn(tmp_path: Path)
         checkpointer = InMemoryCheckpointer()
         graph: CompiledGraph = build_assistant(checkpointer)
         slow = AssistantData(model=OfflineModel(token_delay_ms=20))
-        session = ChatSession(graph, checkpointer=checkpointer, thread_id="t1", data=slow)
+        session = ChatSession(graph, checkpointer=checkpointer, thread_id="t1", context=slow)
         events: list[dict[str, Any]] = []
         first_token = asyncio.Event()
 
@@ -236,8 +236,8 @@ def test_a_turn_on_a_thread_running_elsewhere_is_answered_thread_busy(tmp_path: 
     checkpointer = InMemoryCheckpointer()
     graph = build_assistant(checkpointer)
     slow = AssistantData(model=OfflineModel(token_delay_ms=20))
-    first = ChatSession(graph, checkpointer=checkpointer, thread_id="shared", data=slow)
-    second = ChatSession(graph, checkpointer=checkpointer, thread_id="shared", data=FAST)
+    first = ChatSession(graph, checkpointer=checkpointer, thread_id="shared", context=slow)
+    second = ChatSession(graph, checkpointer=checkpointer, thread_id="shared", context=FAST)
 
     async def flow() -> None:
         running = asyncio.ensure_future(collect(first, {"type": "chat", "text": "plan my week"}))
@@ -274,7 +274,7 @@ def test_a_thread_of_another_assistant_version_reads_and_answers_graph_version()
     old = StateGraph(OldState).add_node("old_reply", old_reply).add_edge(START, "old_reply")
     old_graph = old.compile(checkpointer=checkpointer)
     session = ChatSession(
-        build_assistant(checkpointer), checkpointer=checkpointer, thread_id="old", data=FAST
+        build_assistant(checkpointer), checkpointer=checkpointer, thread_id="old", context=FAST
     )
 
     async def flow() -> None:
@@ -283,7 +283,7 @@ def test_a_thread_of_another_assistant_version_reads_and_answers_graph_version()
         history = await session.history()
         assert [m["content"] for m in history["messages"]] == ["hello", "hi"]
         assert "another version" in history["notice"]
-        fresh = ChatSession(session.graph, checkpointer=checkpointer, thread_id="new", data=FAST)
+        fresh = ChatSession(session.graph, checkpointer=checkpointer, thread_id="new", context=FAST)
         assert "notice" not in await fresh.history()
         events = await collect(session, {"type": "chat", "text": "and now?"})
         assert events[-1]["type"] == "error"
@@ -342,7 +342,7 @@ def test_a_failed_turn_is_worded_shown_unfinished_and_continued(tmp_path: Path) 
         build_assistant(checkpointer),
         checkpointer=checkpointer,
         thread_id="t1",
-        data=AssistantData(model=FailingOnce()),
+        context=AssistantData(model=FailingOnce()),
     )
 
     async def flow() -> None:

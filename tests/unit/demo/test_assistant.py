@@ -30,7 +30,7 @@ def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 def session_of(saver: Any, model: Any) -> ChatSession:
     graph = build_assistant(saver)
-    return ChatSession(graph, checkpointer=saver, thread_id="t", data=AssistantData(model=model))
+    return ChatSession(graph, checkpointer=saver, thread_id="t", context=AssistantData(model=model))
 
 
 async def send(session: ChatSession, message: Event) -> list[Event]:
@@ -184,13 +184,12 @@ def test_a_bad_edit_is_refused_with_reasons_and_keeps_the_card_then_a_good_one_r
 def test_a_rejected_call_does_not_run_and_the_model_hears_why(saver: Any) -> None:
     """Rejecting send_email skips it; the reason reaches the model as the tool's result."""
     session = session_of(saver, OfflineModel(token_delay_ms=0))
-    ran: list[str] = []
-    session.graph.on("inspect", lambda event: ran.append(event.payload["name"]))
 
     async def flow() -> None:
         await approval_for(session, "send the daily report to my team")
         reject = {"type": "reject", "message": "Not today."}
         events = await send(session, {"type": "resume_chat", "decisions": [reject]})
+        ran = [e["record"]["name"] for e in events if e["type"] == "inspect"]
         [tool] = [e for e in events if e["type"] == "tool"]
         assert (tool["status"], tool["content"]) == ("rejected", "Not today.")
         assert "Not today." in events[-1]["text"]

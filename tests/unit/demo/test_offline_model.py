@@ -24,7 +24,7 @@ async def _turn(session: ChatSession, message: Event) -> list[Event]:
 def _session() -> ChatSession:
     saver = InMemorySaver()
     data = AssistantData(model=OfflineModel(token_delay_ms=0))
-    return ChatSession(build_assistant(saver), checkpointer=saver, thread_id="t", data=data)
+    return ChatSession(build_assistant(saver), checkpointer=saver, thread_id="t", context=data)
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from pyctx_web.graph.errors import (
     InvalidUpdateError,
     SyncUnavailableError,
 )
-from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.types import Command, Send, interrupt
 
 from .helpers import EMPTY, State, node
@@ -42,9 +42,22 @@ def test_add_node_rejects_reserved_duplicate_and_bad_names() -> None:
         builder.add_node("a", _noop)
     with pytest.raises(InvalidGraphError, match="non-empty str"):
         builder.add_node("", _noop)
-    with pytest.raises(InvalidGraphError, match="must take \\(state\\) or \\(state, ctx\\)"):
+    with pytest.raises(
+        InvalidGraphError,
+        match=(
+            r"^node 'three': function <function .*> takes the state and may ask for runtime, "
+            r"config, writer or store; nothing is given for its parameter 'b' "
+            r"\(signature \(a, b, c\)\)$"
+        ),
+    ):
         builder.add_node("three", lambda a, b, c: None)
-    with pytest.raises(InvalidGraphError, match="must take \\(state\\) or \\(state, ctx\\)"):
+    with pytest.raises(
+        InvalidGraphError,
+        match=(
+            r"^node 'none': function <function .*> must take the state as its first parameter, "
+            r"its signature is \(\)$"
+        ),
+    ):
         builder.add_node("none", lambda: None)
     with pytest.raises(TypeError, match="must be callable"):
         builder.add_node("x", 42)  # type: ignore[arg-type]
@@ -142,11 +155,12 @@ async def test_two_writes_to_plain_key_in_one_step_are_refused(mode: str) -> Non
 
 @pytest.mark.asyncio
 async def test_routers_path_maps_command_goto_and_node_context(mode: str) -> None:
-    """Routers (sync or async), path maps, Command(goto) and the ctx parameter steer the run."""
+    """Routers (sync or async), path maps, Command(goto) and a node's runtime steer the run."""
     seen: list[tuple[str, int]] = []
 
-    def start(state: State, ctx: RunContext[Any]) -> Command:
-        seen.append((ctx.node, ctx.step))
+    def start(state: State, runtime: Runtime[Any]) -> Command:
+        assert runtime.execution_info is not None
+        seen.append(("start", runtime.execution_info.node_attempt))
         return Command(update={"log": ["start"]}, goto=[Send("fan", "s1"), "middle"])
 
     async def route(state: State) -> str:
@@ -222,8 +236,8 @@ def _streaming_graph(checkpointer: Checkpointer, mode: str) -> Any:
         get_stream_writer()("from-a")
         return {"log": ["a"]}
 
-    def b(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        ctx.write("from-b")
+    def b(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        runtime.stream_writer("from-b")
         return {"answer": interrupt("q")}
 
     return (

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 import pyctx_web.graph
-from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -83,13 +82,6 @@ def test_refuses_when_a_real_langgraph_is_importable(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("refused: install_as_langgraph() refuses to shadow")
-
-
-def test_old_names_still_work_with_a_deprecation_warning() -> None:
-    """pyctx_web.graph.InMemoryCheckpointer warns and gives InMemorySaver."""
-    with pytest.warns(DeprecationWarning, match="import InMemorySaver from"):
-        old = pyctx_web.graph.InMemoryCheckpointer
-    assert old is InMemorySaver
 
 
 def test_the_package_exports_a_small_namespace() -> None:

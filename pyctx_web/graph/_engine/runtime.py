@@ -1,0 +1,192 @@
+"""The :class:`Runtime` a node or tool gets for its run, and :func:`get_runtime`.
+
+LangGraph's ``Runtime`` (the run's ``context=``, its store, stream writer,
+previous return value and execution info) with what pyctx_web adds, reached
+from the same object: the graph's tools (:meth:`Runtime.call_tool`,
+:meth:`Runtime.call_tools`), its memory, the run's log and cancel. Public as
+:mod:`pyctx_web.graph.runtime`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, ContextMissingError
+from pyctx_web.graph._engine.extension import (
+    MemoryProvider,
+    Message,
+    RunExtension,
+    RunLog,
+    ToolCallSpec,
+    ToolResult,
+)
+from pyctx_web.graph._engine.frames import Run, TaskFrame, current_run, current_task
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.extension import RunRecord
+
+__all__ = ["ExecutionInfo", "Runtime", "get_runtime", "runtime_of"]
+
+ContextT = TypeVar("ContextT")
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionInfo:
+    """Where the calling node runs: its thread, run, task and attempt."""
+
+    checkpoint_id: str
+    """The checkpoint whose step the node runs in ("" without a checkpointer)."""
+    checkpoint_ns: str
+    """The namespace of the graph it runs in ("" for the top-level graph)."""
+    task_id: str
+    """The node's task."""
+    thread_id: str | None = None
+    """The thread; ``None`` without a checkpointer."""
+    run_id: str | None = None
+    """The run."""
+    node_attempt: int = 1
+    """Which attempt of the node this is, from 1."""
+
+
+def _no_writer(chunk: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime(Generic[ContextT]):
+    """What a node or tool of a run can use besides its state: ``runtime: Runtime[Ctx]``.
+
+    The first five fields are LangGraph's. The rest is pyctx_web's: the graph's
+    tools, memory, the run's log and cancel, present in every run of a
+    compiled graph (a ``Runtime`` made by hand has none of them, and its
+    methods raise :class:`~pyctx_web.errors.ContextMissingError`).
+    """
+
+    context: ContextT = None  # type: ignore[assignment]
+    """The run's context: the ``context=`` of the call, or compile()'s default."""
+    store: Any = None
+    """Always ``None``: stores are not supported."""
+    stream_writer: Callable[[Any], None] = _no_writer
+    """Sends a chunk to ``stream_mode="custom"`` consumers."""
+    previous: Any = None
+    """The thread's previous return value (functional API), else ``None``."""
+    execution_info: ExecutionInfo | None = None
+    """Where the calling node runs; ``None`` outside a node."""
+    _extension: RunExtension | None = field(default=None, repr=False, compare=False)
+
+    def _run_part(self, use: str) -> RunExtension:
+        if self._extension is None:
+            raise ContextMissingError(
+                f"{use} needs a graph run; this Runtime does not belong to one",
+                operation=use,
+                source="graph run",
+            )
+        return self._extension
+
+    @property
+    def memory(self) -> MemoryProvider | None:
+        """The graph's memory (``compile(memory=...)``), or ``None``."""
+        return None if self._extension is None else self._extension.memory
+
+    @property
+    def log(self) -> RunLog:
+        """What the run has done so far: steps, tool calls, messages, token usage."""
+        return RunLog(self._run_part("runtime.log").record)
+
+    async def call_tool(self, name: str, args: Mapping[str, Any] | None = None) -> Any:
+        """Run the graph's tool ``name`` with ``args`` and return what it returned.
+
+        The arguments are checked against the tool's schema
+        (:class:`~pyctx_web.graph.errors.ToolArgumentError` lists each problem),
+        the middleware's ``awrap_tool_call`` runs around the call, and the call
+        is recorded in :attr:`log`. A call that a
+        :class:`~pyctx_web.graph.middleware.HumanInTheLoopMiddleware` reviews is
+        a batch of one (see :meth:`call_tools`).
+        """
+        extension = self._run_part("runtime.call_tool()")
+        return await extension.call_tool(name, {} if args is None else args)
+
+    async def call_tools(self, calls: Iterable[ToolCallSpec]) -> list[ToolResult]:
+        """Run the tool calls of one model reply, in order; return a :class:`ToolResult` each.
+
+        A call is ``{"name": ..., "arguments": {...}, "id": ...}`` (``"args"``
+        may stand for ``"arguments"``, so a LangChain message's ``tool_calls``
+        pass as they are) or a ``(name, arguments)`` tuple. Every call is
+        checked before any runs. The calls a
+        :class:`~pyctx_web.graph.middleware.HumanInTheLoopMiddleware` reviews
+        are put to the reviewer together, in one ``interrupt()``; then the calls
+        run one after another. Each result has the call's ``id``, the tool and
+        ``arguments`` that ran, the ``result`` and a ``status``: ``"ran"`` (not
+        reviewed), ``"approved"``, ``"edited"`` or ``"rejected"`` (not run;
+        ``result`` is the reject message).
+        """
+        return await self._run_part("runtime.call_tools()").call_tools(calls)
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Stop the run at its next ``await``; its caller gets ``RunCancelledError``.
+
+        The last checkpoint stays as it was.
+        """
+        self._run_part("runtime.cancel()").cancel(reason)
+
+    def add_message(self, role: str, content: str) -> None:
+        """Record a conversation message in :attr:`log`."""
+        record = self._record("runtime.add_message()")
+        if not isinstance(role, str) or not isinstance(content, str):
+            raise ArgumentTypeError("add_message() takes a role and content of type str")
+        record.messages.append(Message(role, content))
+
+    def add_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        """Count tokens spent on a model call in :attr:`log`."""
+        record = self._record("runtime.add_usage()")
+        for name, value in (
+            ("prompt_tokens", prompt_tokens),
+            ("completion_tokens", completion_tokens),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ArgumentValueError(f"{name} must be an int >= 0, not {value!r}")
+        record.prompt_tokens += prompt_tokens
+        record.completion_tokens += completion_tokens
+
+    def _record(self, use: str) -> RunRecord:
+        return self._run_part(use).record
+
+
+def runtime_of(run: Run, frame: TaskFrame | None) -> Runtime[Any]:
+    """The :class:`Runtime` of ``run`` as the node of ``frame`` sees it (``None``: no node)."""
+    info = None
+    if frame is not None:
+        info = ExecutionInfo(
+            checkpoint_id=frame.checkpoint_id,
+            checkpoint_ns="",
+            task_id=frame.task.id,
+            thread_id=run.thread_id,
+            run_id=run.run_id,
+            node_attempt=frame.attempt,
+        )
+    return Runtime(run.context, None, run.writer(), None, info, run.extension)
+
+
+def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[ContextT]:
+    """The :class:`Runtime` of the run the calling code belongs to.
+
+    Works in nodes, tools, middleware and anything they call or start
+    (tasks, callbacks bound with :mod:`pyctx_web.jsbridge`). ``context_schema``
+    only types the result. Outside a run it raises
+    :class:`~pyctx_web.errors.ContextMissingError`.
+    """
+    run = current_run.get_store()
+    if run is None:
+        raise ContextMissingError(
+            "get_runtime() was called outside a graph run",
+            operation="get_runtime()",
+            source="graph run",
+        )
+    return runtime_of(run, current_task.get_store())
+
+
+for _public in (ExecutionInfo, Runtime, get_runtime):
+    _public.__module__ = "pyctx_web.graph.runtime"
+del _public
