@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.outcome import Outcome
     from pyctx_web.graph._engine.spec import GraphSpec
     from pyctx_web.graph._engine.values import Interrupt, StateSnapshot
-    from pyctx_web.graph._runctx.lifecycle import ActiveRuns, RunControl, RunHandle
+    from pyctx_web.graph._runctx.lifecycle import ActiveRuns, Admission, RunHandle
     from pyctx_web.graph.drawing import Graph
 
 __all__ = ["CompiledStateGraph", "RunOptions"]
@@ -226,10 +226,10 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         options: RunOptions,
         place: ChildPlace | None = None,
         **stream: Any,
-    ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
+    ) -> tuple[Run, Admission, Coroutine[Any, Any, Outcome]]:
         """A run with its context and cancel control, and the coroutine that executes it."""
         from pyctx_web.graph._engine.execute import execute
-        from pyctx_web.graph._runctx.lifecycle import RunControl, extend, managed
+        from pyctx_web.graph._runctx.lifecycle import Admission, extend, managed
 
         unknown = set(options) - set(RunOptions.__annotations__)
         if unknown:
@@ -241,7 +241,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         if place is not None:
             request = RunRequest(place.thread_id, None, request.recursion_limit, request.config)
         run = self._run(input, request, place, **stream)
-        control = RunControl(run.run_id, request.thread_id)
+        control = Admission(run.run_id, request.thread_id)
         if place is None:
             # At once, so that a second run of the thread is refused (or queued) before it
             # runs anything, and cancel(thread_id) finds this run before its first step.
@@ -267,7 +267,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         return run, control, body
 
     async def _tracked(
-        self, control: RunControl, run: Run, body: Coroutine[Any, Any, Outcome]
+        self, control: Admission, run: Run, body: Coroutine[Any, Any, Outcome]
     ) -> Any:
         try:
             await self._active.turn(control)
@@ -340,7 +340,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     async def _consume(
         self,
         run: Run,
-        control: RunControl,
+        control: Admission,
         body: Coroutine[Any, Any, Outcome],
         queue: asyncio.Queue[tuple[str, Any]],
     ) -> AsyncGenerator[tuple[str, Any], None]:

@@ -19,7 +19,7 @@ from pyctx_web.graph._engine.outcome import Outcome
 from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph._engine.values import Command, RetryPolicy, StateSnapshot
-from pyctx_web.graph._runctx.lifecycle import RunControl
+from pyctx_web.graph._runctx.lifecycle import Admission
 from pyctx_web.graph._subgraph import ChildPlace
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.config import get_config
@@ -47,7 +47,7 @@ class FunctionalGraph(CompiledStateGraph):
         options: RunOptions,
         place: ChildPlace | None = None,
         **stream: Any,
-    ) -> tuple[Run, RunControl, Coroutine[Any, Any, Outcome]]:
+    ) -> tuple[Run, Admission, Coroutine[Any, Any, Outcome]]:
         if input is not None and not isinstance(input, Command):
             input = {"input": input}
         return super()._prepare(input, config, options, place, **stream)

@@ -10,7 +10,7 @@ from the same object: the graph's tools (:meth:`Runtime.call_tool`,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, ContextMissingError
@@ -54,6 +54,9 @@ def _no_writer(chunk: Any) -> None:
     return None
 
 
+_OVERRIDABLE = frozenset({"context", "store", "stream_writer", "previous", "execution_info"})
+
+
 @dataclass(frozen=True, slots=True)
 class Runtime(Generic[ContextT]):
     """What a node or tool of a run can use besides its state: ``runtime: Runtime[Ctx]``.
@@ -75,6 +78,33 @@ class Runtime(Generic[ContextT]):
     execution_info: ExecutionInfo | None = None
     """Where the calling node runs; ``None`` outside a node."""
     _extension: RunExtension | None = field(default=None, repr=False, compare=False)
+
+    def override(self, **changes: Any) -> Runtime[ContextT]:
+        """A copy with ``changes`` to LangGraph's fields (``context=``, ``store=``...)."""
+        unknown = sorted(set(changes) - _OVERRIDABLE)
+        if unknown:
+            raise ArgumentTypeError(
+                f"Runtime.override() got unexpected field(s) {', '.join(map(repr, unknown))}; "
+                f"it takes {', '.join(sorted(_OVERRIDABLE))}"
+            )
+        return replace(self, **changes)
+
+    def merge(self, other: Runtime[ContextT]) -> Runtime[ContextT]:
+        """A copy where what ``other`` provides wins, as LangGraph's ``merge``.
+
+        ``other``'s context, store and execution info count when truthy, its
+        writer when it is not the default no-op, its previous value when not ``None``.
+        """
+        return replace(
+            self,
+            context=other.context or self.context,
+            store=other.store or self.store,
+            stream_writer=(
+                other.stream_writer if other.stream_writer is not _no_writer else self.stream_writer
+            ),
+            previous=self.previous if other.previous is None else other.previous,
+            execution_info=other.execution_info or self.execution_info,
+        )
 
     def _run_part(self, use: str) -> RunExtension:
         if self._extension is None:

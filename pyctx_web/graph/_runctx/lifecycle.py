@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
     from pyctx_web.graph._engine.outcome import Outcome
 
-__all__ = ["ActiveRuns", "RunControl", "RunHandle", "extend", "managed"]
+__all__ = ["ActiveRuns", "Admission", "RunHandle", "extend", "managed"]
 
 
 @dataclass(eq=False)
-class RunControl:
-    """Cancellation of one run: which task to stop and why."""
+class Admission:
+    """A run admitted to its thread: its turn, its hold on the thread, its cancel, its end."""
 
     run_id: str
     """The run it controls."""
@@ -73,10 +73,10 @@ class ActiveRuns:
     done. Runs of different threads never wait for each other.
     """
 
-    by_thread: dict[str | None, list[RunControl]] = field(default_factory=dict)
+    by_thread: dict[str | None, list[Admission]] = field(default_factory=dict)
     """Controls of admitted runs in arrival order; a run leaves when it ends."""
 
-    def admit(self, control: RunControl, multitask: str) -> None:
+    def admit(self, control: Admission, multitask: str) -> None:
         """Register ``control``; :class:`ThreadBusyError` if its thread runs and ``"reject"``."""
         busy = control.thread_id is not None and self.by_thread.get(control.thread_id)
         if busy and multitask == "reject":
@@ -84,14 +84,14 @@ class ActiveRuns:
             raise ThreadBusyError(control.thread_id, "another run of this graph is running it")
         self.by_thread.setdefault(control.thread_id, []).append(control)
 
-    async def turn(self, control: RunControl) -> None:
+    async def turn(self, control: Admission) -> None:
         """Wait until the runs of ``control``'s thread admitted before it have ended."""
         runs = self.by_thread.get(control.thread_id, [])
         if control.thread_id is None or not runs or runs[0] is control:
             return
         await control.turn.wait()
 
-    def remove(self, control: RunControl) -> None:
+    def remove(self, control: Admission) -> None:
         """Forget ``control``; the next run of its thread may go."""
         runs = self.by_thread.get(control.thread_id)
         if runs is None or control not in runs:
@@ -102,7 +102,7 @@ class ActiveRuns:
         else:
             del self.by_thread[control.thread_id]
 
-    def of(self, thread_id: str | None) -> list[RunControl]:
+    def of(self, thread_id: str | None) -> list[Admission]:
         """The admitted runs of ``thread_id``."""
         return list(self.by_thread.get(thread_id, ()))
 
@@ -132,7 +132,7 @@ def extend(
     *,
     context: Any,
     execution_context: ExecutionContext | Mapping[str, Any] | None,
-    control: RunControl,
+    control: Admission,
 ) -> tuple[RuntimeExtension, ExecutionContext]:
     """Give ``run`` its context and its :class:`RuntimeExtension`; return it and the
     execution context (tenant, user, correlation id) the run executes in."""
@@ -144,7 +144,7 @@ def extend(
 
 async def managed(
     extension: RuntimeExtension,
-    control: RunControl,
+    control: Admission,
     execution_context: ExecutionContext,
     execute: Callable[[], Awaitable[Outcome]],
 ) -> Outcome:
@@ -203,7 +203,7 @@ class RunHandle:
     """The run's thread; ``None`` without a checkpointer."""
     extension: RuntimeExtension
     """The run's part of the graph's services, holding its log."""
-    control: RunControl
+    control: Admission
     """Its cancellation control."""
     task: asyncio.Task[dict[str, Any]]
     """The task it executes in."""
