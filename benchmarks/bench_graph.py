@@ -24,7 +24,7 @@ from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.state import CompiledStateGraph
 
 
 class Counter(TypedDict):
@@ -35,7 +35,7 @@ class Counter(TypedDict):
 
 def _loop_graph(
     checkpointer: Checkpointer | None, steps: int, stamps: list[float]
-) -> CompiledGraph:
+) -> CompiledStateGraph:
     async def step(state: Counter) -> dict[str, int]:
         stamps.append(clock())
         return {"n": state["n"] + 1}
@@ -52,7 +52,7 @@ def _loop_graph(
     )
 
 
-async def _invoke(graph: CompiledGraph, steps: int, with_thread: bool) -> None:
+async def _invoke(graph: CompiledStateGraph, steps: int, with_thread: bool) -> None:
     thread_id = uuid.uuid4().hex if with_thread else None
     await graph.ainvoke({"n": 0}, thread_id=thread_id, config={"recursion_limit": steps + 5})
 
@@ -110,7 +110,7 @@ async def step_rows(
         graph = _loop_graph(saver, steps, stamps)
         threaded = saver is not None
 
-        async def graph_run(g: CompiledGraph = graph, threaded: bool = threaded) -> None:
+        async def graph_run(g: CompiledStateGraph = graph, threaded: bool = threaded) -> None:
             await _invoke(g, steps, threaded)
 
         async def plain_run() -> None:

@@ -30,17 +30,17 @@ def test_contract(pyctx_module: Any, backend: str, name: str) -> None:
 @run_in_pyodide  # type: ignore[untyped-decorator]
 async def _construct_in_node(selenium: Any) -> str:
     from pyctx_web.errors import JsUnavailableError
-    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
     try:
-        IndexedDBCheckpointer("x")
+        IndexedDBSaver("x")
     except JsUnavailableError as exc:
         return str(exc)
-    raise AssertionError("IndexedDBCheckpointer was built in Node")
+    raise AssertionError("IndexedDBSaver was built in Node")
 
 
 def test_indexeddb_in_node_says_it_needs_a_browser(pyctx_module: Any) -> None:
-    """In Node, building an IndexedDBCheckpointer raises JsUnavailableError asking for a browser."""
+    """In Node, building an IndexedDBSaver raises JsUnavailableError asking for a browser."""
     if pyctx_module.browser != "node":
         pytest.skip("this runtime has IndexedDB")
     message = _construct_in_node(pyctx_module)
@@ -53,9 +53,9 @@ async def _exercise_indexeddb(selenium: Any, database: str, rounds: int) -> None
     import gc
 
     from pyctx_web.graph.checkpoint.base import StoredCheckpoint, StoredWrite
-    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
-    saver = IndexedDBCheckpointer(database)
+    saver = IndexedDBSaver(database)
     start = await saver.aget("t")
     count = 0 if start is None else int(start.checkpoint.checkpoint_id)
     for i in range(count, count + rounds):
@@ -80,7 +80,7 @@ async def _drop_database(selenium: Any, database: str) -> None:
 
 
 def test_indexeddb_operations_leave_no_javascript_references(pyctx_module: Any) -> None:
-    """Reading and writing through IndexedDBCheckpointer leaves no proxy or JS reference behind."""
+    """Reading and writing through IndexedDBSaver leaves no proxy or JS reference behind."""
     if pyctx_module.browser == "node":
         pytest.skip("Node has no IndexedDB")
     _exercise_indexeddb(pyctx_module, "pyctx_leaks", 3)
@@ -94,10 +94,10 @@ def test_indexeddb_operations_leave_no_javascript_references(pyctx_module: Any) 
 @run_in_pyodide  # type: ignore[untyped-decorator]
 async def _survive_deletion(selenium: Any, database: str) -> list[str | None]:
     from pyctx_web.graph.checkpoint.base import StoredCheckpoint
-    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
     from pyodide.code import run_js
 
-    saver = IndexedDBCheckpointer(database)
+    saver = IndexedDBSaver(database)
     await saver.aput(StoredCheckpoint("t", "before", None, "now", "d"))
     # Another connection deletes the database: this one must let it, then reopen.
     await run_js(
@@ -113,7 +113,7 @@ async def _survive_deletion(selenium: Any, database: str) -> list[str | None]:
 
 
 def test_indexeddb_lets_another_connection_delete_the_database(pyctx_module: Any) -> None:
-    """An open IndexedDBCheckpointer does not block deleting its database and reopens afterwards."""
+    """An open IndexedDBSaver does not block deleting its database and reopens afterwards."""
     if pyctx_module.browser == "node":
         pytest.skip("Node has no IndexedDB")
     assert _survive_deletion(pyctx_module, "pyctx_versionchange") == [None, "after"]

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 
 if IN_PYODIDE:
     from pyodide.code import run_js
@@ -72,7 +72,7 @@ class MemoryFactory:
     capabilities = CAPABILITIES["memory"]
 
     def __init__(self) -> None:
-        self._saver = InMemoryCheckpointer()
+        self._saver = InMemorySaver()
 
     def __call__(self) -> Checkpointer:
         return self._saver
@@ -103,16 +103,16 @@ class MemoryFactory:
 
 
 class SQLiteFactory:
-    """An SQLite file; each call opens a new SQLiteCheckpointer on it."""
+    """An SQLite file; each call opens a new SqliteSaver on it."""
 
     capabilities = CAPABILITIES["sqlite"]
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._opened: list[SQLiteCheckpointer] = []
+        self._opened: list[SqliteSaver] = []
 
     def __call__(self) -> Checkpointer:
-        saver = SQLiteCheckpointer(self.path)
+        saver = SqliteSaver(self.path)
         self._opened.append(saver)
         return saver
 
@@ -246,7 +246,7 @@ def _hooks() -> Any:
 
 
 class IndexedDBFactory:
-    """An IndexedDB database; each call opens a new IndexedDBCheckpointer on it."""
+    """An IndexedDB database; each call opens a new IndexedDBSaver on it."""
 
     capabilities = CAPABILITIES["indexeddb"]
 
@@ -255,9 +255,9 @@ class IndexedDBFactory:
         self._opened: list[Any] = []
 
     def __call__(self) -> Checkpointer:
-        from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver as IndexedDBCheckpointer
+        from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
-        saver = IndexedDBCheckpointer(self.database_name)
+        saver = IndexedDBSaver(self.database_name)
         self._opened.append(saver)
         return saver
 

@@ -27,11 +27,11 @@ from pyctx_web._env import IN_PYODIDE
 from pyctx_web.errors import ContextMissingError, PyctxError
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.config import get_stream_writer
 from pyctx_web.graph.errors import ResumeError
 from pyctx_web.graph.runtime import Runtime, get_runtime
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Interrupt, StateSnapshot, interrupt
 
 MODES = ("sync", "async")
@@ -80,6 +80,7 @@ def node(fn: Callable[..., Any], mode: str) -> Callable[..., Any]:
             return fn(state, runtime=runtime)
 
         return anode_with_runtime
+
     async def anode(state: Any) -> Any:
         await asyncio.sleep(0)
         return fn(state)
@@ -97,7 +98,7 @@ def counting(counts: Counter[str], name: str, fn: Callable[[Any], Any]) -> Calla
     return counted
 
 
-async def history(graph: CompiledGraph, thread_id: str) -> list[StateSnapshot]:
+async def history(graph: CompiledStateGraph, thread_id: str) -> list[StateSnapshot]:
     """All snapshots of the thread, newest first."""
     return [s async for s in graph.aget_state_history(thread_id)]
 
@@ -114,7 +115,7 @@ async def refused(awaitable: Awaitable[Any]) -> ResumeError:
 # --- item 1 --------------------------------------------------------------------------------
 
 
-def _parallel_graph(saver: Checkpointer, mode: str, counts: Counter[str]) -> CompiledGraph:
+def _parallel_graph(saver: Checkpointer, mode: str, counts: Counter[str]) -> CompiledStateGraph:
     """START -> a (writes) and START -> b (asks), then both -> c."""
     b = counting(counts, "b", lambda s: {"log": [f"b:{interrupt('q-b')}"]})
     return (
@@ -234,7 +235,9 @@ async def scenario_parallel_branches_run_concurrently(
     assert out == {"log": ["a", "b"], "answers": []}
 
 
-def _two_questions_graph(saver: Checkpointer, mode: str, counts: Counter[str]) -> CompiledGraph:
+def _two_questions_graph(
+    saver: Checkpointer, mode: str, counts: Counter[str]
+) -> CompiledStateGraph:
     """x and y ask, z finishes, all in the same step."""
     return (
         StateGraph(State)
@@ -517,7 +520,7 @@ async def scenario_fifty_threads_keep_their_interrupts_and_resumes(
 # --- item 13 -------------------------------------------------------------------------------
 
 
-def _durable_graph(saver: Checkpointer, counts: Counter[str], mode: str) -> CompiledGraph:
+def _durable_graph(saver: Checkpointer, counts: Counter[str], mode: str) -> CompiledStateGraph:
     """a -> ask -> c, counting each node run in ``counts``."""
 
     def ask(state: State) -> dict[str, Any]:
@@ -566,7 +569,7 @@ async def scenario_new_graph_and_checkpointer_show_pending_and_resume(
         assert counts == Counter({"a": 1, "ask": 2, "c": 1})
 
         reference_counts: Counter[str] = Counter()
-        reference = _durable_graph(InMemoryCheckpointer(), reference_counts, mode)
+        reference = _durable_graph(InMemorySaver(), reference_counts, mode)
         await reference.ainvoke({"log": []}, thread_id="reference")
         assert await reference.ainvoke(Command(resume="Ada"), thread_id="reference") == resumed
         assert reference_counts == counts

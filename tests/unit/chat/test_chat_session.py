@@ -13,9 +13,9 @@ import pytest
 
 from pyctx_web.chat import MAX_TEXT_LENGTH, ChatSession
 from pyctx_web.graph import START, StateGraph
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
+from pyctx_web.graph.state import CompiledStateGraph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "demo" / "app"))
 from assistant import AssistantData, build_assistant
@@ -25,9 +25,7 @@ FAST = AssistantData(model=OfflineModel(token_delay_ms=0))
 
 
 def make_session(tmp_path: Path, kind: str = "memory") -> ChatSession:
-    checkpointer = (
-        InMemoryCheckpointer() if kind == "memory" else SQLiteCheckpointer(tmp_path / "chat.db")
-    )
+    checkpointer = InMemorySaver() if kind == "memory" else SqliteSaver(tmp_path / "chat.db")
     graph = build_assistant(checkpointer)
     return ChatSession(graph, checkpointer=checkpointer, thread_id="t1", context=FAST)
 
@@ -40,7 +38,7 @@ async def collect(session: ChatSession, message: Any) -> list[dict[str, Any]]:
 def session(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChatSession]:
     made = make_session(tmp_path, request.param)
     yield made
-    if isinstance(made.checkpointer, SQLiteCheckpointer):
+    if isinstance(made.checkpointer, SqliteSaver):
         made.checkpointer.close()
 
 
@@ -169,8 +167,8 @@ def test_chat_during_a_turn_is_refused_and_cancel_stops_the_turn(tmp_path: Path)
     """While an answer streams, a second chat is refused and cancel ends the turn cancelled."""
 
     async def flow() -> None:
-        checkpointer = InMemoryCheckpointer()
-        graph: CompiledGraph = build_assistant(checkpointer)
+        checkpointer = InMemorySaver()
+        graph: CompiledStateGraph = build_assistant(checkpointer)
         slow = AssistantData(model=OfflineModel(token_delay_ms=20))
         session = ChatSession(graph, checkpointer=checkpointer, thread_id="t1", context=slow)
         events: list[dict[str, Any]] = []
@@ -226,14 +224,14 @@ def test_history_shows_the_pending_question_and_the_trace(session: ChatSession) 
 
 def test_session_needs_the_graphs_checkpointer() -> None:
     """A session over a checkpointer the graph was not compiled with is refused."""
-    graph = build_assistant(InMemoryCheckpointer())
+    graph = build_assistant(InMemorySaver())
     with pytest.raises(ValueError, match="needs the checkpointer the graph was compiled with"):
-        ChatSession(graph, checkpointer=InMemoryCheckpointer(), thread_id="t")
+        ChatSession(graph, checkpointer=InMemorySaver(), thread_id="t")
 
 
 def test_a_turn_on_a_thread_running_elsewhere_is_answered_thread_busy(tmp_path: Path) -> None:
     """A second session's turn on a thread whose run is going gets error code thread_busy."""
-    checkpointer = InMemoryCheckpointer()
+    checkpointer = InMemorySaver()
     graph = build_assistant(checkpointer)
     slow = AssistantData(model=OfflineModel(token_delay_ms=20))
     first = ChatSession(graph, checkpointer=checkpointer, thread_id="shared", context=slow)
@@ -270,7 +268,7 @@ def test_a_thread_of_another_assistant_version_reads_and_answers_graph_version()
     def old_reply(state: OldState) -> dict[str, Any]:
         return {"messages": [{"role": "assistant", "content": "hi"}], "mood": "calm"}
 
-    checkpointer = InMemoryCheckpointer()
+    checkpointer = InMemorySaver()
     old = StateGraph(OldState).add_node("old_reply", old_reply).add_edge(START, "old_reply")
     old_graph = old.compile(checkpointer=checkpointer)
     session = ChatSession(
@@ -337,7 +335,7 @@ class FailingOnce:
 def test_a_failed_turn_is_worded_shown_unfinished_and_continued(tmp_path: Path) -> None:
     """A turn whose model fails ends with the failure in words, its history says it is
     unfinished, and continue runs it on from its last checkpoint to an answer."""
-    checkpointer = InMemoryCheckpointer()
+    checkpointer = InMemorySaver()
     session = ChatSession(
         build_assistant(checkpointer),
         checkpointer=checkpointer,

@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 
 
 @pytest.fixture(params=["memory", "sqlite"])
 def checkpointer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Checkpointer]:
-    """An InMemoryCheckpointer, or an SQLiteCheckpointer on a fresh file."""
+    """An InMemorySaver, or an SqliteSaver on a fresh file."""
     if request.param == "memory":
-        yield InMemoryCheckpointer()
+        yield InMemorySaver()
         return
-    saver = SQLiteCheckpointer(tmp_path / "checkpoints.db")
+    saver = SqliteSaver(tmp_path / "checkpoints.db")
     yield saver
     saver.close()
 

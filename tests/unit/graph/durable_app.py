@@ -19,9 +19,9 @@ from typing import Any
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.graph.errors import ThreadBusyError
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, interrupt
 
 try:
@@ -30,7 +30,9 @@ except ImportError:  # run as a script in a fresh process
     from helpers import State, node  # type: ignore[no-redef,import-not-found]
 
 
-def build(checkpointer: Checkpointer, counts: Path, mode: str, slow: float = 0.0) -> CompiledGraph:
+def build(
+    checkpointer: Checkpointer, counts: Path, mode: str, slow: float = 0.0
+) -> CompiledStateGraph:
     """a -> ask -> c, counting each node run in ``counts``; answered, ask takes ``slow`` s."""
 
     def count(name: str) -> None:
@@ -67,7 +69,7 @@ async def main(
     db: str, counts: str, mode: str, action: str, at: str | None = None
 ) -> dict[str, Any]:
     """Run one action against the thread "durable" and describe the outcome."""
-    with SQLiteCheckpointer(db) as saver:
+    with SqliteSaver(db) as saver:
         graph = build(saver, Path(counts), mode, slow=1.0 if at else 0.0)
         if at is not None:
             await asyncio.sleep(max(0.0, float(at) - time.time()))

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypedDict
 
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import StateSnapshot
 from tests.scenario_support import load
 
@@ -32,7 +32,7 @@ node: Callable[[Callable[..., Any], str], Callable[..., Any]] = _scenarios.node
 counting: Callable[[Counter[str], str, Callable[[Any], Any]], Callable[[Any], Any]] = (
     _scenarios.counting
 )
-history: Callable[[CompiledGraph, str], Awaitable[list[StateSnapshot]]] = _scenarios.history
+history: Callable[[CompiledStateGraph, str], Awaitable[list[StateSnapshot]]] = _scenarios.history
 
 
 def checkpoint_id(snapshot: StateSnapshot) -> str:

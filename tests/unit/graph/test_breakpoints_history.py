@@ -12,7 +12,7 @@ import pytest
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.errors import InvalidUpdateError
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
+from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, RetryPolicy, interrupt
 
 from .helpers import EMPTY, State, checkpoint_id, counting, history, node
@@ -25,7 +25,7 @@ def _appender(name: str) -> Any:
 
 def _chain(
     checkpointer: Checkpointer, mode: str, counts: Counter[str], **compile_kw: Any
-) -> CompiledGraph:
+) -> CompiledStateGraph:
     """a -> b -> c, each appending its name to the log."""
     builder = StateGraph(State)
     for name in "abc":
@@ -166,7 +166,9 @@ async def test_update_state_rejects_unknown_key_and_node(checkpointer: Checkpoin
         await graph.aupdate_state("t", {"log": ["x"]}, as_node="zzz")
 
 
-def _asking_chain(checkpointer: Checkpointer, mode: str, counts: Counter[str]) -> CompiledGraph:
+def _asking_chain(
+    checkpointer: Checkpointer, mode: str, counts: Counter[str]
+) -> CompiledStateGraph:
     """a -> ask -> c; ask records the answer."""
     return (
         StateGraph(State)

@@ -13,7 +13,7 @@ import pyctx_web.graph._sync as compiled_module
 from pyctx_web.errors import ContextMissingError
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.config import get_stream_writer
 from pyctx_web.graph.errors import (
     GraphRecursionError,
@@ -97,7 +97,7 @@ def test_compile_rejects_unknown_nodes_and_missing_entry() -> None:
         )
     with pytest.raises(InvalidGraphError, match=r"interrupt_before=\.\.\.\): unknown node 'zz'"):
         StateGraph(State).add_node("a", _noop).add_edge(START, "a").compile(
-            checkpointer=InMemoryCheckpointer(), interrupt_before=["zz"]
+            checkpointer=InMemorySaver(), interrupt_before=["zz"]
         )
     with pytest.raises(InvalidGraphError, match="need a checkpointer"):
         StateGraph(State).add_node("a", _noop).add_edge(START, "a").compile(interrupt_before=["a"])
@@ -349,7 +349,7 @@ def test_sync_forms_refuse_in_pyodide(monkeypatch: pytest.MonkeyPatch) -> None:
         StateGraph(State)
         .add_node("a", _noop)
         .add_edge(START, "a")
-        .compile(checkpointer=InMemoryCheckpointer())
+        .compile(checkpointer=InMemorySaver())
     )
     with pytest.raises(SyncUnavailableError, match=r"not available in Pyodide.*ainvoke"):
         graph.invoke({}, thread_id="t")

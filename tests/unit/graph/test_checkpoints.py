@@ -18,7 +18,7 @@ import pytest
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.graph.errors import CheckpointError, SerializationError
 from pyctx_web.graph.types import interrupt
 
@@ -171,7 +171,7 @@ def _asking_graph(checkpointer: Checkpointer) -> Any:
 async def test_failed_sqlite_write_leaves_previous_checkpoint(tmp_path: Path) -> None:
     """A failed checkpoint write keeps the previous one the latest; the run goes on from it."""
     db = tmp_path / "f.db"
-    saver = SQLiteCheckpointer(db)
+    saver = SqliteSaver(db)
     graph = _asking_graph(saver)
     await graph.ainvoke({"log": []}, thread_id="ok")
     with closing(sqlite3.connect(db)) as conn, conn:

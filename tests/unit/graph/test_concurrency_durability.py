@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from pyctx_web.graph import START, StateGraph
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.graph.types import Command, interrupt
 
 from . import durable_app
@@ -30,7 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 
 def test_sync_invoke_from_os_threads_share_one_graph(tmp_path: Path) -> None:
     """Sync invoke from 8 OS threads on one graph and one SQLite file keeps every thread apart."""
-    saver = SQLiteCheckpointer(tmp_path / "threads.db")
+    saver = SqliteSaver(tmp_path / "threads.db")
     graph = (
         StateGraph(State)
         .add_node("ask", lambda s: {"answer": f"{s['topic']}:{interrupt(s['topic'])}"})
@@ -101,7 +101,7 @@ def test_new_process_sees_pending_interrupt_and_resumes_to_same_result(
     assert _counts(counts) == Counter({"a": 1, "ask": 2, "c": 1})
 
     reference_counts = tmp_path / "reference.txt"
-    reference = durable_app.build(InMemoryCheckpointer(), reference_counts, mode)
+    reference = durable_app.build(InMemorySaver(), reference_counts, mode)
 
     async def in_process() -> dict[str, Any]:
         await reference.ainvoke({"log": []}, thread_id="ref")
@@ -135,7 +135,7 @@ def test_two_processes_resuming_one_thread_store_one_run(tmp_path: Path, mode: s
     assert [r for r in results if "values" not in r] == [{"busy": "durable"}]
     assert _counts(counts) == Counter({"a": 1, "ask": 3, "c": 1})
 
-    with SQLiteCheckpointer(db) as saver:
+    with SqliteSaver(db) as saver:
         graph = durable_app.build(saver, counts, mode)
         state = graph.get_state({"configurable": {"thread_id": "durable"}})
         history = list(graph.get_state_history({"configurable": {"thread_id": "durable"}}))
