@@ -67,8 +67,8 @@ function forward(data) {
   let text;
   try {
     text = JSON.stringify(data);
-  } catch (error) {
-    text = undefined;
+  } catch {
+    text = undefined; // a cycle or a BigInt: not plain data, reported below
   }
   if (typeof text !== "string") {
     postMessage({ type: "error", message: "The worker got a message that is not plain data." });
@@ -148,7 +148,7 @@ async function fetchSnapshot() {
   try {
     const response = await fetch(new URL(SNAPSHOT, import.meta.url), { cache: "no-cache" });
     return response.ok ? response : null;
-  } catch (error) {
+  } catch {
     return null;
   }
 }
@@ -159,7 +159,7 @@ async function servedPolicy() {
   try {
     const response = await fetch(self.location.href, { method: "HEAD", cache: "no-store" });
     return response.headers.get("content-security-policy");
-  } catch (error) {
+  } catch {
     return null;
   }
 }

@@ -41,7 +41,7 @@
     const state = { value: null, outcome: null };
     const stop = (outcome) => {
       if (state.outcome === null) state.outcome = outcome;
-      try { tx.abort(); } catch (e) { /* already finished */ }
+      try { tx.abort(); } catch { /* already finished */ }
     };
     const guard = (fn) => (event) => {
       try { fn(event); } catch (e) { stop(failure(e)); }

@@ -6,7 +6,9 @@
     for (const proxy of proxies) {
       try {
         proxy.destroy();
-      } catch {} // destroyed already, by the code that received it
+      } catch {
+        // destroyed already, by the code that received it
+      }
     }
   };
   const call = (key, args) => {
