@@ -21,7 +21,9 @@ function copyTree(from, to) {
   }
 }
 
-const sitePackages = pyodide.runPython("import sys; [p for p in sys.path if p.endswith('site-packages')][0]");
+const sitePackages = pyodide.runPython(
+  "import sys; [p for p in sys.path if p.endswith('site-packages')][0]",
+);
 copyTree(resolve(site), sitePackages);
 if (appDir) copyTree(resolve(appDir), "/home/pyodide/bench_app");
 

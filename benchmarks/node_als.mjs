@@ -20,11 +20,24 @@ for (let round = 0; round < rounds; round++) {
 const row = (name, values) => {
   const [q1, q2, q3] = quartiles(values);
   return {
-    name, runtime: `node ${process.versions.node}`, value: q2, unit: "ns", spread: [q1, q3],
-    baseline: null, baseline_value: null, ratio: null, ratio_spread: null, goal: null, met: null,
+    name,
+    runtime: `node ${process.versions.node}`,
+    value: q2,
+    unit: "ns",
+    spread: [q1, q3],
+    baseline: null,
+    baseline_value: null,
+    ratio: null,
+    ratio_spread: null,
+    goal: null,
+    met: null,
     note: "reference: Node's native AsyncLocalStorage",
   };
 };
 const figures = [row("run(store, fn), sync", runs), row("get_store()", gets)];
-const out = { runtime: `node ${process.versions.node}`, clock_resolution: resolution / 1e3, figures };
+const out = {
+  runtime: `node ${process.versions.node}`,
+  clock_resolution: resolution / 1e3,
+  figures,
+};
 process.stdout.write(JSON.stringify(out) + "\n");

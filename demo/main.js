@@ -14,10 +14,22 @@ import { initSettings, onModel, setModelBadge } from "./js/settings.js";
 import { active, app, loadStored, STORE_KEY } from "./js/store.js";
 import { listenToOtherTabs } from "./js/tabs.js";
 import {
-  closeSidebar, createThread, onDeleted, openSidebar, renderThreads, restoreThreads,
+  closeSidebar,
+  createThread,
+  onDeleted,
+  openSidebar,
+  renderThreads,
+  restoreThreads,
 } from "./js/threads.js";
 import {
-  answer, cancelTurn, decide, editMessage, regenerate, sendChat, switchBranch, twoChatsAtOnce,
+  answer,
+  cancelTurn,
+  decide,
+  editMessage,
+  regenerate,
+  sendChat,
+  switchBranch,
+  twoChatsAtOnce,
 } from "./js/turns.js";
 
 function onReady(msg) {
@@ -30,27 +42,30 @@ function onReady(msg) {
   $("chat-input").focus();
 }
 
-connect({
-  boot: (msg) => (msg.type === "status" ? onBootStatus(msg) : onReady(msg)),
-  failed: (message) => {
-    showError(message);
-    if (!app.ready) document.body.dataset.state = "error";
+connect(
+  {
+    boot: (msg) => (msg.type === "status" ? onBootStatus(msg) : onReady(msg)),
+    failed: (message) => {
+      showError(message);
+      if (!app.ready) document.body.dataset.state = "error";
+    },
+    lost: onWorkerLost,
+    back: onWorkerBack,
   },
-  lost: onWorkerLost,
-  back: onWorkerBack,
-}, {
-  status: events.onStatus,
-  token: events.onToken,
-  tool: events.onTool,
-  needs_input: events.onNeedsInput,
-  done: events.onDone,
-  history: events.onHistory,
-  inspect: events.onInspect,
-  model: onModel,
-  deleted: onDeleted,
-  graph: onGraph,
-  error: events.makeOnError({ bootFailed: showBootFailed }),
-});
+  {
+    status: events.onStatus,
+    token: events.onToken,
+    tool: events.onTool,
+    needs_input: events.onNeedsInput,
+    done: events.onDone,
+    history: events.onHistory,
+    inspect: events.onInspect,
+    model: onModel,
+    deleted: onDeleted,
+    graph: onGraph,
+    error: events.makeOnError({ bootFailed: showBootFailed }),
+  },
+);
 
 initCards({ answer, decide });
 initEntries({ edit: editMessage, regenerate, branch: switchBranch });

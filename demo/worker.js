@@ -37,24 +37,33 @@ function post(payload) {
     return;
   }
   // A Python object instead of JSON text: convert it and free the proxy.
-  const value = payload && typeof payload.toJs === "function"
-    ? payload.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false })
-    : payload;
+  const value =
+    payload && typeof payload.toJs === "function"
+      ? payload.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false })
+      : payload;
   if (payload && typeof payload.destroy === "function") payload.destroy();
   postMessage(value);
 }
 
 // The exception line of a Python traceback is the part a person can read.
 function lastLine(error) {
-  const lines = String(error?.message ?? error).trim().split("\n").map((line) => line.trim());
-  const exception = lines.filter((line) => /^[A-Za-z_][\w.]*(Error|Exception|Exit)\b/.test(line)).pop();
+  const lines = String(error?.message ?? error)
+    .trim()
+    .split("\n")
+    .map((line) => line.trim());
+  const exception = lines
+    .filter((line) => /^[A-Za-z_][\w.]*(Error|Exception|Exit)\b/.test(line))
+    .pop();
   return exception ?? lines.filter(Boolean).pop() ?? "unknown error";
 }
 
 // Pyodide failed for good (its on_fatal hook, or an error it marked fatal): the page is told.
 function reportFatal(error) {
   if (fatal === null) {
-    fatal = String(error?.message ?? error ?? "unknown error").trim().split("\n")[0] || "unknown error";
+    fatal =
+      String(error?.message ?? error ?? "unknown error")
+        .trim()
+        .split("\n")[0] || "unknown error";
   }
   postMessage({ type: "fatal", message: fatal });
 }
@@ -82,8 +91,12 @@ function forward(data) {
       reportFatal(error);
       return;
     }
-    const reply = { type: "error", message: `The worker could not take that message: ${lastLine(error)}` };
-    if (data && typeof data === "object" && typeof data.thread_id === "string") reply.thread_id = data.thread_id;
+    const reply = {
+      type: "error",
+      message: `The worker could not take that message: ${lastLine(error)}`,
+    };
+    if (data && typeof data === "object" && typeof data.thread_id === "string")
+      reply.thread_id = data.thread_id;
     postMessage(reply);
   }
 }
@@ -138,7 +151,9 @@ async function timed(stage, label, work) {
 async function fetchApp() {
   const response = await fetch(new URL(APP_ARCHIVE, import.meta.url), { cache: "no-cache" });
   if (!response.ok) {
-    throw new Error(`could not fetch app.zip: HTTP ${response.status} (./build.sh setup builds it)`);
+    throw new Error(
+      `could not fetch app.zip: HTTP ${response.status} (./build.sh setup builds it)`,
+    );
   }
   return response.arrayBuffer();
 }
@@ -207,7 +222,8 @@ async function boot() {
   // restored worker has every pyctx_web module in memory: it writes the files after ready.
   const install = async () => loadPyctxWeb(pyodide, { wheelURL: await wheelURL, wheel });
   const pyctxVersion = await timed("packages", "Installing pyctx_web…", () =>
-    restored ? resumePyctxWeb(pyodide) : install());
+    restored ? resumePyctxWeb(pyodide) : install(),
+  );
 
   await timed("app", "Starting the assistant…", async () => {
     // A restored worker has imported every module of the app already (worker_main.preload).
@@ -246,10 +262,15 @@ async function boot() {
   for (const data of queued.splice(0)) forward(data);
   prepareWorker();
   if (restored) {
-    install().catch((error) => postMessage({
-      type: "error", message: `The worker could not write pyctx_web's files: ${error.message}`,
-    }));
+    install().catch((error) =>
+      postMessage({
+        type: "error",
+        message: `The worker could not write pyctx_web's files: ${error.message}`,
+      }),
+    );
   }
 }
 
-boot().catch((error) => postMessage({ type: "error", message: `The Python worker could not start: ${lastLine(error)}` }));
+boot().catch((error) =>
+  postMessage({ type: "error", message: `The Python worker could not start: ${lastLine(error)}` }),
+);

@@ -9,12 +9,18 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const [dir, kind, input, output, mount] = process.argv.slice(2);
 if (!["stdlib", "wheel", "folder"].includes(kind) || !output || (kind === "folder" && !mount)) {
-  console.error("usage: node tools/bytecode.mjs PYODIDE_DIR (stdlib STOCK_ZIP OUT_ZIP | wheel WHEEL OUT_DIR | folder SRC_DIR OUT_ZIP MOUNT_DIR)");
+  console.error(
+    "usage: node tools/bytecode.mjs PYODIDE_DIR (stdlib STOCK_ZIP OUT_ZIP | wheel WHEEL OUT_DIR | folder SRC_DIR OUT_ZIP MOUNT_DIR)",
+  );
   process.exit(2);
 }
 const indexURL = resolve(dir) + "/";
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
-const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (line) => console.error(line) });
+const pyodide = await loadPyodide({
+  indexURL,
+  stdout: () => {},
+  stderr: (line) => console.error(line),
+});
 const { info } = JSON.parse(readFileSync(indexURL + "pyodide-lock.json", "utf8"));
 
 const work = "/tmp/bytecode";

@@ -16,11 +16,15 @@ async function take() {
   const entry = lock.packages["pyctx-web"];
   if (!entry) throw new Error("pyodide-lock.json registers no pyctx-web wheel");
   const pyodide = await loadPyodide({
-    indexURL: base, packageBaseUrl: base, lockFileContents: lock, _makeSnapshot: true,
+    indexURL: base,
+    packageBaseUrl: base,
+    lockFileContents: lock,
+    _makeSnapshot: true,
   });
   const [wheel, app] = await Promise.all([bytes(base + entry.file_name), bytes("/app.zip")]);
   const sitePackages = pyodide.runPython(
-    "import sys\nnext(p for p in sys.path if p.endswith('/site-packages'))");
+    "import sys\nnext(p for p in sys.path if p.endswith('/site-packages'))",
+  );
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
   pyodide.FS.mkdirTree(appDir);
   pyodide.unpackArchive(app, "zip", { extractDir: appDir });

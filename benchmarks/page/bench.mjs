@@ -22,7 +22,9 @@ async function coldStart(mode) {
   pyodide.registerJsModule("pyctx_web_js", await import("/pyctx_web.mjs"));
   if (mode === "pyctx") {
     await pyodide.loadPackage("micropip", { messageCallback: () => {} });
-    await pyodide.runPythonAsync("import micropip\nawait micropip.install('pyctx-web')\nimport pyctx_web");
+    await pyodide.runPythonAsync(
+      "import micropip\nawait micropip.install('pyctx-web')\nimport pyctx_web",
+    );
   } else if (mode === "pyctx-direct") {
     await pyodide.loadPackage("pyctx-web", { messageCallback: () => {} });
     pyodide.runPython("import pyctx_web");

@@ -8,22 +8,34 @@ async ([count, quick]) => {
       const previous = current;
       current = store;
       let result;
-      try { result = fn(); } catch (e) { current = previous; throw e; }
-      if (result && typeof result.then === "function") return result.finally(() => { current = previous; });
+      try {
+        result = fn();
+      } catch (e) {
+        current = previous;
+        throw e;
+      }
+      if (result && typeof result.then === "function")
+        return result.finally(() => {
+          current = previous;
+        });
       current = previous;
       return result;
     },
-    getStore() { return current; },
+    getStore() {
+      return current;
+    },
   };
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   let wrong = 0;
   const ops = [];
   for (let i = 0; i < count; i++) {
     // First in, first out: operation i finishes before operation i + 1.
-    ops.push(polyfill.run(i, async () => {
-      await sleep(i % 50);
-      if (polyfill.getStore() !== i) wrong++;
-    }));
+    ops.push(
+      polyfill.run(i, async () => {
+        await sleep(i % 50);
+        if (polyfill.getStore() !== i) wrong++;
+      }),
+    );
   }
   await Promise.all(ops);
   const { batchTimer, clockResolution, quartiles } = window.benchTiming;
@@ -33,4 +45,4 @@ async ([count, quick]) => {
   for (let round = 0; round < (quick ? 7 : 21); round++) times.push(once() * 1e6);
   const [q1, q2, q3] = quartiles(times);
   return { wrong, count, ns: q2, spread: [q1, q3] };
-}
+};

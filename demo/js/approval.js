@@ -21,10 +21,16 @@ function argumentList(args) {
   const list = make("dl", "action-arguments");
   const entries = args && typeof args === "object" ? Object.entries(args) : [];
   for (const [key, value] of entries) {
-    const shown = typeof value === "string" ? value : Array.isArray(value) && value.every((v) => typeof v === "string")
-      ? value.join(", ")
-      : JSON.stringify(value, null, 2);
-    list.append(make("dt", null, key), make("dd", typeof value === "string" ? null : "json-value", shown));
+    const shown =
+      typeof value === "string"
+        ? value
+        : Array.isArray(value) && value.every((v) => typeof v === "string")
+          ? value.join(", ")
+          : JSON.stringify(value, null, 2);
+    list.append(
+      make("dt", null, key),
+      make("dd", typeof value === "string" ? null : "json-value", shown),
+    );
   }
   if (!entries.length) list.append(make("dt", null, "arguments"), make("dd", null, "none"));
   return list;
@@ -51,11 +57,18 @@ function editPanel(request, schema, single, decide, close) {
   const form = make("form", "decision-form edit-form");
   form.noValidate = true;
   const generated = schemaForm(schema, request.arguments);
-  form.append(make("p", "decision-form-title", `Edit the arguments of ${request.name}`), generated.element);
+  form.append(
+    make("p", "decision-form-title", `Edit the arguments of ${request.name}`),
+    generated.element,
+  );
   const problem = make("p", "field-error form-error");
   problem.setAttribute("role", "alert");
   problem.hidden = true;
-  const submit = make("button", "primary-button", single ? "Send edited action" : "Use these arguments");
+  const submit = make(
+    "button",
+    "primary-button",
+    single ? "Send edited action" : "Use these arguments",
+  );
   submit.type = "submit";
   form.append(problem, make("div", "card-actions"));
   form.lastChild.append(submit, button("Cancel", "ghost-button", close));
@@ -141,15 +154,25 @@ function actionItem(pending, request, index, single, decisions, onDecided) {
     buttons.querySelector("button")?.focus();
   };
   const open = (kind) => {
-    const form = kind === "edit"
-      ? editPanel(request, schema ?? null, single, decide, close)
-      : rejectPanel(request, single, decide, close);
+    const form =
+      kind === "edit"
+        ? editPanel(request, schema ?? null, single, decide, close)
+        : rejectPanel(request, single, decide, close);
     panel.replaceChildren(form);
     form.querySelector("input, textarea, select")?.focus();
   };
   for (const kind of allowed) {
-    const cls = kind === "approve" ? "primary-button" : kind === "reject" ? "danger-button" : "secondary-button";
-    buttons.append(button(LABELS[kind], cls, () => (kind === "approve" ? decide({ type: "approve" }) : open(kind))));
+    const cls =
+      kind === "approve"
+        ? "primary-button"
+        : kind === "reject"
+          ? "danger-button"
+          : "secondary-button";
+    buttons.append(
+      button(LABELS[kind], cls, () =>
+        kind === "approve" ? decide({ type: "approve" }) : open(kind),
+      ),
+    );
   }
   li.append(buttons, panel, note);
   return li;

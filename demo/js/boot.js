@@ -29,7 +29,9 @@ export function onBootStatus(msg) {
 
 function stageSummary(stages) {
   if (!stages) return "";
-  const parts = STAGES.filter((s) => typeof stages[s] === "number").map((s) => `${s} ${seconds(stages[s])}`);
+  const parts = STAGES.filter((s) => typeof stages[s] === "number").map(
+    (s) => `${s} ${seconds(stages[s])}`,
+  );
   return parts.length ? ` (${parts.join(" · ")})` : "";
 }
 
@@ -66,7 +68,9 @@ let lostReason = "";
 export function onWorkerLost(reason) {
   lostReason = reason;
   document.body.dataset.worker = "restarting";
-  showError(`The Python worker stopped: ${reason}. A new one is starting; your saved chats are kept.`);
+  showError(
+    `The Python worker stopped: ${reason}. A new one is starting; your saved chats are kept.`,
+  );
   for (const [id, v] of app.views) {
     if (v.state !== "running") continue;
     finishStreaming(id, undefined, "stopped");

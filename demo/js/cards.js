@@ -29,8 +29,11 @@ function hide(card) {
 // Whether `card` already shows this pending input with this error (rebuilding it would lose
 // what the person typed, and move the focus).
 function showing(card, pending, error) {
-  return !card.hidden && card.dataset.interruptId === String(pending.interrupt_id ?? "")
-    && (card.dataset.error ?? "") === (error ?? "");
+  return (
+    !card.hidden &&
+    card.dataset.interruptId === String(pending.interrupt_id ?? "") &&
+    (card.dataset.error ?? "") === (error ?? "")
+  );
 }
 
 function renderQuestion(pending, error) {

@@ -65,16 +65,26 @@ export function setState(threadId, state) {
 
 function statusText(v) {
   switch (v.state) {
-    case "running": return `${STAGE_LABELS[v.stage] || v.stage || "Working"}…`;
+    case "running":
+      return `${STAGE_LABELS[v.stage] || v.stage || "Working"}…`;
     case "waiting":
       return `${WAITING}: ${v.pending?.kind === "approval" ? "decide on the action below" : "answer the question below"}.`;
-    case "done": return "Answered.";
-    case "cancelled": return "Cancelled.";
-    case "error": return v.unfinished ? "Stopped by an error: retry it, or edit your message." : "Stopped by an error.";
-    case "unfinished": return "This turn did not finish: its answer is not written yet.";
-    case "busy": return "This chat is running in another tab: it refreshes when that tab is done.";
-    case "outdated": return v.notice || "";
-    default: return "";
+    case "done":
+      return "Answered.";
+    case "cancelled":
+      return "Cancelled.";
+    case "error":
+      return v.unfinished
+        ? "Stopped by an error: retry it, or edit your message."
+        : "Stopped by an error.";
+    case "unfinished":
+      return "This turn did not finish: its answer is not written yet.";
+    case "busy":
+      return "This chat is running in another tab: it refreshes when that tab is done.";
+    case "outdated":
+      return v.notice || "";
+    default:
+      return "";
   }
 }
 
@@ -88,7 +98,9 @@ export function renderControls() {
   $("cancel-turn").hidden = !running;
   $("send").disabled = running || waiting || state === "busy" || state === "outdated";
   $("chat-input").placeholder = waiting
-    ? v.pending?.kind === "approval" ? "Decide on the action above first" : "Answer the question above first"
+    ? v.pending?.kind === "approval"
+      ? "Decide on the action above first"
+      : "Answer the question above first"
     : running
       ? "The assistant is working…"
       : "Message the assistant";

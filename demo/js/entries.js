@@ -23,7 +23,12 @@ export function normalizeEntry(m) {
     if (m?.[key] !== undefined) entry[key] = m[key];
   }
   const branch = m?.branch;
-  if (branch && Number.isInteger(branch.index) && Number.isInteger(branch.count) && Array.isArray(branch.heads)) {
+  if (
+    branch &&
+    Number.isInteger(branch.index) &&
+    Number.isInteger(branch.count) &&
+    Array.isArray(branch.heads)
+  ) {
     entry.branch = { index: branch.index, count: branch.count, heads: branch.heads.map(String) };
   }
   return entry;
@@ -44,8 +49,18 @@ function branchSwitcher(entry) {
   nav.setAttribute("aria-label", "Branches");
   nav.dataset.index = String(index);
   nav.dataset.count = String(count);
-  const previous = button("‹", "icon-button branch-prev", () => hooks.branch(heads[index - 2]), "Previous branch");
-  const next = button("›", "icon-button branch-next", () => hooks.branch(heads[index]), "Next branch");
+  const previous = button(
+    "‹",
+    "icon-button branch-prev",
+    () => hooks.branch(heads[index - 2]),
+    "Previous branch",
+  );
+  const next = button(
+    "›",
+    "icon-button branch-next",
+    () => hooks.branch(heads[index]),
+    "Next branch",
+  );
   previous.disabled = index <= 1;
   next.disabled = index >= count;
   const where = make("span", "branch-position", `${index} / ${count}`);
@@ -97,7 +112,10 @@ function openEditor(el, entry) {
 
 export function bubble(entry) {
   const role = entry.role;
-  const el = make("div", `msg msg-${role === "user" ? "user" : role === "assistant" ? "assistant" : "other"}`);
+  const el = make(
+    "div",
+    `msg msg-${role === "user" ? "user" : role === "assistant" ? "assistant" : "other"}`,
+  );
   if (entry.kind) el.classList.add(`msg-${entry.kind}`);
   if (entry.mark) el.classList.add(`msg-${entry.mark}`);
   el.dataset.role = role;
@@ -113,7 +131,11 @@ export function bubble(entry) {
     tools.append(button("Edit", "ghost-button small-button msg-edit", () => openEditor(el, entry)));
   }
   if (entry.id && entry.kind === "answer" && !entry.mark) {
-    tools.append(button("Regenerate", "ghost-button small-button msg-regenerate", () => hooks.regenerate(entry)));
+    tools.append(
+      button("Regenerate", "ghost-button small-button msg-regenerate", () =>
+        hooks.regenerate(entry),
+      ),
+    );
   }
   if (tools.childElementCount) el.append(tools);
   return el;
@@ -140,16 +162,26 @@ export function toolLine(entry) {
   el.dataset.status = String(entry.status ?? "");
   if (entry.id) el.dataset.id = entry.id;
   const head = make("p", "tool-head");
-  head.append(make("span", "tool-label", "Tool"), " ", make("code", "tool-name", entry.name ?? "?"), " ",
-    make("span", "tool-status", STATUS_LABELS[entry.status] ?? String(entry.status ?? "")));
+  head.append(
+    make("span", "tool-label", "Tool"),
+    " ",
+    make("code", "tool-name", entry.name ?? "?"),
+    " ",
+    make("span", "tool-status", STATUS_LABELS[entry.status] ?? String(entry.status ?? "")),
+  );
   el.append(head);
-  const args = entry.arguments && typeof entry.arguments === "object" ? Object.entries(entry.arguments) : [];
+  const args =
+    entry.arguments && typeof entry.arguments === "object" ? Object.entries(entry.arguments) : [];
   if (args.length) {
     const list = make("ul", "tool-args");
     list.setAttribute("aria-label", "Arguments");
     for (const [key, value] of args) {
       const li = make("li");
-      li.append(make("span", "tool-arg-name", `${key}:`), " ", make("span", "tool-arg-value", readable(value)));
+      li.append(
+        make("span", "tool-arg-name", `${key}:`),
+        " ",
+        make("span", "tool-arg-value", readable(value)),
+      );
       list.append(li);
     }
     el.append(list);

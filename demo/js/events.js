@@ -72,7 +72,12 @@ export function onToken(msg) {
 export function onTool(msg) {
   const id = threadOf(msg);
   if (!id) return;
-  const content = typeof msg.content === "string" ? msg.content : typeof msg.result === "string" ? msg.result : "";
+  const content =
+    typeof msg.content === "string"
+      ? msg.content
+      : typeof msg.result === "string"
+        ? msg.result
+        : "";
   appendEntry(id, normalizeEntry({ ...msg, id: null, kind: "tool", role: "assistant", content }));
 }
 
@@ -114,7 +119,8 @@ export function onDone(msg) {
   renderPending();
   renderGraph();
   const focused = document.activeElement;
-  if (!focused || focused === document.body || focused.id === "answer-input") $("chat-input").focus();
+  if (!focused || focused === document.body || focused.id === "answer-input")
+    $("chat-input").focus();
 }
 
 function settleHistoryState(v) {
@@ -137,7 +143,8 @@ function settleHistoryState(v) {
     if (v.state !== "error") v.state = "unfinished";
   } else {
     const last = v.messages[v.messages.length - 1];
-    if (["idle", "waiting", "done", "unfinished"].includes(v.state)) v.state = last && last.role === "assistant" ? "done" : "idle";
+    if (["idle", "waiting", "done", "unfinished"].includes(v.state))
+      v.state = last && last.role === "assistant" ? "done" : "idle";
   }
 }
 
@@ -148,8 +155,10 @@ export function onHistory(msg) {
   // A turn running here is newer than any history asked for before it started.
   if (v.state === "running" && !v.busyElsewhere) return;
   v.messages = (Array.isArray(msg.messages) ? msg.messages : []).map(normalizeEntry);
-  const samePending = v.pending && msg.pending && v.pending.interrupt_id === msg.pending.interrupt_id;
-  v.pending = msg.pending && typeof msg.pending === "object" ? { kind: "question", ...msg.pending } : null;
+  const samePending =
+    v.pending && msg.pending && v.pending.interrupt_id === msg.pending.interrupt_id;
+  v.pending =
+    msg.pending && typeof msg.pending === "object" ? { kind: "question", ...msg.pending } : null;
   if (!samePending) v.cardError = null;
   if (typeof msg.checkpoint_id === "string" && !v.busyElsewhere) setHead(id, msg.checkpoint_id);
   if (Array.isArray(msg.trace)) {
@@ -157,7 +166,10 @@ export function onHistory(msg) {
     const runs = Array.isArray(msg.runs)
       ? msg.runs.map((run) => ({ postedFor: id, run, source: "history" }))
       : v.records.filter((entry) => entry.run);
-    v.records = [...runs, ...msg.trace.map((record) => ({ postedFor: id, record, source: "history" }))];
+    v.records = [
+      ...runs,
+      ...msg.trace.map((record) => ({ postedFor: id, record, source: "history" })),
+    ];
   }
   v.notice = typeof msg.notice === "string" ? msg.notice : null;
   v.unfinished = msg.unfinished === true;
@@ -189,7 +201,11 @@ export function makeOnError(hooks) {
       onBusyElsewhere(id);
       return;
     }
-    if (msg.code === "bad_decision" && id && refused(id, msg.message || "That answer was refused.")) {
+    if (
+      msg.code === "bad_decision" &&
+      id &&
+      refused(id, msg.message || "That answer was refused.")
+    ) {
       running(id, null);
       if (id === app.activeId) renderActive();
       return;

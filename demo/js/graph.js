@@ -33,7 +33,8 @@ function ranks(nodes, edges) {
     visiting.add(id);
     let best = 0;
     for (const e of edges) {
-      if (e.target === id && !visiting.has(e.source) && out.has(e.source)) best = Math.max(best, depth(e.source) + 1);
+      if (e.target === id && !visiting.has(e.source) && out.has(e.source))
+        best = Math.max(best, depth(e.source) + 1);
     }
     visiting.delete(id);
     rank.set(id, best);
@@ -53,7 +54,10 @@ function layout(nodes, edges) {
   rows.forEach((row, r) => {
     const rowWidth = row.length * NODE_W + (row.length - 1) * GAP_X;
     row.forEach((id, i) => {
-      place.set(id, { x: (width - rowWidth) / 2 + i * (NODE_W + GAP_X), y: PAD + r * (NODE_H + GAP_Y) });
+      place.set(id, {
+        x: (width - rowWidth) / 2 + i * (NODE_W + GAP_X),
+        y: PAD + r * (NODE_H + GAP_Y),
+      });
     });
   });
   return { place, rank, width, height: PAD * 2 + rows.length * NODE_H + (rows.length - 1) * GAP_Y };
@@ -74,12 +78,24 @@ function draw(marks) {
   const names = nodes.map((n) => n.name ?? n.id);
   const root = $("graph-svg");
   root.replaceChildren();
-  for (const [name, value] of Object.entries({ viewBox: `0 0 ${width + 40} ${height}`, width: width + 40, height })) {
+  for (const [name, value] of Object.entries({
+    viewBox: `0 0 ${width + 40} ${height}`,
+    width: width + 40,
+    height,
+  })) {
     root.setAttribute(name, String(value));
   }
   root.setAttribute("aria-label", `Assistant graph: ${names.join(", ")}`);
   const defs = svg("defs");
-  const marker = svg("marker", { id: "graph-arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+  const marker = svg("marker", {
+    id: "graph-arrow",
+    viewBox: "0 0 10 10",
+    refX: 9,
+    refY: 5,
+    markerWidth: 7,
+    markerHeight: 7,
+    orient: "auto-start-reverse",
+  });
   marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "graph-arrowhead" }));
   defs.append(marker);
   root.append(defs);
@@ -88,19 +104,47 @@ function draw(marks) {
     const to = place.get(e.target);
     if (!from || !to) continue;
     const back = rank.get(e.target) <= rank.get(e.source);
-    root.append(svg("path", {
-      d: edgePath(from, to, back), class: `graph-edge${e.conditional ? " graph-edge-conditional" : ""}`,
-      "marker-end": "url(#graph-arrow)", "data-source": e.source, "data-target": e.target,
-    }));
+    root.append(
+      svg("path", {
+        d: edgePath(from, to, back),
+        class: `graph-edge${e.conditional ? " graph-edge-conditional" : ""}`,
+        "marker-end": "url(#graph-arrow)",
+        "data-source": e.source,
+        "data-target": e.target,
+      }),
+    );
   }
   for (const n of nodes) {
     const at = place.get(n.id);
     const state = n.id === marks.asking ? "asking" : n.id === marks.running ? "running" : "idle";
     const terminal = n.id.startsWith("__") && n.id.endsWith("__");
-    const g = svg("g", { class: `graph-node${terminal ? " graph-terminal" : ""}`, "data-node": n.id, "data-state": state });
-    g.append(svg("rect", { x: at.x, y: at.y, width: NODE_W, height: NODE_H, rx: terminal ? NODE_H / 2 : 6 }));
+    const g = svg("g", {
+      class: `graph-node${terminal ? " graph-terminal" : ""}`,
+      "data-node": n.id,
+      "data-state": state,
+    });
+    g.append(
+      svg("rect", {
+        x: at.x,
+        y: at.y,
+        width: NODE_W,
+        height: NODE_H,
+        rx: terminal ? NODE_H / 2 : 6,
+      }),
+    );
     const prefix = state === "running" ? "▶ " : state === "asking" ? "? " : "";
-    g.append(svg("text", { x: at.x + NODE_W / 2, y: at.y + NODE_H / 2, "text-anchor": "middle", "dominant-baseline": "central" }, prefix + (n.name ?? n.id)));
+    g.append(
+      svg(
+        "text",
+        {
+          x: at.x + NODE_W / 2,
+          y: at.y + NODE_H / 2,
+          "text-anchor": "middle",
+          "dominant-baseline": "central",
+        },
+        prefix + (n.name ?? n.id),
+      ),
+    );
     root.append(g);
   }
   return root;
@@ -117,8 +161,8 @@ export const firstNode = () => nextNode("__start__");
 export function renderGraph() {
   if ($("graph-panel").hidden) return;
   const v = active();
-  const asking = v.state === "waiting" && v.pending ? v.pending.node ?? null : null;
-  const running = v.state === "running" ? v.runningNode ?? null : null;
+  const asking = v.state === "waiting" && v.pending ? (v.pending.node ?? null) : null;
+  const running = v.state === "running" ? (v.runningNode ?? null) : null;
   const legend = $("graph-legend");
   legend.dataset.running = running ?? "";
   legend.dataset.asking = asking ?? "";

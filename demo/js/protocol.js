@@ -50,7 +50,10 @@ export function sendTo(threadId, message, { head = false } = {}) {
 }
 
 export function requestHistory(threadId, checkpointId = headOf(threadId)) {
-  sendTo(threadId, checkpointId ? { type: "history", checkpoint_id: checkpointId } : { type: "history" });
+  sendTo(
+    threadId,
+    checkpointId ? { type: "history", checkpoint_id: checkpointId } : { type: "history" },
+  );
 }
 
 // Boot status and ready (before app.ready) go to boot.boot(msg), a worker failure before

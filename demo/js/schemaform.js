@@ -6,9 +6,12 @@ import { make } from "./dom.js";
 
 const LONG_TEXT = /^(body|text|content|message|description|notes?)$/i;
 
-const typeOf = (schema) => (Array.isArray(schema?.type) ? schema.type.find((t) => t !== "null") : schema?.type);
+const typeOf = (schema) =>
+  Array.isArray(schema?.type) ? schema.type.find((t) => t !== "null") : schema?.type;
 const isStringList = (schema) =>
-  typeOf(schema) === "array" && ["string", undefined].includes(typeOf(schema.items ?? {})) && !schema.items?.properties;
+  typeOf(schema) === "array" &&
+  ["string", undefined].includes(typeOf(schema.items ?? {})) &&
+  !schema.items?.properties;
 
 let formCount = 0;
 
@@ -33,7 +36,8 @@ function control(id, schema, value) {
   if (Array.isArray(schema.enum)) {
     input = make("select");
     if (value === undefined) input.append(new Option("Choose…", ""));
-    for (const option of schema.enum) input.append(new Option(String(option), JSON.stringify(option)));
+    for (const option of schema.enum)
+      input.append(new Option(String(option), JSON.stringify(option)));
     if (value !== undefined) input.value = JSON.stringify(value);
   } else if (type === "boolean") {
     input = make("input");
@@ -51,7 +55,8 @@ function control(id, schema, value) {
     input.rows = 3;
     input.value = Array.isArray(value) ? value.map(String).join("\n") : "";
   } else if (type === "string") {
-    const long = (typeof value === "string" && value.includes("\n")) || (schema.maxLength ?? 0) > 200;
+    const long =
+      (typeof value === "string" && value.includes("\n")) || (schema.maxLength ?? 0) > 200;
     input = make(long || LONG_TEXT.test(id.split("-").pop()) ? "textarea" : "input");
     if (input.tagName === "TEXTAREA") input.rows = 4;
     else input.type = "text";
@@ -118,9 +123,13 @@ function parse(input, schema, required, name) {
     if (raw.trim() === "") return required ? { error: `${name} is required.` } : { present: false };
     value = Number(raw);
     if (!Number.isFinite(value)) return { error: `${name} must be a number.` };
-    if (type === "integer" && !Number.isInteger(value)) return { error: `${name} must be a whole number.` };
+    if (type === "integer" && !Number.isInteger(value))
+      return { error: `${name} must be a whole number.` };
   } else if (isStringList(schema)) {
-    value = raw.split("\n").map((line) => line.trim()).filter(Boolean);
+    value = raw
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean);
     if (!value.length && required) return { error: `${name} needs at least one entry.` };
     if (!value.length && !required) return { present: false };
   } else if (type === "string") {
@@ -150,9 +159,18 @@ const QUANTIFIER = /[*+?]|\{(\d+)(,(\d*))?\}/y;
 const GROUP_OPENING = /\?(:|<?[=!]|<[^>]*>)/y;
 const LITERAL = /^(?:[^\\[\]().*+?{}|^$]|\\[^A-Za-z0-9])$/u;
 
-const sticky = (re, text, at) => { re.lastIndex = at; return re.exec(text); };
-const repeats = (q) => (q[1] === undefined ? q[0] !== "?" : q[2] === undefined ? Number(q[1]) > 1 : !q[3] || Number(q[3]) > 1);
-const overlap = (firsts) => firsts.length > 1 && (firsts.includes(null) || new Set(firsts).size < firsts.length);
+const sticky = (re, text, at) => {
+  re.lastIndex = at;
+  return re.exec(text);
+};
+const repeats = (q) =>
+  q[1] === undefined
+    ? q[0] !== "?"
+    : q[2] === undefined
+      ? Number(q[1]) > 1
+      : !q[3] || Number(q[3]) > 1;
+const overlap = (firsts) =>
+  firsts.length > 1 && (firsts.includes(null) || new Set(firsts).size < firsts.length);
 
 function atomEnd(pattern, i) {
   if (pattern[i] === "\\") return i + 2;
@@ -172,7 +190,8 @@ export function patternProblem(pattern) {
   while (i < pattern.length) {
     const char = pattern[i];
     let top = stack[stack.length - 1];
-    if (char === "\\" && /^\\([1-9]|k<)/.test(pattern.slice(i, i + 3))) return `${named} uses a backreference, ${exponential}`;
+    if (char === "\\" && /^\\([1-9]|k<)/.test(pattern.slice(i, i + 3)))
+      return `${named} uses a backreference, ${exponential}`;
     if (char === "(") {
       stack.push(group());
       const opening = sticky(GROUP_OPENING, pattern, i + 1);
@@ -210,7 +229,10 @@ export function patternProblem(pattern) {
 
 // The constraints a person can fix in the field; the worker checks the full schema again.
 function check(value, schema, name) {
-  if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) {
+  if (
+    Array.isArray(schema.enum) &&
+    !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))
+  ) {
     return `${name} must be one of: ${schema.enum.join(", ")}.`;
   }
   if (typeof value === "string") {
@@ -227,15 +249,18 @@ function check(value, schema, name) {
       const problem = patternProblem(schema.pattern);
       if (problem) return `${name} cannot be checked: ${problem}.`;
       try {
-        if (!new RegExp(schema.pattern, "u").test(value)) return `${name} does not have the expected form.`;
+        if (!new RegExp(schema.pattern, "u").test(value))
+          return `${name} does not have the expected form.`;
       } catch {
         // A pattern the browser cannot read is left to the worker.
       }
     }
   }
   if (typeof value === "number") {
-    if (typeof schema.minimum === "number" && value < schema.minimum) return `${name} must be at least ${schema.minimum}.`;
-    if (typeof schema.maximum === "number" && value > schema.maximum) return `${name} must be at most ${schema.maximum}.`;
+    if (typeof schema.minimum === "number" && value < schema.minimum)
+      return `${name} must be at least ${schema.minimum}.`;
+    if (typeof schema.maximum === "number" && value > schema.maximum)
+      return `${name} must be at most ${schema.maximum}.`;
   }
   if (Array.isArray(value)) {
     if (typeof schema.minItems === "number" && value.length < schema.minItems) {
@@ -283,9 +308,10 @@ export function schemaForm(schema, args) {
   formCount += 1;
   const prefix = `arg${formCount}`;
   const values = args && typeof args === "object" ? args : {};
-  const objectSchema = schema && typeof schema === "object" && schema.properties
-    ? schema
-    : { type: "object", properties: { arguments: { type: "object" } }, required: ["arguments"] };
+  const objectSchema =
+    schema && typeof schema === "object" && schema.properties
+      ? schema
+      : { type: "object", properties: { arguments: { type: "object" } }, required: ["arguments"] };
   const wrapped = objectSchema === schema ? values : { arguments: values };
   const form = objectFields(prefix, objectSchema, wrapped, null);
   const read = () => {

@@ -25,8 +25,18 @@ function saveModel(model) {
 function loadModel() {
   try {
     const data = JSON.parse(localStorage.getItem(MODEL_KEY) || "null");
-    if (data && data.kind === "openai" && typeof data.base_url === "string" && typeof data.model === "string") {
-      return { kind: "openai", base_url: data.base_url, model: data.model, keyless: data.keyless === true };
+    if (
+      data &&
+      data.kind === "openai" &&
+      typeof data.base_url === "string" &&
+      typeof data.model === "string"
+    ) {
+      return {
+        kind: "openai",
+        base_url: data.base_url,
+        model: data.model,
+        keyless: data.keyless === true,
+      };
     }
   } catch {
     // A malformed entry is ignored: the page starts with the offline model.
@@ -64,7 +74,9 @@ export function setModelBadge(model) {
     badge.textContent = `Model: ${$("model-name").value || "OpenAI-compatible"}${host ? ` at ${host}` : ""}`;
   } else {
     const delay = model.token_delay_ms === undefined ? NaN : Number(model.token_delay_ms);
-    badge.textContent = Number.isFinite(delay) ? `Model: offline · ${delay} ms per token` : "Model: offline";
+    badge.textContent = Number.isFinite(delay)
+      ? `Model: offline · ${delay} ms per token`
+      : "Model: offline";
     // The worker's model is the one truth: the delay field shows what the badge shows (not
     // under the person's hands while the dialog is open).
     if (Number.isFinite(delay)) offlineDelay = delay;
@@ -99,13 +111,20 @@ function applySettings(event) {
     model = { kind: "offline" };
     const raw = String(data.get("token_delay_ms") ?? "").trim();
     const delay = Number(raw);
-    if (raw !== "" && Number.isFinite(delay) && delay >= 0) model.token_delay_ms = Math.round(delay);
+    if (raw !== "" && Number.isFinite(delay) && delay >= 0)
+      model.token_delay_ms = Math.round(delay);
   }
   showSettingsError("");
   $("settings-apply").disabled = true;
-  sent = model.kind === "openai"
-    ? { kind: "openai", base_url: model.base_url, model: model.model, keyless: model.api_key === "" }
-    : { kind: "offline" };
+  sent =
+    model.kind === "openai"
+      ? {
+          kind: "openai",
+          base_url: model.base_url,
+          model: model.model,
+          keyless: model.api_key === "",
+        }
+      : { kind: "offline" };
   post({ op: "configure_model", model });
 }
 
@@ -164,7 +183,10 @@ function restoreModel() {
   if (kept.keyless) {
     sent = kept;
     $("settings-apply").disabled = true;
-    post({ op: "configure_model", model: { kind: "openai", base_url: kept.base_url, model: kept.model, api_key: "" } });
+    post({
+      op: "configure_model",
+      model: { kind: "openai", base_url: kept.base_url, model: kept.model, api_key: "" },
+    });
     return true;
   }
   keyNeeded = kept;

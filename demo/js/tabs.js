@@ -28,10 +28,12 @@ export function onBusyElsewhere(id) {
   // which no message announces: waiting for the lock covers both.
   if (locks && !v.waitingForLock) {
     v.waitingForLock = true;
-    locks.request(`pyctx_web:${DATABASE}:${id}`, () => undefined).then(() => {
-      v.waitingForLock = false;
-      freedElsewhere(id);
-    });
+    locks
+      .request(`pyctx_web:${DATABASE}:${id}`, () => undefined)
+      .then(() => {
+        v.waitingForLock = false;
+        freedElsewhere(id);
+      });
   }
 }
 

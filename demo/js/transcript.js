@@ -28,7 +28,13 @@ export function renderTranscript() {
 
 export function startStreamingBubble(text) {
   $("transcript").querySelector(".empty-hint")?.remove();
-  const el = bubble({ role: "assistant", kind: "answer", mark: "streaming", content: text, id: null });
+  const el = bubble({
+    role: "assistant",
+    kind: "answer",
+    mark: "streaming",
+    content: text,
+    id: null,
+  });
   el.querySelector(".msg-body").setAttribute("aria-busy", "true");
   $("transcript").append(el);
   app.streamingEl = el;
@@ -81,7 +87,12 @@ export function appendEntry(threadId, entry) {
 }
 
 export function appendMessage(threadId, role, content, kind) {
-  appendEntry(threadId, { id: null, role, content, kind: kind ?? (role === "user" ? "message" : "answer") });
+  appendEntry(threadId, {
+    id: null,
+    role,
+    content,
+    kind: kind ?? (role === "user" ? "message" : "answer"),
+  });
 }
 
 // The streamed answer ends: as the final text (done), or as it stands, marked

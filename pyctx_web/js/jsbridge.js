@@ -18,7 +18,10 @@
       : result;
   };
   return {
-    make: (key) => function (...args) { return call(key, args); },
+    make: (key) =>
+      function (...args) {
+        return call(key, args);
+      },
     setTimeout: (key, ms) => setTimeout(() => dispatch(key), ms),
     setInterval: (key, ms) => setInterval(() => dispatch(key), ms),
     clearTimeout: (handle) => clearTimeout(handle),
@@ -51,4 +54,4 @@
       return error;
     },
   };
-}
+};

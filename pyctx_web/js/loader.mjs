@@ -31,7 +31,10 @@ function entryError(name, problem) {
 function endRecord(view) {
   const last = view.byteLength - 22;
   for (let at = last; at >= 0 && at >= last - 0xffff; at--) {
-    if (view.getUint32(at, true) === 0x06054b50 && at + 22 + view.getUint16(at + 20, true) === view.byteLength) {
+    if (
+      view.getUint32(at, true) === 0x06054b50 &&
+      at + 22 + view.getUint16(at + 20, true) === view.byteLength
+    ) {
       return at;
     }
   }
@@ -44,12 +47,19 @@ function centralDirectory(view) {
   const count = view.getUint16(end + 10, true);
   const size = view.getUint32(end + 12, true);
   const offset = view.getUint32(end + 16, true);
-  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff ||
-      (end >= 20 && view.getUint32(end - 20, true) === 0x07064b50)) {
+  if (
+    count === 0xffff ||
+    size === 0xffffffff ||
+    offset === 0xffffffff ||
+    (end >= 20 && view.getUint32(end - 20, true) === 0x07064b50)
+  ) {
     throw new Error("the wheel is a zip64 archive, which the loader does not read");
   }
-  if (view.getUint16(end + 4, true) !== 0 || view.getUint16(end + 6, true) !== 0 ||
-      view.getUint16(end + 8, true) !== count) {
+  if (
+    view.getUint16(end + 4, true) !== 0 ||
+    view.getUint16(end + 6, true) !== 0 ||
+    view.getUint16(end + 8, true) !== count
+  ) {
     throw new Error("the wheel is a zip archive split over several disks");
   }
   if (offset + size > end) throw new Error("the wheel's central directory runs past its end");
@@ -66,7 +76,8 @@ function centralEntries(bytes, view) {
     const cut = `the wheel's central directory is cut short at entry ${i} of ${directory.count}`;
     if (at + 46 > directory.end || view.getUint32(at, true) !== 0x02014b50) throw new Error(cut);
     const nameLength = view.getUint16(at + 28, true);
-    const next = at + 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    const next =
+      at + 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
     if (next > directory.end) throw new Error(cut);
     const rawName = bytes.subarray(at + 46, at + 46 + nameLength);
     let name;
@@ -94,8 +105,10 @@ function centralEntries(bytes, view) {
 // Refuses a name that could land outside the folder the wheel is unpacked in.
 function checkName(name) {
   if (name.includes("\0")) throw entryError(name, "has a NUL character in its name");
-  if (name.includes("\\")) throw entryError(name, "has a backslash in its name (zip names separate folders with /)");
-  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) throw entryError(name, "is an absolute path");
+  if (name.includes("\\"))
+    throw entryError(name, "has a backslash in its name (zip names separate folders with /)");
+  if (name.startsWith("/") || /^[A-Za-z]:/.test(name))
+    throw entryError(name, "is an absolute path");
   const parts = name.replace(/\/$/, "").split("/");
   if (parts.includes("..")) throw entryError(name, "names a file outside its folder");
   if (parts.some((part) => part === "" || part === ".")) {
@@ -109,16 +122,23 @@ function checkKind(entry) {
   const folder = name.endsWith("/");
   if ((mode & FILE_TYPE) === SYMLINK) throw entryError(name, "is a symbolic link");
   if ((mode & FILE_TYPE) !== 0 && (mode & FILE_TYPE) !== (folder ? FOLDER : REGULAR)) {
-    throw entryError(name, `is not a plain ${folder ? "folder" : "file"} (unix mode 0o${mode.toString(8)})`);
+    throw entryError(
+      name,
+      `is not a plain ${folder ? "folder" : "file"} (unix mode 0o${mode.toString(8)})`,
+    );
   }
   if (entry.flags & 1) throw entryError(name, "is encrypted");
   if (method !== STORED && method !== DEFLATED) {
-    throw entryError(name, `is compressed with method ${method}: the loader reads stored and deflated entries only`);
+    throw entryError(
+      name,
+      `is compressed with method ${method}: the loader reads stored and deflated entries only`,
+    );
   }
   if (method === STORED && entry.compressedSize !== size) {
     throw entryError(name, `declares ${size} bytes but stores ${entry.compressedSize}`);
   }
-  if (folder && size !== 0) throw entryError(name, `is a folder that declares ${size} bytes of data`);
+  if (folder && size !== 0)
+    throw entryError(name, `is a folder that declares ${size} bytes of data`);
 }
 
 function sameBytes(a, b) {
@@ -133,7 +153,10 @@ function dataRange(bytes, view, entry, dataEnd) {
   }
   const nameLength = view.getUint16(local + 26, true);
   const start = local + 30 + nameLength + view.getUint16(local + 28, true);
-  if (start > dataEnd || !sameBytes(bytes.subarray(local + 30, local + 30 + nameLength), entry.rawName)) {
+  if (
+    start > dataEnd ||
+    !sameBytes(bytes.subarray(local + 30, local + 30 + nameLength), entry.rawName)
+  ) {
     throw entryError(name, "has a local header that names another file");
   }
   // With bit 3 set, the CRC and sizes follow the data and the local header may hold zeros.
@@ -146,10 +169,14 @@ function dataRange(bytes, view, entry, dataEnd) {
   ];
   for (const [field, inLocal, inCentral] of fields) {
     if (inLocal !== inCentral && !(deferred && inLocal === 0 && field !== "compression method")) {
-      throw entryError(name, `has a local header whose ${field} (${inLocal}) is not the central directory's (${inCentral})`);
+      throw entryError(
+        name,
+        `has a local header whose ${field} (${inLocal}) is not the central directory's (${inCentral})`,
+      );
     }
   }
-  if (start + entry.compressedSize > dataEnd) throw entryError(name, "runs past the end of the archive's data");
+  if (start + entry.compressedSize > dataEnd)
+    throw entryError(name, "runs past the end of the archive's data");
   return { start, end: start + entry.compressedSize };
 }
 
@@ -176,7 +203,8 @@ function checkLayout(entries) {
     else files.add(name);
   }
   for (const name of files) {
-    if (folders.has(name)) throw entryError(name, "is a file, and other entries name it as their folder");
+    if (folders.has(name))
+      throw entryError(name, "is a file, and other entries name it as their folder");
   }
 }
 
@@ -184,16 +212,19 @@ function checkLayout(entries) {
 // compressed data goes in INFLATE_STEP bytes at a time, as the output is read.
 async function inflate(entry, data) {
   let at = 0;
-  const source = new ReadableStream({
-    pull(controller) {
-      if (at >= data.length) {
-        controller.close();
-      } else {
-        controller.enqueue(data.slice(at, at + INFLATE_STEP));
-        at += INFLATE_STEP;
-      }
+  const source = new ReadableStream(
+    {
+      pull(controller) {
+        if (at >= data.length) {
+          controller.close();
+        } else {
+          controller.enqueue(data.slice(at, at + INFLATE_STEP));
+          at += INFLATE_STEP;
+        }
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   const reader = source.pipeThrough(new DecompressionStream("deflate-raw")).getReader();
   const out = new Uint8Array(entry.size);
   let filled = 0;
@@ -212,7 +243,8 @@ async function inflate(entry, data) {
     out.set(chunk.value, filled);
     filled += chunk.value.length;
   }
-  if (filled !== entry.size) throw entryError(entry.name, `inflates to ${filled} bytes, not its declared ${entry.size}`);
+  if (filled !== entry.size)
+    throw entryError(entry.name, `inflates to ${filled} bytes, not its declared ${entry.size}`);
   return out;
 }
 
@@ -228,7 +260,10 @@ async function wheelFiles(bytes, maxUnpackedBytes) {
     checkKind(entry);
     total += entry.size;
     if (total > maxUnpackedBytes) {
-      throw entryError(entry.name, `takes the wheel past ${maxUnpackedBytes} bytes unpacked (options.maxUnpackedBytes)`);
+      throw entryError(
+        entry.name,
+        `takes the wheel past ${maxUnpackedBytes} bytes unpacked (options.maxUnpackedBytes)`,
+      );
     }
     entry.range = dataRange(bytes, view, entry, dataEnd);
   }
@@ -238,7 +273,10 @@ async function wheelFiles(bytes, maxUnpackedBytes) {
   // Folder entries are not written: the folders of the files are made as they are written.
   for (const entry of entries.filter(({ name }) => !name.endsWith("/"))) {
     const data = bytes.subarray(entry.range.start, entry.range.end);
-    files.push({ name: entry.name, data: entry.method === STORED ? data : await inflate(entry, data) });
+    files.push({
+      name: entry.name,
+      data: entry.method === STORED ? data : await inflate(entry, data),
+    });
   }
   return files;
 }
@@ -256,8 +294,10 @@ function checkDestination(FS, files, folder) {
       const found = FS.analyzePath(path);
       if (!found.exists) break;
       const isFolder = FS.isDir(found.object.mode);
-      if (i === parts.length && isFolder) throw entryError(name, `would replace the folder ${path}`);
-      if (i < parts.length && !isFolder) throw entryError(name, `needs a folder where the file ${path} is`);
+      if (i === parts.length && isFolder)
+        throw entryError(name, `would replace the folder ${path}`);
+      if (i < parts.length && !isFolder)
+        throw entryError(name, `needs a folder where the file ${path} is`);
     }
   }
 }
@@ -283,7 +323,9 @@ async function wheelBytes(url, wheel) {
   try {
     body = await (wheel ?? fetch(url));
   } catch (error) {
-    throw new Error(`loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: ${error?.message ?? error}`);
+    throw new Error(
+      `loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: ${error?.message ?? error}`,
+    );
   }
   if (typeof Response === "function" && body instanceof Response) {
     if (!body.ok) {
@@ -293,8 +335,11 @@ async function wheelBytes(url, wheel) {
     return new Uint8Array(await body.arrayBuffer());
   }
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  throw new TypeError("loadPyctxWeb: options.wheel must be a Response, an ArrayBuffer or a typed array (or a promise of one)");
+  if (ArrayBuffer.isView(body))
+    return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  throw new TypeError(
+    "loadPyctxWeb: options.wheel must be a Response, an ArrayBuffer or a typed array (or a promise of one)",
+  );
 }
 
 /**
@@ -330,15 +375,28 @@ async function wheelBytes(url, wheel) {
  * fetched, when what came is not a wheel, and naming the URL, the entry and the problem
  * when an entry of the wheel is refused.
  */
-export async function loadPyctxWeb(pyodide, { wheelURL, wheel, maxUnpackedBytes = MAX_UNPACKED_BYTES } = {}) {
-  if (!pyodide || typeof pyodide.unpackArchive !== "function" || typeof pyodide.runPython !== "function") {
-    throw new TypeError("loadPyctxWeb: the first argument must be the Pyodide that loadPyodide() resolved with");
+export async function loadPyctxWeb(
+  pyodide,
+  { wheelURL, wheel, maxUnpackedBytes = MAX_UNPACKED_BYTES } = {},
+) {
+  if (
+    !pyodide ||
+    typeof pyodide.unpackArchive !== "function" ||
+    typeof pyodide.runPython !== "function"
+  ) {
+    throw new TypeError(
+      "loadPyctxWeb: the first argument must be the Pyodide that loadPyodide() resolved with",
+    );
   }
   if (wheel === undefined && !(typeof wheelURL === "string" || wheelURL instanceof URL)) {
-    throw new TypeError("loadPyctxWeb: options.wheelURL must be the wheel's URL (a string or a URL)");
+    throw new TypeError(
+      "loadPyctxWeb: options.wheelURL must be the wheel's URL (a string or a URL)",
+    );
   }
   if (!Number.isSafeInteger(maxUnpackedBytes) || maxUnpackedBytes <= 0) {
-    throw new TypeError("loadPyctxWeb: options.maxUnpackedBytes must be a positive whole number of bytes");
+    throw new TypeError(
+      "loadPyctxWeb: options.maxUnpackedBytes must be a positive whole number of bytes",
+    );
   }
   const url = absolute(wheelURL);
   const [bytes, jsModule] = await Promise.all([wheelBytes(url, wheel), import(import.meta.url)]);
@@ -355,7 +413,9 @@ export async function loadPyctxWeb(pyodide, { wheelURL, wheel, maxUnpackedBytes 
   };
   try {
     const sys = own(pyodide.pyimport("sys"));
-    const sitePackages = own(sys.path).toJs().find((folder) => folder.endsWith("/site-packages"));
+    const sitePackages = own(sys.path)
+      .toJs()
+      .find((folder) => folder.endsWith("/site-packages"));
     if (!sitePackages) throw new Error("sys.path names no site-packages folder");
     await unpack(pyodide, bytes, sitePackages, maxUnpackedBytes);
     // Only site-packages changed: refresh its finder's listing. importlib.invalidate_caches()
@@ -369,7 +429,10 @@ export async function loadPyctxWeb(pyodide, { wheelURL, wheel, maxUnpackedBytes 
     given.add(pyodide);
     return pyctxWeb.__version__;
   } catch (error) {
-    const reason = String(error?.message ?? error).trim().split("\n").pop();
+    const reason = String(error?.message ?? error)
+      .trim()
+      .split("\n")
+      .pop();
     throw new Error(`loadPyctxWeb: ${url} did not install pyctx_web: ${reason}`);
   } finally {
     for (const proxy of proxies) proxy.destroy();

@@ -5,20 +5,33 @@
     // Resolves with {granted, release}: the Web Lock `name` is held until release() is
     // called. granted is false when another holder has it and `wait` is false. Where
     // there are no Web Locks (Node), it is always granted: nothing else shares the storage.
-    hold: (name, wait) => new Promise((resolve) => {
-      const manager = locks();
-      if (manager === null) { resolve({ granted: true, release: () => {} }); return; }
-      manager.request(name, { ifAvailable: !wait }, (lock) => {
-        if (lock === null) { resolve({ granted: false, release: () => {} }); return undefined; }
-        return new Promise((release) => resolve({ granted: true, release: () => release() }));
-      }).catch((e) => resolve({ granted: false, error: String(e), release: () => {} }));
-    }),
+    hold: (name, wait) =>
+      new Promise((resolve) => {
+        const manager = locks();
+        if (manager === null) {
+          resolve({ granted: true, release: () => {} });
+          return;
+        }
+        manager
+          .request(name, { ifAvailable: !wait }, (lock) => {
+            if (lock === null) {
+              resolve({ granted: false, release: () => {} });
+              return undefined;
+            }
+            return new Promise((release) => resolve({ granted: true, release: () => release() }));
+          })
+          .catch((e) => resolve({ granted: false, error: String(e), release: () => {} }));
+      }),
 
     // Posts the JSON text `message` on the BroadcastChannel `name`, where there is one.
     announce: (name, message) => {
       if (typeof BroadcastChannel !== "function") return;
       const channel = new BroadcastChannel(name);
-      try { channel.postMessage(JSON.parse(message)); } finally { channel.close(); }
+      try {
+        channel.postMessage(JSON.parse(message));
+      } finally {
+        channel.close();
+      }
     },
   };
-})()
+})();
