@@ -9,9 +9,14 @@ import { pathToFileURL } from "node:url";
 
 const [dist, site, module, appDir] = process.argv.slice(2);
 const distDir = resolve(dist) + "/";
+/** @type {typeof import("pyodide")} */
 const { loadPyodide } = await import(pathToFileURL(distDir + "pyodide.mjs").href);
 const pyodide = await loadPyodide({ indexURL: distDir, packageBaseUrl: distDir });
 
+/**
+ * @param {string} from a folder on disk
+ * @param {string} to its copy in Pyodide's file system
+ */
 function copyTree(from, to) {
   pyodide.FS.mkdirTree(to);
   for (const name of readdirSync(from)) {

@@ -17,6 +17,7 @@ for (let round = 0; round < rounds; round++) {
   runs.push(runOnce() * 1e6); // ns
   gets.push(als.run(1, getOnce) * 1e6);
 }
+/** @param {string} name @param {number[]} values */
 const row = (name, values) => {
   const [q1, q2, q3] = quartiles(values);
   return {

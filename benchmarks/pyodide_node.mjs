@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 
 const [dist, quick, ...files] = process.argv.slice(2);
 const distDir = resolve(dist) + "/";
+/** @type {typeof import("pyodide")} */
 const { loadPyodide } = await import(pathToFileURL(distDir + "pyodide.mjs").href);
 const pyodide = await loadPyodide({ indexURL: distDir, packageBaseUrl: distDir });
 await pyodide.loadPackage("pyctx-web", { messageCallback: () => {} });

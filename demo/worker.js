@@ -15,22 +15,37 @@ const APP_ARCHIVE = "./app.zip";
 const SNAPSHOT = "./demo.snapshot";
 const APP_DIR = "/home/pyodide/demo_app";
 
+/**
+ * @import { PyodideAPI, PyodideConfig } from "pyodide"
+ * @import { PyProxy } from "pyodide/ffi"
+ */
+
 const started = performance.now();
+/** @type {Record<string, number>} */
 const stages = {};
+/** @type {((text: string) => unknown) | null} */
 let receive = null; // worker_main.receive, once the app has booted
+/** @type {(() => void) | null} */
 let prepareWorker = null; // worker_main.prepare: what follows the ready message
+/** @type {unknown[]} */
 const queued = []; // page messages that arrived before that
+/** @type {string | null} */
 let fatal = null; // the text of Pyodide's fatal error, once there was one
 
 // Only a worker started as worker.js?test-hooks (the page passes its own ?test-hooks on)
 // takes {op: "test_fatal"}, which drives this worker's Python into a real fatal error, and
 // {op: "test_hang"}, which makes it stop answering for good.
 const TEST_HOOKS = new URL(self.location.href).searchParams.has("test-hooks");
+/** @type {PyodideAPI | null} */
 let testPyodide = null;
 
+/** @param {string} stage @param {string} label */
 const status = (stage, label) => postMessage({ type: "status", stage, label });
 
-// Python calls post(json_text) for every message it sends to the page.
+/**
+ * Python calls post(json_text) for every message it sends to the page.
+ * @param {string | PyProxy} payload
+ */
 function post(payload) {
   if (typeof payload === "string") {
     postMessage(JSON.parse(payload));
@@ -45,9 +60,32 @@ function post(payload) {
   postMessage(value);
 }
 
-// The exception line of a Python traceback is the part a person can read.
+/**
+ * What a thrown value says: an Error's message, or the value as text.
+ * @param {unknown} error
+ */
+function reasonOf(error) {
+  const message =
+    typeof error === "object" && error !== null && "message" in error ? error.message : undefined;
+  return String(message ?? error);
+}
+
+/**
+ * Whether Pyodide marked this error fatal: its Python can do nothing more.
+ * @param {unknown} error
+ */
+const isFatal = (error) =>
+  typeof error === "object" &&
+  error !== null &&
+  "pyodide_fatal_error" in error &&
+  Boolean(error.pyodide_fatal_error);
+
+/**
+ * The exception line of a Python traceback is the part a person can read.
+ * @param {unknown} error
+ */
 function lastLine(error) {
-  const lines = String(error?.message ?? error)
+  const lines = reasonOf(error)
     .trim()
     .split("\n")
     .map((line) => line.trim());
@@ -57,17 +95,21 @@ function lastLine(error) {
   return exception ?? lines.filter(Boolean).pop() ?? "unknown error";
 }
 
-// Pyodide failed for good (its on_fatal hook, or an error it marked fatal): the page is told.
+/**
+ * Pyodide failed for good (its on_fatal hook, or an error it marked fatal): the page is told.
+ * @param {unknown} [error]
+ */
 function reportFatal(error) {
   if (fatal === null) {
     fatal =
-      String(error?.message ?? error ?? "unknown error")
+      reasonOf(error ?? "unknown error")
         .trim()
         .split("\n")[0] || "unknown error";
   }
   postMessage({ type: "fatal", message: fatal });
 }
 
+/** @param {unknown} data a message of the page */
 function forward(data) {
   if (fatal !== null) {
     reportFatal();
@@ -83,20 +125,24 @@ function forward(data) {
     postMessage({ type: "error", message: "The worker got a message that is not plain data." });
     return;
   }
+  if (receive === null) throw new Error("forward() before the app booted");
   try {
     const result = receive(text);
-    if (result && typeof result.destroy === "function") result.destroy();
+    if (result && typeof (/** @type {PyProxy} */ (result).destroy) === "function")
+      /** @type {PyProxy} */ (result).destroy();
   } catch (error) {
-    if (fatal !== null || error?.pyodide_fatal_error) {
+    if (fatal !== null || isFatal(error)) {
       reportFatal(error);
       return;
     }
+    /** @type {{ type: "error", message: string, thread_id?: string }} */
     const reply = {
       type: "error",
       message: `The worker could not take that message: ${lastLine(error)}`,
     };
-    if (data && typeof data === "object" && typeof data.thread_id === "string")
-      reply.thread_id = data.thread_id;
+    const threadId =
+      typeof data === "object" && data !== null && "thread_id" in data ? data.thread_id : undefined;
+    if (typeof threadId === "string") reply.thread_id = threadId;
     postMessage(reply);
   }
 }
@@ -110,7 +156,7 @@ function provokeFatal() {
   );
 }
 
-self.addEventListener("message", (event) => {
+addEventListener("message", (event) => {
   const op = event.data && typeof event.data === "object" ? event.data.op : undefined;
   if (op === "ping") {
     postMessage({ type: "pong" });
@@ -133,13 +179,20 @@ self.addEventListener("message", (event) => {
 });
 
 // What escapes Python's event loop: a fatal error is reported; any other is the console's.
-self.addEventListener("unhandledrejection", (event) => {
-  if (event.reason?.pyodide_fatal_error) {
+addEventListener("unhandledrejection", (event) => {
+  if (isFatal(event.reason)) {
     event.preventDefault();
     reportFatal(event.reason);
   }
 });
 
+/**
+ * @template T
+ * @param {string} stage
+ * @param {string} label
+ * @param {() => Promise<T>} work
+ * @returns {Promise<T>}
+ */
 async function timed(stage, label, work) {
   status(stage, label);
   const t0 = performance.now();
@@ -181,6 +234,7 @@ async function servedPolicy() {
 
 // The distribution's lock file, pyctx_web's wheel that it registers, the app and the policy,
 // all requested at once: they download while Pyodide loads.
+/** @param {string} base the distribution's URL */
 function prefetch(base) {
   const lockFile = fetch(new URL("pyodide-lock.json", base)).then((response) => {
     if (!response.ok) throw new Error(`could not fetch pyodide-lock.json: HTTP ${response.status}`);
@@ -206,6 +260,7 @@ async function boot() {
   const { lockFile, wheelURL, wheel, app, policy, snapshot } = prefetch(base);
   let restored = false;
   const pyodide = await timed("runtime", "Loading the Python runtime…", async () => {
+    /** @type {PyodideConfig} */
     const options = { indexURL: base, packageBaseUrl: base, lockFileContents: lockFile };
     const response = await snapshot;
     if (response) options._loadSnapshot = response.arrayBuffer();
@@ -214,7 +269,11 @@ async function boot() {
   });
   const loaded = performance.now();
   // Called by Pyodide when its interpreter can no longer be used.
-  pyodide._api.on_fatal = (error) => reportFatal(error);
+  // (Through _api, Pyodide's internal API, which its types leave out.)
+  const internal = /** @type {PyodideAPI & { _api: { on_fatal: (e: unknown) => void } }} */ (
+    pyodide
+  );
+  internal._api.on_fatal = (error) => reportFatal(error);
   if (TEST_HOOKS) testPyodide = pyodide;
 
   // The wheel goes straight into site-packages, without Pyodide's package loader; the loader
@@ -260,7 +319,7 @@ async function boot() {
     stages: { ...stages },
   });
   for (const data of queued.splice(0)) forward(data);
-  prepareWorker();
+  prepareWorker?.();
   if (restored) {
     install().catch((error) =>
       postMessage({

@@ -15,6 +15,7 @@ if (!["stdlib", "wheel", "folder"].includes(kind) || !output || (kind === "folde
   process.exit(2);
 }
 const indexURL = resolve(dir) + "/";
+/** @type {typeof import("pyodide")} */
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
 const pyodide = await loadPyodide({
   indexURL,

@@ -3,6 +3,7 @@
 // The app folder comes as ?app=/home/pyodide/demo_app; the snapshot is posted back.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
 
+/** @param {string} url */
 async function bytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`could not fetch ${url}: HTTP ${response.status}`);
@@ -11,6 +12,7 @@ async function bytes(url) {
 
 async function take() {
   const appDir = new URL(import.meta.url).searchParams.get("app");
+  if (appDir === null) throw new Error("the snapshot worker needs ?app=FOLDER in its URL");
   const base = new URL("/pyodide/", self.location.href).href;
   const lock = await (await fetch(`${base}pyodide-lock.json`)).json();
   const entry = lock.packages["pyctx-web"];

@@ -11,9 +11,11 @@ const params = new URLSearchParams(location.search);
 // with pyodide.loadPackage and imports it; ?mode=pyctx installs it with
 // micropip instead. ?stdlib=NAME loads the standard library from NAME in the distribution
 // (python_stdlib.zip unless given); window.loadPyodideMs is the time loadPyodide took.
+/** @param {string} mode */
 async function coldStart(mode) {
   const start = performance.now();
   const stdlib = params.get("stdlib");
+  /** @type {import("pyodide").PyodideConfig} */
   const config = { indexURL: base, packageBaseUrl: base };
   if (stdlib) config.stdLibURL = new URL(stdlib, base).href;
   const pyodide = await loadPyodide(config);
@@ -36,7 +38,9 @@ async function coldStart(mode) {
 
 window.coldStart = coldStart(params.get("mode") ?? "pyctx").then(({ pyodide, ms }) => {
   window.pyodide = pyodide;
-  document.getElementById("state").textContent = "ready";
+  const state = document.getElementById("state");
+  if (state === null) throw new Error("the benchmark page has no #state element");
+  state.textContent = "ready";
   return ms;
 });
 

@@ -1,9 +1,14 @@
 // Evaluated by benchmarks/run.py in the benchmark page: the single-slot .finally() polyfill's
 // wrong reads under first-in-first-out interleaving, and its speed.
-async ([count, quick]) => {
+async (/** @type {[number, boolean]} */ [count, quick]) => {
   // The single-slot polyfill: one global current store, restored in the returned promise's finally().
+  /** @type {number | undefined} */
   let current;
   const polyfill = {
+    /**
+     * @param {number} store
+     * @param {() => unknown} fn
+     */
     run(store, fn) {
       const previous = current;
       current = store;
@@ -14,7 +19,7 @@ async ([count, quick]) => {
         current = previous;
         throw e;
       }
-      if (result && typeof result.then === "function")
+      if (result instanceof Promise)
         return result.finally(() => {
           current = previous;
         });
@@ -25,7 +30,7 @@ async ([count, quick]) => {
       return current;
     },
   };
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
   let wrong = 0;
   const ops = [];
   for (let i = 0; i < count; i++) {

@@ -21,8 +21,15 @@ export function clockResolution(samples = 21) {
 
 // Milliseconds per call of fn, over a batch of at least `number` calls that lasts at least
 // SPAN_TICKS ticks; the batch size is calibrated on the first call and kept.
+/**
+ * @param {() => unknown} fn
+ * @param {number} number
+ * @param {number} resolution the clock's tick in milliseconds
+ * @returns {() => number}
+ */
 export function batchTimer(fn, number, resolution) {
   const target = Math.max(SPAN_FLOOR_MS, SPAN_TICKS * resolution);
+  /** @param {number} count */
   const timed = (count) => {
     const start = performance.now();
     for (let i = 0; i < count; i++) fn();
@@ -38,8 +45,13 @@ export function batchTimer(fn, number, resolution) {
 }
 
 // The 25th, 50th and 75th percentiles of values (nearest rank).
+/**
+ * @param {number[]} values
+ * @returns {[number, number, number]}
+ */
 export function quartiles(values) {
   const s = [...values].sort((a, b) => a - b);
+  /** @param {number} p */
   const at = (p) => s[Math.floor((s.length - 1) * p)];
   return [at(0.25), at(0.5), at(0.75)];
 }

@@ -1,6 +1,18 @@
 // pyctx_web.graph.IndexedDBCheckpointer: one transaction per operation, run from its own callbacks.
 (() => {
-  const describe = (v) =>
+  /**
+   * An open database; closed for good once `closed` is true.
+   * @typedef {{ db: IDBDatabase, closed: boolean }} IDBConn
+   * What an operation ends with, as Python reads it: {status: "ok", value}, "error", ...
+   * @typedef {{ status: string, [field: string]: unknown }} IDBOutcome
+   * @typedef {{ value: unknown, outcome: IDBOutcome | null }} IDBRunState
+   * @typedef {(fn: (event: Event) => void) => (event: Event) => void} IDBGuard
+   * @typedef {(tx: IDBTransaction, state: IDBRunState,
+   *   stop: (outcome: IDBOutcome) => void, guard: IDBGuard) => void} IDBBody
+   * A record as stored, which may be anything once another program wrote to the database.
+   * @typedef {Record<string, unknown>} IDBStored
+   */
+  const describe = (/** @type {unknown} */ v) =>
     v === undefined
       ? "undefined"
       : v === null
@@ -10,25 +22,27 @@
           : typeof v;
   // Fields pass through when they have the stored type; anything else is described,
   // so that Python can report the record as corrupt.
-  const text = (v) => (typeof v === "string" ? v : { corrupt: describe(v) });
-  const optionalText = (v) => (v === null ? null : text(v));
-  const number = (v) => (typeof v === "number" ? v : { corrupt: describe(v) });
-  const failure = (e) => ({
-    status: "error",
-    name: (e && e.name) || "Error",
-    message: (e && e.message) || String(e),
-  });
+  const text = (/** @type {unknown} */ v) => (typeof v === "string" ? v : { corrupt: describe(v) });
+  const optionalText = (/** @type {unknown} */ v) => (v === null ? null : text(v));
+  const number = (/** @type {unknown} */ v) =>
+    typeof v === "number" ? v : { corrupt: describe(v) };
+  /** @returns {IDBOutcome & { name: string, message: string }} */
+  const failure = (/** @type {unknown} */ e) => {
+    const fields = /** @type {{ name?: string, message?: string }} */ (Object(e));
+    return { status: "error", name: fields.name || "Error", message: fields.message || String(e) };
+  };
   const BOTH = ["checkpoints", "writes"];
-  const threadRange = (t) => IDBKeyRange.bound([t], [t, []]);
+  const threadRange = (/** @type {unknown} */ t) => IDBKeyRange.bound([t], [t, []]);
+  /** @param {unknown} t @param {unknown} c */
   const checkpointRange = (t, c) => IDBKeyRange.bound([t, c], [t, c, []]);
-  const checkpointOf = (v) => ({
+  const checkpointOf = (/** @type {IDBStored} */ v) => ({
     seq: number(v.seq),
     checkpoint_id: text(v.checkpoint_id),
     parent_id: optionalText(v.parent_id),
     created_at: text(v.created_at),
     data: text(v.data),
   });
-  const writeOf = (w) => ({
+  const writeOf = (/** @type {IDBStored} */ w) => ({
     task_id: text(w.task_id),
     kind: text(w.kind),
     seq: number(w.seq),
@@ -37,22 +51,32 @@
 
   // Runs body(tx, state, stop) in one transaction; resolves with a JSON text once the
   // transaction has completed ({status: "ok", value}) or aborted (the reason).
+  /**
+   * @param {IDBConn} conn
+   * @param {string[]} stores
+   * @param {IDBTransactionMode} mode
+   * @param {IDBBody} body
+   * @returns {Promise<string>}
+   */
   const run = (conn, stores, mode, body) =>
     new Promise((resolve) => {
       if (conn.closed) {
         resolve(JSON.stringify({ status: "closed" }));
         return;
       }
+      /** @type {IDBTransaction} */
       let tx;
       try {
         tx = conn.db.transaction(stores, mode);
       } catch (e) {
-        const closed = e && e.name === "InvalidStateError";
-        resolve(JSON.stringify(closed ? { status: "closed" } : failure(e)));
+        const reason = failure(e);
+        const closed = reason.name === "InvalidStateError";
+        resolve(JSON.stringify(closed ? { status: "closed" } : reason));
         return;
       }
+      /** @type {IDBRunState} */
       const state = { value: null, outcome: null };
-      const stop = (outcome) => {
+      const stop = (/** @type {IDBOutcome} */ outcome) => {
         if (state.outcome === null) state.outcome = outcome;
         try {
           tx.abort();
@@ -60,6 +84,7 @@
           /* already finished */
         }
       };
+      /** @type {IDBGuard} */
       const guard = (fn) => (event) => {
         try {
           fn(event);
@@ -84,6 +109,12 @@
     });
 
   // Reads the writes of checkpoint value `v` in transaction `tx`; calls done(record).
+  /**
+   * @param {IDBTransaction} tx
+   * @param {IDBStored} v
+   * @param {IDBGuard} guard
+   * @param {(record: unknown) => void} done
+   */
   const withWrites = (tx, v, guard, done) => {
     const request = tx.objectStore("writes").getAll(checkpointRange(v.thread_id, v.checkpoint_id));
     request.onsuccess = guard(() =>
@@ -95,8 +126,14 @@
   };
 
   return {
+    /**
+     * @param {string} name
+     * @param {number} version
+     * @returns {Promise<IDBConn | string>} the connection, or a failure as JSON text
+     */
     open: (name, version) =>
       new Promise((resolve) => {
+        /** @type {IDBOpenDBRequest} */
         let request;
         try {
           request = indexedDB.open(name, version);
@@ -116,6 +153,7 @@
           }
         };
         request.onsuccess = () => {
+          /** @type {IDBConn} */
           const conn = { db: request.result, closed: false };
           // Another connection wants a new version or to delete the database: let it.
           conn.db.onversionchange = () => {
@@ -133,12 +171,12 @@
         };
       }),
 
-    close: (conn) => {
+    close: (/** @type {IDBConn} */ conn) => {
       conn.closed = true;
       conn.db.close();
     },
 
-    latest: (conn, t) =>
+    latest: (/** @type {IDBConn} */ conn, /** @type {string} */ t) =>
       run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
         const request = tx.objectStore("checkpoints").openCursor(threadRange(t), "prev");
         request.onsuccess = guard(() => {
@@ -149,6 +187,7 @@
         });
       }),
 
+    /** @param {IDBConn} conn @param {string} t @param {string} c */
     byId: (conn, t, c) =>
       run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
         const request = tx.objectStore("checkpoints").index("by_id").get([t, c]);
@@ -162,12 +201,20 @@
 
     // Up to `count` checkpoints newest first, below `before` (an id) or `below` (a seq);
     // Python's None arrives as undefined.
+    /**
+     * @param {IDBConn} conn
+     * @param {string} t
+     * @param {string | undefined} before
+     * @param {number | undefined} below
+     * @param {number} count
+     */
     page: (conn, t, before, below, count) =>
       run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
         const store = tx.objectStore("checkpoints");
+        /** @type {unknown[]} */
         const records = [];
         state.value = records;
-        const scan = (upper) => {
+        const scan = (/** @type {number | undefined} */ upper) => {
           const range =
             upper == null ? threadRange(t) : IDBKeyRange.bound([t], [t, upper], false, true);
           const request = store.openCursor(range, "prev");
@@ -189,11 +236,11 @@
         const key = store.index("by_id").getKey([t, before]);
         key.onsuccess = guard(() => {
           if (key.result === undefined) stop({ status: "missing" });
-          else scan(key.result[1]);
+          else scan(/** @type {[string, number]} */ (key.result)[1]); // [thread, seq]
         });
       }),
 
-    put: (conn, payload) =>
+    put: (/** @type {IDBConn} */ conn, /** @type {string} */ payload) =>
       run(conn, ["checkpoints"], "readwrite", (tx, state, stop, guard) => {
         const c = JSON.parse(payload);
         const store = tx.objectStore("checkpoints");
@@ -212,12 +259,14 @@
               return;
             }
             delete c.expected;
-            c.seq = last.result ? last.result.primaryKey[1] + 1 : 1;
+            const key = /** @type {[string, number] | undefined} */ (last.result?.primaryKey);
+            c.seq = key ? key[1] + 1 : 1;
             store.add(c);
           });
         });
       }),
 
+    /** @param {IDBConn} conn @param {string} t @param {string} c @param {string} payload */
     putWrites: (conn, t, c, payload) =>
       run(conn, BOTH, "readwrite", (tx, state, stop, guard) => {
         const writes = JSON.parse(payload);
@@ -250,7 +299,7 @@
         });
       }),
 
-    deleteThread: (conn, t) =>
+    deleteThread: (/** @type {IDBConn} */ conn, /** @type {string} */ t) =>
       run(conn, BOTH, "readwrite", (tx) => {
         tx.objectStore("checkpoints").delete(threadRange(t));
         tx.objectStore("writes").delete(threadRange(t));

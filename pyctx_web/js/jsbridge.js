@@ -1,8 +1,10 @@
 // pyctx_web.jsbridge: the helpers around the one dispatcher proxy (a function of it).
-(dispatch) => {
+(/** @type {(key: number, ...args: unknown[]) => unknown} */ dispatch) => {
   const isDeferred = Symbol("pyctx_web.deferred");
-  const microtask = globalThis.queueMicrotask ?? ((job) => void Promise.resolve().then(job));
-  const destroyAll = (proxies) => {
+  const microtask =
+    globalThis.queueMicrotask ??
+    ((/** @type {() => void} */ job) => void Promise.resolve().then(job));
+  const destroyAll = (/** @type {{ destroy(): void }[]} */ proxies) => {
     for (const proxy of proxies) {
       try {
         proxy.destroy();
@@ -11,43 +13,73 @@
       }
     }
   };
+  /** @param {number} key @param {unknown[]} args */
   const call = (key, args) => {
-    const result = dispatch(key, ...args);
+    const result = /** @type {{ [isDeferred]?: true, promise?: unknown }} */ (
+      dispatch(key, ...args)
+    );
     return result !== null && typeof result === "object" && result[isDeferred]
       ? result.promise
       : result;
   };
+  /** @typedef {Parameters<typeof clearTimeout>[0]} TimerHandle */
   return {
-    make: (key) =>
+    make: (/** @type {number} */ key) =>
+      /** @param {unknown[]} args */
       function (...args) {
         return call(key, args);
       },
-    setTimeout: (key, ms) => setTimeout(() => dispatch(key), ms),
-    setInterval: (key, ms) => setInterval(() => dispatch(key), ms),
-    clearTimeout: (handle) => clearTimeout(handle),
-    clearInterval: (handle) => clearInterval(handle),
-    queueMicrotask: (key) => microtask(() => dispatch(key)),
-    requestAnimationFrame: (key) => requestAnimationFrame((time) => dispatch(key, time)),
-    cancelAnimationFrame: (handle) => cancelAnimationFrame(handle),
+    setTimeout: (/** @type {number} */ key, /** @type {number} */ ms) =>
+      setTimeout(() => dispatch(key), ms),
+    setInterval: (/** @type {number} */ key, /** @type {number} */ ms) =>
+      setInterval(() => dispatch(key), ms),
+    clearTimeout: (/** @type {TimerHandle} */ handle) => clearTimeout(handle),
+    clearInterval: (/** @type {TimerHandle} */ handle) => clearInterval(handle),
+    queueMicrotask: (/** @type {number} */ key) => microtask(() => dispatch(key)),
+    requestAnimationFrame: (/** @type {number} */ key) =>
+      requestAnimationFrame((time) => dispatch(key, time)),
+    cancelAnimationFrame: (/** @type {number} */ handle) => cancelAnimationFrame(handle),
+    /**
+     * @param {EventTarget} target
+     * @param {string} type
+     * @param {number} key
+     * @param {boolean} once
+     */
     listen: (target, type, key, once) => {
-      const listener = (event) => dispatch(key, event);
+      const listener = (/** @type {Event} */ event) => dispatch(key, event);
       target.addEventListener(type, listener, { once });
       return listener;
     },
+    /**
+     * @param {EventTarget} target
+     * @param {string} type
+     * @param {EventListener} listener
+     */
     unlisten: (target, type, listener) => target.removeEventListener(type, listener),
+    // A promise that Python settles: what dispatch returns for a callback run as a task.
     deferred: () => {
-      const out = { [isDeferred]: true };
-      out.promise = new Promise((resolve, reject) => {
-        // `borrowed`: the PyProxies made for `value`, destroyed once this job's reactions ran.
-        out.resolve = (value, borrowed) => {
-          resolve(value);
-          if (borrowed && borrowed.length) setTimeout(() => destroyAll(borrowed), 0);
-        };
-        out.reject = reject;
+      /** @type {(value: unknown) => void} */
+      let settle = () => {};
+      /** @type {(reason: unknown) => void} */
+      let fail = () => {};
+      const promise = new Promise((resolve, reject) => {
+        settle = resolve;
+        fail = reject;
       });
-      out.promise.catch(() => {});
-      return out;
+      promise.catch(() => {});
+      return {
+        [isDeferred]: true,
+        promise,
+        // `borrowed`: the PyProxies made for `value`, destroyed once this job's reactions ran.
+        /** @param {unknown} value @param {{ destroy(): void }[]} [borrowed] */
+        resolve: (value, borrowed) => {
+          settle(value);
+          if (borrowed && borrowed.length) setTimeout(() => destroyAll(borrowed), 0);
+        },
+        reject: fail,
+      };
     },
+    /** @param {string} name @param {string} message */
     error: (name, message) => {
       const error = new Error(message);
       error.name = name;

@@ -13,7 +13,38 @@ const SYMLINK = 0o120000;
 const REGULAR = 0o100000;
 const FOLDER = 0o040000;
 
-// The wheel's URL, resolved against the page or worker where there is one.
+/**
+ * @import { PyodideAPI } from "pyodide"
+ * @typedef {PyodideAPI["FS"]} FileSystem
+ * @typedef {{ start: number, end: number }} Range
+ *
+ * An entry of the wheel's central directory.
+ * @typedef {object} Entry
+ * @property {string} name
+ * @property {Uint8Array} rawName the name's bytes, to compare with the local header's
+ * @property {number} flags
+ * @property {number} method STORED or DEFLATED (others are refused)
+ * @property {number} crc
+ * @property {number} compressedSize
+ * @property {number} size
+ * @property {number} mode a unix mode, or 0
+ * @property {number} local where its local header is
+ *
+ * @typedef {Entry & { range: Range }} PlacedEntry an entry, and where its data lies
+ * @typedef {{ name: string, data: Uint8Array }} WheelFile
+ * @typedef {Response | ArrayBuffer | ArrayBufferView} WheelBody
+ *
+ * loadPyctxWeb's options (see there).
+ * @typedef {object} LoadOptions
+ * @property {string | URL} [wheelURL]
+ * @property {WheelBody | Promise<WheelBody>} [wheel]
+ * @property {number} [maxUnpackedBytes]
+ */
+
+/**
+ * The wheel's URL, resolved against the page or worker where there is one.
+ * @param {string | URL | undefined} wheelURL
+ */
 function absolute(wheelURL) {
   if (wheelURL === undefined) return "options.wheel";
   try {
@@ -23,11 +54,23 @@ function absolute(wheelURL) {
   }
 }
 
+/**
+ * What a thrown value says: an Error's message, or the value as text.
+ * @param {unknown} error
+ */
+function reasonOf(error) {
+  const message =
+    typeof error === "object" && error !== null && "message" in error ? error.message : undefined;
+  return String(message ?? error);
+}
+
+/** @param {string} name @param {string} problem */
 function entryError(name, problem) {
   return new Error(`the wheel's entry ${JSON.stringify(name)} ${problem}`);
 }
 
 // The end-of-central-directory record: the last "PK\5\6" whose comment ends the archive.
+/** @param {DataView} view */
 function endRecord(view) {
   const last = view.byteLength - 22;
   for (let at = last; at >= 0 && at >= last - 0xffff; at--) {
@@ -42,6 +85,7 @@ function endRecord(view) {
 }
 
 // Where the central directory is and how many entries it lists, for the archives read here.
+/** @param {DataView} view */
 function centralDirectory(view) {
   const end = endRecord(view);
   const count = view.getUint16(end + 10, true);
@@ -67,9 +111,15 @@ function centralDirectory(view) {
 }
 
 // Each entry as the central directory describes it; dataEnd is where the entries' data must end.
+/**
+ * @param {Uint8Array} bytes
+ * @param {DataView} view
+ * @returns {{ entries: Entry[], dataEnd: number }}
+ */
 function centralEntries(bytes, view) {
   const directory = centralDirectory(view);
   const utf8 = new TextDecoder("utf-8", { fatal: true });
+  /** @type {Entry[]} */
   const entries = [];
   let at = directory.offset;
   for (let i = 1; i <= directory.count; i++) {
@@ -103,6 +153,7 @@ function centralEntries(bytes, view) {
 }
 
 // Refuses a name that could land outside the folder the wheel is unpacked in.
+/** @param {string} name */
 function checkName(name) {
   if (name.includes("\0")) throw entryError(name, "has a NUL character in its name");
   if (name.includes("\\"))
@@ -117,6 +168,7 @@ function checkName(name) {
 }
 
 // Refuses what is not a plain file or folder, or not stored the way this module reads.
+/** @param {Entry} entry */
 function checkKind(entry) {
   const { name, mode, method, size } = entry;
   const folder = name.endsWith("/");
@@ -141,11 +193,19 @@ function checkKind(entry) {
     throw entryError(name, `is a folder that declares ${size} bytes of data`);
 }
 
+/** @param {Uint8Array} a @param {Uint8Array} b */
 function sameBytes(a, b) {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 // Where the entry's data lies, once its local header agrees with the central directory.
+/**
+ * @param {Uint8Array} bytes
+ * @param {DataView} view
+ * @param {Entry} entry
+ * @param {number} dataEnd
+ * @returns {Range}
+ */
 function dataRange(bytes, view, entry, dataEnd) {
   const { name, local } = entry;
   if (local + 30 > dataEnd || view.getUint32(local, true) !== 0x04034b50) {
@@ -161,6 +221,7 @@ function dataRange(bytes, view, entry, dataEnd) {
   }
   // With bit 3 set, the CRC and sizes follow the data and the local header may hold zeros.
   const deferred = (view.getUint16(local + 6, true) & 8) !== 0;
+  /** @type {[string, number, number][]} */
   const fields = [
     ["compression method", view.getUint16(local + 8, true), entry.method],
     ["CRC", view.getUint32(local + 14, true), entry.crc],
@@ -181,6 +242,7 @@ function dataRange(bytes, view, entry, dataEnd) {
 }
 
 // Refuses entries whose data overlaps another's (one way to make a small archive unpack big).
+/** @param {PlacedEntry[]} entries */
 function checkOverlaps(entries) {
   const byOffset = [...entries].sort((a, b) => a.local - b.local);
   for (let i = 1; i < byOffset.length; i++) {
@@ -192,6 +254,7 @@ function checkOverlaps(entries) {
 }
 
 // Refuses a name given twice, and a file that other entries take for a folder.
+/** @param {Entry[]} entries */
 function checkLayout(entries) {
   const files = new Set();
   const folders = new Set();
@@ -210,8 +273,13 @@ function checkLayout(entries) {
 
 // The entry's data inflated, refused as soon as it inflates past its declared size: the
 // compressed data goes in INFLATE_STEP bytes at a time, as the output is read.
+/**
+ * @param {Entry} entry
+ * @param {Uint8Array} data
+ */
 async function inflate(entry, data) {
   let at = 0;
+  /** @type {ReadableStream<Uint8Array<ArrayBuffer>>} */
   const source = new ReadableStream(
     {
       pull(controller) {
@@ -233,7 +301,7 @@ async function inflate(entry, data) {
     try {
       chunk = await reader.read();
     } catch (error) {
-      throw entryError(entry.name, `is not valid deflate data (${error?.message ?? error})`);
+      throw entryError(entry.name, `is not valid deflate data (${reasonOf(error)})`);
     }
     if (chunk.done) break;
     if (filled + chunk.value.length > entry.size) {
@@ -251,11 +319,18 @@ async function inflate(entry, data) {
 // The wheel's files, [{name, data}], once every entry of its central directory checked out,
 // so that a refused wheel writes nothing. Stored entries are views of the wheel's bytes;
 // deflated ones are inflated here (Pyodide's unpackArchive checked none of this).
+/**
+ * @param {Uint8Array} bytes
+ * @param {number} maxUnpackedBytes
+ * @returns {Promise<WheelFile[]>}
+ */
 async function wheelFiles(bytes, maxUnpackedBytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const { entries, dataEnd } = centralEntries(bytes, view);
+  const { entries: listed, dataEnd } = centralEntries(bytes, view);
+  /** @type {PlacedEntry[]} */
+  const entries = [];
   let total = 0;
-  for (const entry of entries) {
+  for (const entry of listed) {
     checkName(entry.name);
     checkKind(entry);
     total += entry.size;
@@ -265,7 +340,7 @@ async function wheelFiles(bytes, maxUnpackedBytes) {
         `takes the wheel past ${maxUnpackedBytes} bytes unpacked (options.maxUnpackedBytes)`,
       );
     }
-    entry.range = dataRange(bytes, view, entry, dataEnd);
+    entries.push({ ...entry, range: dataRange(bytes, view, entry, dataEnd) });
   }
   checkOverlaps(entries);
   checkLayout(entries);
@@ -283,6 +358,11 @@ async function wheelFiles(bytes, maxUnpackedBytes) {
 
 // Refuses, before writing any, a file that would replace a folder of `folder` or need a
 // folder where a file is.
+/**
+ * @param {FileSystem} FS
+ * @param {WheelFile[]} files
+ * @param {string} folder
+ */
 function checkDestination(FS, files, folder) {
   const seen = new Set();
   for (const { name } of files) {
@@ -304,6 +384,12 @@ function checkDestination(FS, files, folder) {
 
 // Unpacks the wheel into site-packages: every entry is checked first, then each file is
 // written with one call, several times faster than pyodide.unpackArchive (Python's zipfile).
+/**
+ * @param {PyodideAPI} pyodide
+ * @param {Uint8Array} bytes
+ * @param {string} folder
+ * @param {number} maxUnpackedBytes
+ */
 async function unpack(pyodide, bytes, folder, maxUnpackedBytes) {
   const files = await wheelFiles(bytes, maxUnpackedBytes);
   checkDestination(pyodide.FS, files, folder);
@@ -318,13 +404,18 @@ async function unpack(pyodide, bytes, folder, maxUnpackedBytes) {
 // other was imported before this realm knew it, from a memory snapshot.
 const given = new WeakSet();
 
+/**
+ * @param {string} url
+ * @param {LoadOptions["wheel"]} wheel
+ * @returns {Promise<Uint8Array>}
+ */
 async function wheelBytes(url, wheel) {
   let body;
   try {
     body = await (wheel ?? fetch(url));
   } catch (error) {
     throw new Error(
-      `loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: ${error?.message ?? error}`,
+      `loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: ${reasonOf(error)}`,
     );
   }
   if (typeof Response === "function" && body instanceof Response) {
@@ -374,6 +465,10 @@ async function wheelBytes(url, wheel) {
  * Rejects with an Error naming the URL and the HTTP status when the wheel cannot be
  * fetched, when what came is not a wheel, and naming the URL, the entry and the problem
  * when an entry of the wheel is refused.
+ *
+ * @param {PyodideAPI} pyodide
+ * @param {LoadOptions} [options]
+ * @returns {Promise<string>}
  */
 export async function loadPyctxWeb(
   pyodide,
@@ -406,7 +501,12 @@ export async function loadPyctxWeb(
   pyodide.registerJsModule("pyctx_web_js", jsModule);
   // Python is reached through proxies, not runPython: in a Pyodide just started (or restored
   // from a snapshot) parsing a snippet costs more than all of these calls.
+  /** @type {{ destroy(): void }[]} */
   const proxies = [];
+  /**
+   * @param {any} proxy a PyProxy, or a value Python gave as a JavaScript one
+   * @returns {any}
+   */
   const own = (proxy) => {
     if (proxy && typeof proxy.destroy === "function") proxies.push(proxy);
     return proxy;
@@ -415,7 +515,7 @@ export async function loadPyctxWeb(
     const sys = own(pyodide.pyimport("sys"));
     const sitePackages = own(sys.path)
       .toJs()
-      .find((folder) => folder.endsWith("/site-packages"));
+      .find((/** @type {string} */ folder) => folder.endsWith("/site-packages"));
     if (!sitePackages) throw new Error("sys.path names no site-packages folder");
     await unpack(pyodide, bytes, sitePackages, maxUnpackedBytes);
     // Only site-packages changed: refresh its finder's listing. importlib.invalidate_caches()
@@ -429,7 +529,7 @@ export async function loadPyctxWeb(
     given.add(pyodide);
     return pyctxWeb.__version__;
   } catch (error) {
-    const reason = String(error?.message ?? error)
+    const reason = reasonOf(error)
       .trim()
       .split("\n")
       .pop();
@@ -446,6 +546,9 @@ export async function loadPyctxWeb(
  * not files: call `loadPyctxWeb` afterwards, which writes the package's files again.
  *
  * Throws an Error when pyctx_web is not imported in this Pyodide.
+ *
+ * @param {PyodideAPI} pyodide
+ * @returns {Promise<string>}
  */
 export async function resumePyctxWeb(pyodide) {
   const sys = pyodide.pyimport("sys");

@@ -5,6 +5,11 @@
     // Resolves with {granted, release}: the Web Lock `name` is held until release() is
     // called. granted is false when another holder has it and `wait` is false. Where
     // there are no Web Locks (Node), it is always granted: nothing else shares the storage.
+    /**
+     * @param {string} name
+     * @param {boolean} wait
+     * @returns {Promise<{ granted: boolean, error?: string, release: () => void }>}
+     */
     hold: (name, wait) =>
       new Promise((resolve) => {
         const manager = locks();
@@ -18,13 +23,15 @@
               resolve({ granted: false, release: () => {} });
               return undefined;
             }
-            return new Promise((release) => resolve({ granted: true, release: () => release() }));
+            return new Promise((/** @type {(value?: undefined) => void} */ release) =>
+              resolve({ granted: true, release: () => release() }),
+            );
           })
           .catch((e) => resolve({ granted: false, error: String(e), release: () => {} }));
       }),
 
     // Posts the JSON text `message` on the BroadcastChannel `name`, where there is one.
-    announce: (name, message) => {
+    announce: (/** @type {string} */ name, /** @type {string} */ message) => {
       if (typeof BroadcastChannel !== "function") return;
       const channel = new BroadcastChannel(name);
       try {
