@@ -414,9 +414,7 @@ async function wheelBytes(url, wheel) {
   try {
     body = await (wheel ?? fetch(url));
   } catch (error) {
-    throw new Error(
-      `loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: ${reasonOf(error)}`,
-    );
+    throw new Error(`loadPyctxWeb: could not fetch the pyctx_web wheel ${url}: ${reasonOf(error)}`);
   }
   if (typeof Response === "function" && body instanceof Response) {
     if (!body.ok) {
@@ -529,10 +527,7 @@ export async function loadPyctxWeb(
     given.add(pyodide);
     return pyctxWeb.__version__;
   } catch (error) {
-    const reason = reasonOf(error)
-      .trim()
-      .split("\n")
-      .pop();
+    const reason = reasonOf(error).trim().split("\n").pop();
     throw new Error(`loadPyctxWeb: ${url} did not install pyctx_web: ${reason}`);
   } finally {
     for (const proxy of proxies) proxy.destroy();
