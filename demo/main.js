@@ -32,6 +32,7 @@ import {
   twoChatsAtOnce,
 } from "./js/turns.js";
 
+/** @param {import("./js/store.js").WorkerMessage} msg */
 function onReady(msg) {
   app.ready = true;
   showReady(msg);
@@ -39,7 +40,7 @@ function onReady(msg) {
   restoreThreads();
   if (isWide()) setInspectorOpen(true);
   document.body.dataset.state = "ready";
-  $("chat-input").focus();
+  $("chat-input", HTMLTextAreaElement).focus();
 }
 
 connect(
@@ -74,26 +75,26 @@ initGraph();
 initSettings();
 listenToOtherTabs();
 
-$("composer").addEventListener("submit", (event) => {
+$("composer", HTMLFormElement).addEventListener("submit", (event) => {
   event.preventDefault();
-  const input = $("chat-input");
+  const input = $("chat-input", HTMLTextAreaElement);
   const text = input.value;
   const v = active();
   if (!text.trim() || v.state === "running" || v.state === "waiting") return;
   input.value = "";
   sendChat(text);
 });
-$("chat-input").addEventListener("keydown", (event) => {
+$("chat-input", HTMLTextAreaElement).addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    $("composer").requestSubmit();
+    $("composer", HTMLFormElement).requestSubmit();
   }
 });
 $("cancel-turn").addEventListener("click", cancelTurn);
 $("new-thread").addEventListener("click", () => {
   if (!app.ready) return;
   createThread();
-  $("chat-input").focus();
+  $("chat-input", HTMLTextAreaElement).focus();
 });
 $("two-chats").addEventListener("click", () => {
   twoChatsAtOnce();
@@ -106,7 +107,8 @@ $("scrim").addEventListener("click", closeSidebar);
 $("error-dismiss").addEventListener("click", dismissError);
 
 document.addEventListener("keydown", (event) => {
-  if (event.key !== "Escape" || event.defaultPrevented || $("settings").open) return;
+  if (event.key !== "Escape" || event.defaultPrevented || $("settings", HTMLDialogElement).open)
+    return;
   if (closeSidebar()) {
     $("toggle-sidebar").focus();
   } else if (!$("graph-panel").hidden && $("graph-panel").contains(document.activeElement)) {

@@ -5,18 +5,38 @@
 import { $, button, make } from "./dom.js";
 import { schemaForm } from "./schemaform.js";
 
+/**
+ * @import { Pending } from "./store.js"
+ * An action the assistant wants to take (parsed JSON: name, arguments, description).
+ * @typedef {{ [field: string]: any }} ActionRequest
+ * @typedef {{ type: "approve" }
+ *   | { type: "edit", edited_action: { name: unknown, arguments: unknown } }
+ *   | { type: "reject", message: string }} Decision
+ */
+
 const DECISIONS = ["approve", "edit", "reject"];
+/** @type {Record<string, string>} */
 const LABELS = { approve: "Approve", edit: "Edit", reject: "Reject" };
 
+/**
+ * @param {Pending} pending
+ * @param {ActionRequest} request
+ * @param {number} index
+ * @returns {{ allowed: string[], schema: unknown }}
+ */
 function configFor(pending, request, index) {
   const configs = Array.isArray(pending.review_configs) ? pending.review_configs : [];
-  const config = configs.find((c) => c && c.action_name === request.name) ?? configs[index] ?? {};
+  const config =
+    configs.find((/** @type {any} */ c) => c && c.action_name === request.name) ??
+    configs[index] ??
+    {};
   const allowed = Array.isArray(config.allowed_decisions)
     ? DECISIONS.filter((d) => config.allowed_decisions.includes(d))
     : DECISIONS;
   return { allowed, schema: config.arguments_schema ?? null };
 }
 
+/** @param {unknown} args */
 function argumentList(args) {
   const list = make("dl", "action-arguments");
   const entries = args && typeof args === "object" ? Object.entries(args) : [];
@@ -36,6 +56,7 @@ function argumentList(args) {
   return list;
 }
 
+/** @param {Decision} decision */
 function decisionText(decision) {
   if (decision.type === "approve") return "Your decision: approve.";
   if (decision.type === "edit") return "Your decision: run it with your edited arguments.";
@@ -43,16 +64,28 @@ function decisionText(decision) {
 }
 
 // JSON with the keys of every object sorted: equal values give equal text.
+/**
+ * @param {unknown} value
+ * @returns {string}
+ */
 function canonical(value) {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(",")}}`;
+    const object = /** @type {Record<string, unknown>} */ (value);
+    const keys = Object.keys(object).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(",")}}`;
   }
   return JSON.stringify(value);
 }
 
-// The panel under an action for its edit form or its rejection reason.
+/**
+ * The panel under an action for its edit form.
+ * @param {ActionRequest} request
+ * @param {unknown} schema
+ * @param {boolean} single
+ * @param {(decision: Decision) => void} decide
+ * @param {() => void} close
+ */
 function editPanel(request, schema, single, decide, close) {
   const form = make("form", "decision-form edit-form");
   form.noValidate = true;
@@ -70,15 +103,17 @@ function editPanel(request, schema, single, decide, close) {
     single ? "Send edited action" : "Use these arguments",
   );
   submit.type = "submit";
-  form.append(problem, make("div", "card-actions"));
-  form.lastChild.append(submit, button("Cancel", "ghost-button", close));
+  const actions = make("div", "card-actions");
+  actions.append(submit, button("Cancel", "ghost-button", close));
+  form.append(problem, actions);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const result = generated.read();
     problem.hidden = result.ok;
     problem.textContent = result.ok ? "" : "Fix the fields marked above first.";
     if (!result.ok) {
-      form.querySelector("[aria-invalid=true]")?.focus();
+      const invalid = form.querySelector("[aria-invalid=true]");
+      if (invalid instanceof HTMLElement) invalid.focus();
       return;
     }
     // Arguments left as proposed are an approval: the action runs as the assistant proposed it.
@@ -90,6 +125,13 @@ function editPanel(request, schema, single, decide, close) {
 
 let rejectCount = 0;
 
+/**
+ * The panel under an action for its rejection reason.
+ * @param {ActionRequest} request
+ * @param {boolean} single
+ * @param {(decision: Decision) => void} decide
+ * @param {() => void} close
+ */
 function rejectPanel(request, single, decide, close) {
   rejectCount += 1;
   const id = `reject-reason-${rejectCount}`;
@@ -125,6 +167,14 @@ function rejectPanel(request, single, decide, close) {
   return form;
 }
 
+/**
+ * @param {Pending} pending
+ * @param {ActionRequest} request
+ * @param {number} index
+ * @param {boolean} single
+ * @param {(Decision | null)[]} decisions
+ * @param {() => void} onDecided
+ */
 function actionItem(pending, request, index, single, decisions, onDecided) {
   const { allowed, schema } = configFor(pending, request, index);
   const li = make("li", "action-request");
@@ -141,7 +191,7 @@ function actionItem(pending, request, index, single, decisions, onDecided) {
   buttons.setAttribute("role", "group");
   buttons.setAttribute("aria-label", `Decision on ${request.name}`);
   const panel = make("div", "decision-panel");
-  const decide = (decision) => {
+  const decide = (/** @type {Decision} */ decision) => {
     decisions[index] = decision;
     li.dataset.decision = decision.type;
     note.textContent = decisionText(decision);
@@ -153,13 +203,14 @@ function actionItem(pending, request, index, single, decisions, onDecided) {
     panel.replaceChildren();
     buttons.querySelector("button")?.focus();
   };
-  const open = (kind) => {
+  const open = (/** @type {string} */ kind) => {
     const form =
       kind === "edit"
         ? editPanel(request, schema ?? null, single, decide, close)
         : rejectPanel(request, single, decide, close);
     panel.replaceChildren(form);
-    form.querySelector("input, textarea, select")?.focus();
+    const first = form.querySelector("input, textarea, select");
+    if (first instanceof HTMLElement) first.focus();
   };
   for (const kind of allowed) {
     const cls =
@@ -178,30 +229,40 @@ function actionItem(pending, request, index, single, decisions, onDecided) {
   return li;
 }
 
-// Fills the card for `pending` (kind "approval"); `send(decisions)` gets one decision per
-// action request, in order. `error` is shown on the card (a refused decision).
+/**
+ * Fills the card for `pending` (kind "approval"); `send(decisions)` gets one decision per
+ * action request, in order. `error` is shown on the card (a refused decision).
+ * @param {Pending} pending
+ * @param {string | null | undefined} error
+ * @param {(decisions: Decision[]) => void} send
+ */
 export function renderApproval(pending, error, send) {
   const card = $("approval-card");
   const requests = Array.isArray(pending.action_requests) ? pending.action_requests : [];
   const single = requests.length === 1;
+  /** @type {(Decision | null)[]} */
   const decisions = requests.map(() => null);
+  // Every action has its decision: what send() takes.
+  const decided = () => /** @type {Decision[]} */ (decisions.filter(Boolean));
   $("approval-title").textContent = single
     ? `Approve ${requests[0]?.name ?? "this action"}?`
     : `Approve these ${requests.length} actions?`;
   $("approval-error").textContent = error ?? "";
   $("approval-error").hidden = !error;
-  const sendAll = $("approval-send");
+  const sendAll = $("approval-send", HTMLButtonElement);
   sendAll.hidden = single;
   sendAll.disabled = true;
   sendAll.onclick = () => {
-    if (decisions.every(Boolean)) send(decisions);
+    if (decisions.every(Boolean)) send(decided());
   };
   const onDecided = () => {
-    if (single) send(decisions);
+    if (single) send(decided());
     else sendAll.disabled = !decisions.every(Boolean);
   };
   $("approval-actions").replaceChildren(
-    ...requests.map((request, i) => actionItem(pending, request, i, single, decisions, onDecided)),
+    ...requests.map((/** @type {ActionRequest} */ request, /** @type {number} */ i) =>
+      actionItem(pending, request, i, single, decisions, onDecided),
+    ),
   );
   card.dataset.interruptId = String(pending.interrupt_id ?? "");
   card.hidden = false;

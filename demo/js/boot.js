@@ -2,11 +2,13 @@
 // and does when its worker is lost and replaced.
 
 import { setState } from "./controls.js";
-import { $, seconds, showError } from "./dom.js";
+import { $, all, child, seconds, showError } from "./dom.js";
 import { requestHistory } from "./protocol.js";
-import { app } from "./store.js";
+import { activeId, app } from "./store.js";
 import { renderActive, renderThreads } from "./threads.js";
 import { finishStreaming } from "./transcript.js";
+
+/** @import { WorkerMessage } from "./store.js" */
 
 const STAGES = ["runtime", "packages", "app"];
 const loadStarted = performance.now();
@@ -14,36 +16,40 @@ const loadTicker = setInterval(() => {
   $("load-elapsed").textContent = seconds(performance.now() - loadStarted);
 }, 100);
 
+/** @param {WorkerMessage} msg */
 export function onBootStatus(msg) {
   const index = STAGES.indexOf(msg.stage);
   if (index < 0) return;
   $("load-stage").textContent = msg.label || msg.stage;
-  $("load-progress").value = index + 0.2;
+  $("load-progress", HTMLProgressElement).value = index + 0.2;
   document.body.dataset.loadStage = msg.stage;
-  for (const li of document.querySelectorAll(".stages li")) {
-    const i = STAGES.indexOf(li.dataset.stage);
+  for (const li of all(".stages li")) {
+    const i = STAGES.indexOf(li.dataset.stage ?? "");
     li.classList.toggle("done", i < index);
     li.classList.toggle("active", i === index);
   }
 }
 
+/** @param {Record<string, unknown> | undefined} stages */
 function stageSummary(stages) {
   if (!stages) return "";
-  const parts = STAGES.filter((s) => typeof stages[s] === "number").map(
-    (s) => `${s} ${seconds(stages[s])}`,
-  );
+  const parts = STAGES.flatMap((s) => {
+    const ms = stages[s];
+    return typeof ms === "number" ? [`${s} ${seconds(ms)}`] : [];
+  });
   return parts.length ? ` (${parts.join(" · ")})` : "";
 }
 
 // The worker is ready: the loading screen gives way to the app.
+/** @param {WorkerMessage} msg */
 export function showReady(msg) {
   clearInterval(loadTicker);
-  $("load-progress").value = STAGES.length;
-  for (const li of document.querySelectorAll(".stages li")) {
+  $("load-progress", HTMLProgressElement).value = STAGES.length;
+  for (const li of all(".stages li")) {
     li.classList.add("done");
     li.classList.remove("active");
-    const ms = msg.stages?.[li.dataset.stage];
-    if (typeof ms === "number") li.querySelector(".stage-time").textContent = seconds(ms);
+    const ms = msg.stages?.[li.dataset.stage ?? ""];
+    if (typeof ms === "number") child(li, ".stage-time").textContent = seconds(ms);
   }
   $("versions").textContent = `Pyodide ${msg.pyodide} · pyctx_web ${msg.pyctx_web}`;
   $("load-time").textContent = `ready in ${seconds(msg.elapsed_ms)}`;
@@ -65,6 +71,7 @@ let lostReason = "";
 
 // The worker is gone (protocol.js starts another): a turn it was running is stopped where it
 // stood; what it had checkpointed is in IndexedDB.
+/** @param {string} reason */
 export function onWorkerLost(reason) {
   lostReason = reason;
   document.body.dataset.worker = "restarting";
@@ -72,7 +79,7 @@ export function onWorkerLost(reason) {
     `The Python worker stopped: ${reason}. A new one is starting; your saved chats are kept.`,
   );
   for (const [id, v] of app.views) {
-    if (v.state !== "running") continue;
+    if (id === null || v.state !== "running") continue;
     finishStreaming(id, undefined, "stopped");
     v.runningNode = null;
     setState(id, "error");
@@ -88,5 +95,5 @@ export function onWorkerBack() {
       "this chat was reopened from its last saved step.",
   );
   renderActive();
-  requestHistory(app.activeId);
+  requestHistory(activeId());
 }

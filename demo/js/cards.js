@@ -6,20 +6,28 @@ import { $ } from "./dom.js";
 import { renderApproval } from "./approval.js";
 import { active } from "./store.js";
 
+/**
+ * @import { Pending } from "./store.js"
+ * What the cards' buttons and forms do.
+ * @typedef {{ answer(text: string): void, decide(decisions: unknown[]): void }} CardActions
+ */
+
+/** @type {CardActions} */
 const actions = { answer: () => undefined, decide: () => undefined };
 
-// hooks: {answer(text), decide(decisions)}: what the cards' buttons and forms do.
+/** @param {CardActions} hooks */
 export function initCards(hooks) {
   Object.assign(actions, hooks);
-  $("answer-form").addEventListener("submit", (event) => {
+  $("answer-form", HTMLFormElement).addEventListener("submit", (event) => {
     event.preventDefault();
-    const text = $("answer-input").value;
+    const text = $("answer-input", HTMLInputElement).value;
     if (!text.trim()) return;
-    $("answer-input").value = "";
+    $("answer-input", HTMLInputElement).value = "";
     actions.answer(text);
   });
 }
 
+/** @param {HTMLElement} card */
 function hide(card) {
   card.hidden = true;
   delete card.dataset.interruptId;
@@ -28,6 +36,11 @@ function hide(card) {
 
 // Whether `card` already shows this pending input with this error (rebuilding it would lose
 // what the person typed, and move the focus).
+/**
+ * @param {HTMLElement} card
+ * @param {Pending} pending
+ * @param {string | null | undefined} error
+ */
 function showing(card, pending, error) {
   return (
     !card.hidden &&
@@ -36,6 +49,7 @@ function showing(card, pending, error) {
   );
 }
 
+/** @param {Pending} pending @param {string | null | undefined} error */
 function renderQuestion(pending, error) {
   const card = $("needs-input");
   const wasShown = !card.hidden && card.dataset.interruptId === String(pending.interrupt_id ?? "");
@@ -59,8 +73,8 @@ function renderQuestion(pending, error) {
   card.dataset.error = error ?? "";
   card.hidden = false;
   if (!wasShown) {
-    $("answer-input").value = "";
-    $("answer-input").focus();
+    $("answer-input", HTMLInputElement).value = "";
+    $("answer-input", HTMLInputElement).focus();
   }
 }
 
@@ -81,7 +95,8 @@ export function renderPending() {
     renderApproval(pending, v.cardError, (decisions) => actions.decide(decisions));
     approval.dataset.error = v.cardError ?? "";
     approval.dataset.node = String(pending.node ?? "");
-    if (!wasShown) approval.querySelector(".decision-buttons button")?.focus();
+    const first = approval.querySelector(".decision-buttons button");
+    if (!wasShown && first instanceof HTMLElement) first.focus();
   } else {
     hide(approval);
     renderQuestion(pending, v.cardError);

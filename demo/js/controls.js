@@ -1,10 +1,12 @@
 // A thread's state (idle, running, waiting, done, ...): its sidebar badge, and for the active
 // thread the composer's buttons and the status line.
 
-import { $ } from "./dom.js";
+import { $, child } from "./dom.js";
 import { active, app, view } from "./store.js";
 
-// Status stages name the node that has just finished.
+/** @import { View } from "./store.js" */
+
+/** @type {Record<string, string>} Status stages name the node that has just finished. */
 export const STAGE_LABELS = {
   started: "Reading your request",
   intake: "Checking what is needed",
@@ -17,6 +19,7 @@ export const STAGE_LABELS = {
 // approval): the sidebar badge, the status line, the cards, the tool lines and the graph say it.
 export const WAITING = "Waiting for you";
 
+/** @type {Record<string, string>} */
 export const STATE_LABELS = {
   idle: "",
   running: "Working",
@@ -30,8 +33,10 @@ export const STATE_LABELS = {
 };
 
 // What the Continue (or Retry) button does: set by the page (turns.js continueTurn).
+/** @type {{ continueTurn(): void }} */
 const hooks = { continueTurn: () => undefined };
 
+/** @param {{ continueTurn(): void }} actions */
 export function initControls(actions) {
   Object.assign(hooks, actions);
 }
@@ -39,34 +44,35 @@ export function initControls(actions) {
 // The button that runs a turn that stopped before its end on from its last checkpoint:
 // "Continue" after a reload cut it, "Retry" after an error. Made once, beside the status line.
 function continueButton() {
-  let el = document.getElementById("continue-turn");
-  if (!el) {
-    el = document.createElement("button");
-    el.type = "button";
-    el.id = "continue-turn";
-    el.className = "ghost-button small-button";
-    el.hidden = true;
-    el.addEventListener("click", () => hooks.continueTurn());
-    $("turn-status").after(el);
-  }
+  const made = document.getElementById("continue-turn");
+  if (made) return made;
+  const el = document.createElement("button");
+  el.type = "button";
+  el.id = "continue-turn";
+  el.className = "ghost-button small-button";
+  el.hidden = true;
+  el.addEventListener("click", () => hooks.continueTurn());
+  $("turn-status").after(el);
   return el;
 }
 
+/** @param {string} threadId @param {string} state */
 export function setState(threadId, state) {
   const v = view(threadId);
   v.state = state;
   const li = document.querySelector(`#thread-list li[data-thread-id="${CSS.escape(threadId)}"]`);
-  if (li) {
+  if (li instanceof HTMLElement) {
     li.dataset.threadState = state;
-    li.querySelector(".thread-state").textContent = STATE_LABELS[state] || "";
+    child(li, ".thread-state").textContent = STATE_LABELS[state] || "";
   }
   if (threadId === app.activeId) renderControls();
 }
 
+/** @param {View} v */
 function statusText(v) {
   switch (v.state) {
     case "running":
-      return `${STAGE_LABELS[v.stage] || v.stage || "Working"}…`;
+      return `${STAGE_LABELS[v.stage ?? ""] || v.stage || "Working"}…`;
     case "waiting":
       return `${WAITING}: ${v.pending?.kind === "approval" ? "decide on the action below" : "answer the question below"}.`;
     case "done":
@@ -96,8 +102,9 @@ export function renderControls() {
   const running = state === "running";
   const waiting = state === "waiting";
   $("cancel-turn").hidden = !running;
-  $("send").disabled = running || waiting || state === "busy" || state === "outdated";
-  $("chat-input").placeholder = waiting
+  $("send", HTMLButtonElement).disabled =
+    running || waiting || state === "busy" || state === "outdated";
+  $("chat-input", HTMLTextAreaElement).placeholder = waiting
     ? v.pending?.kind === "approval"
       ? "Decide on the action above first"
       : "Answer the question above first"

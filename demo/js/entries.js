@@ -3,16 +3,31 @@
 
 import { button, make } from "./dom.js";
 
+/**
+ * @import { Entry } from "./store.js"
+ * What the entries' buttons do.
+ * @typedef {object} EntryActions
+ * @property {(entry: Entry, text: string) => void} edit
+ * @property {(entry: Entry) => void} regenerate
+ * @property {(head: string) => void} branch
+ */
+
+/** @type {EntryActions} */
 const hooks = { edit: () => undefined, regenerate: () => undefined, branch: () => undefined };
 
-// {edit(entry, text), regenerate(entry), branch(head)}: what the entries' buttons do.
+/** @param {EntryActions} actions */
 export function initEntries(actions) {
   Object.assign(hooks, actions);
 }
 
 // A history entry (protocol v2) or a plain {role, content} message, as the page keeps it.
+/**
+ * @param {any} m parsed JSON
+ * @returns {Entry}
+ */
 export function normalizeEntry(m) {
   const role = String(m?.role ?? "assistant");
+  /** @type {Entry} */
   const entry = {
     id: typeof m?.id === "string" && m.id ? m.id : null,
     kind: typeof m?.kind === "string" ? m.kind : role === "user" ? "message" : "answer",
@@ -20,7 +35,7 @@ export function normalizeEntry(m) {
     content: typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""),
   };
   for (const key of ["name", "arguments", "status", "reason", "choices"]) {
-    if (m?.[key] !== undefined) entry[key] = m[key];
+    if (m?.[key] !== undefined) /** @type {Record<string, unknown>} */ (entry)[key] = m[key];
   }
   const branch = m?.branch;
   if (
@@ -34,16 +49,18 @@ export function normalizeEntry(m) {
   return entry;
 }
 
+/** @type {Record<string, string>} */
 const ROLE_LABELS = { user: "You", assistant: "Assistant" };
 
+/** @param {Entry} entry */
 function roleLabel(entry) {
   if (entry.kind === "question") return "Assistant asked";
   if (entry.kind === "reply") return "You answered";
   return ROLE_LABELS[entry.role] ?? entry.role;
 }
 
-function branchSwitcher(entry) {
-  const { index, count, heads } = entry.branch;
+/** @param {NonNullable<Entry["branch"]>} branch */
+function branchSwitcher({ index, count, heads }) {
   const nav = make("div", "branch-switcher");
   nav.setAttribute("role", "group");
   nav.setAttribute("aria-label", "Branches");
@@ -69,10 +86,14 @@ function branchSwitcher(entry) {
   return nav;
 }
 
-function openEditor(el, entry) {
+/**
+ * @param {HTMLElement} el the entry's bubble
+ * @param {HTMLElement} body its text
+ * @param {HTMLElement} tools its buttons
+ * @param {Entry} entry
+ */
+function openEditor(el, body, tools, entry) {
   if (el.querySelector(".msg-editor")) return;
-  const body = el.querySelector(".msg-body");
-  const tools = el.querySelector(".msg-tools");
   const form = make("form", "msg-editor");
   const id = `edit-${entry.id}`.replace(/[^\w-]/g, "_");
   const label = make("label", "visually-hidden", "Edit your message");
@@ -88,7 +109,8 @@ function openEditor(el, entry) {
     form.remove();
     body.hidden = false;
     tools.hidden = false;
-    tools.querySelector(".msg-edit")?.focus();
+    const edit = tools.querySelector(".msg-edit");
+    if (edit instanceof HTMLElement) edit.focus();
   };
   const actions = make("div", "card-actions");
   actions.append(save, button("Cancel", "ghost-button", close));
@@ -110,6 +132,7 @@ function openEditor(el, entry) {
   text.focus();
 }
 
+/** @param {Entry} entry */
 export function bubble(entry) {
   const role = entry.role;
   const el = make(
@@ -124,11 +147,15 @@ export function bubble(entry) {
   const body = make("div", "msg-body", entry.content);
   el.append(make("p", "msg-role", roleLabel(entry)), body);
   const tools = make("div", "msg-tools");
-  if (entry.branch && entry.branch.count > 1) tools.append(branchSwitcher(entry));
+  if (entry.branch && entry.branch.count > 1) tools.append(branchSwitcher(entry.branch));
   // A reply is changed by editing the message that led to its question: the answers
   // of one node run share its checkpoint, so none of them is a fork point of its own.
   if (entry.id && entry.kind === "message") {
-    tools.append(button("Edit", "ghost-button small-button msg-edit", () => openEditor(el, entry)));
+    tools.append(
+      button("Edit", "ghost-button small-button msg-edit", () =>
+        openEditor(el, body, tools, entry),
+      ),
+    );
   }
   if (entry.id && entry.kind === "answer" && !entry.mark) {
     tools.append(
@@ -141,6 +168,7 @@ export function bubble(entry) {
   return el;
 }
 
+/** @type {Record<string, string>} */
 const STATUS_LABELS = {
   approved: "approved, ran",
   edited: "ran with your edits",
@@ -149,12 +177,14 @@ const STATUS_LABELS = {
   pending: "waiting for you",
 };
 
+/** @param {unknown} value */
 function readable(value) {
   if (typeof value === "string") return value;
   if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(", ");
   return JSON.stringify(value);
 }
 
+/** @param {Entry} entry */
 export function toolLine(entry) {
   const el = make("div", "tool-line");
   el.dataset.kind = "tool";
@@ -167,7 +197,7 @@ export function toolLine(entry) {
     " ",
     make("code", "tool-name", entry.name ?? "?"),
     " ",
-    make("span", "tool-status", STATUS_LABELS[entry.status] ?? String(entry.status ?? "")),
+    make("span", "tool-status", STATUS_LABELS[String(entry.status)] ?? String(entry.status ?? "")),
   );
   el.append(head);
   const args =
@@ -187,8 +217,9 @@ export function toolLine(entry) {
     el.append(list);
   }
   if (entry.content) el.append(make("p", "tool-result", entry.content));
-  if (entry.branch && entry.branch.count > 1) el.append(branchSwitcher(entry));
+  if (entry.branch && entry.branch.count > 1) el.append(branchSwitcher(entry.branch));
   return el;
 }
 
-export const entryElement = (entry) => (entry.kind === "tool" ? toolLine(entry) : bubble(entry));
+export const entryElement = (/** @type {Entry} */ entry) =>
+  entry.kind === "tool" ? toolLine(entry) : bubble(entry);

@@ -9,15 +9,19 @@ import { setState } from "./controls.js";
 import { firstNode, nextNode, renderGraph } from "./graph.js";
 import { addRecord, addRunStart, renderInspectorSummary } from "./inspector.js";
 import { requestHistory } from "./protocol.js";
-import { app, known, saveThreads, setHead, thread, titleFrom, view } from "./store.js";
+import { app, saveThreads, setHead, thread, titleFrom, view } from "./store.js";
 import { onBusyElsewhere } from "./tabs.js";
 import { renderActive, renderThreads } from "./threads.js";
 import { appendEntry, appendToken, finishStreaming } from "./transcript.js";
 import { refused } from "./turns.js";
 
-const threadOf = (msg) => (typeof msg.thread_id === "string" ? msg.thread_id : null);
+/** @import { RecordRow, RunRow, View, WorkerMessage } from "./store.js" */
+
+const threadOf = (/** @type {WorkerMessage} */ msg) =>
+  typeof msg.thread_id === "string" ? msg.thread_id : null;
 
 // A turn that streams or moves on is past its question, whatever an older history said.
+/** @param {string} threadId */
 function leavePending(threadId) {
   const v = view(threadId);
   if (!v.pending) return;
@@ -25,11 +29,13 @@ function leavePending(threadId) {
   if (threadId === app.activeId) renderPending();
 }
 
+/** @param {string} id @param {string | null} node */
 function running(id, node) {
   view(id).runningNode = node;
   if (id === app.activeId) renderGraph();
 }
 
+/** @param {WorkerMessage} msg */
 export function onStatus(msg) {
   const id = threadOf(msg);
   if (!id) return;
@@ -59,6 +65,7 @@ export function onStatus(msg) {
   setState(id, "running");
 }
 
+/** @param {WorkerMessage} msg */
 export function onToken(msg) {
   const id = threadOf(msg);
   if (!id || typeof msg.token !== "string") return;
@@ -66,9 +73,10 @@ export function onToken(msg) {
   v.streaming = (v.streaming ?? "") + msg.token;
   leavePending(id);
   if (v.state !== "running") setState(id, "running");
-  if (id === app.activeId) appendToken(msg.token);
+  if (id === app.activeId) appendToken();
 }
 
+/** @param {WorkerMessage} msg */
 export function onTool(msg) {
   const id = threadOf(msg);
   if (!id) return;
@@ -81,6 +89,7 @@ export function onTool(msg) {
   appendEntry(id, normalizeEntry({ ...msg, id: null, kind: "tool", role: "assistant", content }));
 }
 
+/** @param {WorkerMessage} msg */
 export function onNeedsInput(msg) {
   const id = threadOf(msg);
   if (!id) return;
@@ -99,12 +108,14 @@ export function onNeedsInput(msg) {
   refreshFrom(id, msg.checkpoint_id);
 }
 
+/** @param {string} id @param {unknown} head */
 function refreshFrom(id, head) {
   if (typeof head !== "string" || !head) return;
   setHead(id, head);
   requestHistory(id, head);
 }
 
+/** @param {WorkerMessage} msg */
 export function onDone(msg) {
   const id = threadOf(msg);
   if (!id) return;
@@ -120,9 +131,10 @@ export function onDone(msg) {
   renderGraph();
   const focused = document.activeElement;
   if (!focused || focused === document.body || focused.id === "answer-input")
-    $("chat-input").focus();
+    $("chat-input", HTMLTextAreaElement).focus();
 }
 
+/** @param {View} v */
 function settleHistoryState(v) {
   if (v.notice) {
     // Saved by another version of the assistant: shown, not continued.
@@ -148,6 +160,7 @@ function settleHistoryState(v) {
   }
 }
 
+/** @param {WorkerMessage} msg */
 export function onHistory(msg) {
   const id = threadOf(msg);
   if (!id) return;
@@ -164,18 +177,26 @@ export function onHistory(msg) {
   if (Array.isArray(msg.trace)) {
     // Without the history's runs, the run starts seen live stay listed.
     const runs = Array.isArray(msg.runs)
-      ? msg.runs.map((run) => ({ postedFor: id, run, source: "history" }))
-      : v.records.filter((entry) => entry.run);
+      ? msg.runs.map((/** @type {RunRow["run"]} */ run) => ({
+          postedFor: id,
+          run,
+          source: "history",
+        }))
+      : v.records.filter((entry) => "run" in entry);
     v.records = [
       ...runs,
-      ...msg.trace.map((record) => ({ postedFor: id, record, source: "history" })),
+      ...msg.trace.map((/** @type {RecordRow["record"]} */ record) => ({
+        postedFor: id,
+        record,
+        source: "history",
+      })),
     ];
   }
   v.notice = typeof msg.notice === "string" ? msg.notice : null;
   v.unfinished = msg.unfinished === true;
   settleHistoryState(v);
-  if (known(id)) {
-    const t = thread(id);
+  const t = thread(id);
+  if (t) {
     const firstUser = v.messages.find((m) => m.role === "user");
     if (t.title === "New chat" && firstUser) {
       t.title = titleFrom(firstUser.content);
@@ -187,13 +208,17 @@ export function onHistory(msg) {
   else renderInspectorSummary();
 }
 
+/** @param {WorkerMessage} msg */
 export function onInspect(msg) {
   const id = threadOf(msg);
   if (!id || !msg.record || typeof msg.record !== "object") return;
   addRecord(id, msg.record);
 }
 
-// hooks: {bootFailed()}: called for an error before the worker is ready.
+/**
+ * @param {{ bootFailed(): void }} hooks bootFailed: called for an error before the worker is ready
+ * @returns {(msg: WorkerMessage) => void}
+ */
 export function makeOnError(hooks) {
   return (msg) => {
     const id = threadOf(msg);

@@ -12,24 +12,47 @@ const GAP_X = 24;
 const GAP_Y = 30;
 const PAD = 14;
 
+/**
+ * @import { WorkerMessage } from "./store.js"
+ * @typedef {{ id: string, name: string }} GraphNode
+ * @typedef {{ source: string, target: string, conditional: boolean }} GraphEdge
+ * @typedef {{ x: number, y: number }} Point
+ * @typedef {{ asking: string | null, running: string | null }} Marks
+ */
+
+/** @type {{ nodes: GraphNode[] | null, edges: GraphEdge[], requested: boolean }} */
 const graph = { nodes: null, edges: [], requested: false };
 
-// The page's <svg> element, parsed from index.html, gives the SVG namespace.
+/**
+ * The page's <svg> element, parsed from index.html, gives the SVG namespace.
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attributes]
+ * @param {string} [text]
+ */
 function svg(tag, attributes = {}, text) {
-  const el = document.createElementNS($("graph-svg").namespaceURI, tag);
+  const el = document.createElementNS($("graph-svg", SVGSVGElement).namespaceURI, tag);
   for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, String(value));
   if (text !== undefined) el.textContent = text;
   return el;
 }
 
 // Longest-path ranks; an edge back to a node already on the path (a loop) is left out.
+/**
+ * @param {GraphNode[]} nodes
+ * @param {GraphEdge[]} edges
+ * @returns {Map<string, number>}
+ */
 function ranks(nodes, edges) {
+  /** @type {Map<string, string[]>} */
   const out = new Map(nodes.map((n) => [n.id, []]));
   for (const e of edges) out.get(e.source)?.push(e.target);
+  /** @type {Map<string, number>} */
   const rank = new Map();
   const visiting = new Set();
+  /** @type {(id: string) => number} */
   const depth = (id) => {
-    if (rank.has(id)) return rank.get(id);
+    const known = rank.get(id);
+    if (known !== undefined) return known;
     visiting.add(id);
     let best = 0;
     for (const e of edges) {
@@ -44,12 +67,15 @@ function ranks(nodes, edges) {
   return rank;
 }
 
+/** @param {GraphNode[]} nodes @param {GraphEdge[]} edges */
 function layout(nodes, edges) {
   const rank = ranks(nodes, edges);
+  /** @type {string[][]} */
   const rows = [];
-  for (const n of nodes) (rows[rank.get(n.id)] ??= []).push(n.id);
+  for (const n of nodes) (rows[rank.get(n.id) ?? 0] ??= []).push(n.id); // ranks has every node
   const widest = Math.max(1, ...rows.map((r) => r?.length ?? 0));
   const width = PAD * 2 + widest * NODE_W + (widest - 1) * GAP_X;
+  /** @type {Map<string, Point>} */
   const place = new Map();
   rows.forEach((row, r) => {
     const rowWidth = row.length * NODE_W + (row.length - 1) * GAP_X;
@@ -63,6 +89,7 @@ function layout(nodes, edges) {
   return { place, rank, width, height: PAD * 2 + rows.length * NODE_H + (rows.length - 1) * GAP_Y };
 }
 
+/** @param {Point} from @param {Point} to @param {boolean} back */
 function edgePath(from, to, back) {
   const x1 = from.x + NODE_W / 2;
   const x2 = to.x + NODE_W / 2;
@@ -72,11 +99,11 @@ function edgePath(from, to, back) {
   return `M ${from.x + NODE_W} ${from.y + NODE_H / 2} C ${side + 30} ${from.y}, ${side + 30} ${to.y + NODE_H}, ${to.x + NODE_W} ${to.y + NODE_H / 2}`;
 }
 
-function draw(marks) {
-  const { nodes, edges } = graph;
+/** @param {GraphNode[]} nodes @param {GraphEdge[]} edges @param {Marks} marks */
+function draw(nodes, edges, marks) {
   const { place, rank, width, height } = layout(nodes, edges);
   const names = nodes.map((n) => n.name ?? n.id);
-  const root = $("graph-svg");
+  const root = $("graph-svg", SVGSVGElement);
   root.replaceChildren();
   for (const [name, value] of Object.entries({
     viewBox: `0 0 ${width + 40} ${height}`,
@@ -103,7 +130,7 @@ function draw(marks) {
     const from = place.get(e.source);
     const to = place.get(e.target);
     if (!from || !to) continue;
-    const back = rank.get(e.target) <= rank.get(e.source);
+    const back = (rank.get(e.target) ?? 0) <= (rank.get(e.source) ?? 0);
     root.append(
       svg("path", {
         d: edgePath(from, to, back),
@@ -116,6 +143,7 @@ function draw(marks) {
   }
   for (const n of nodes) {
     const at = place.get(n.id);
+    if (!at) continue;
     const state = n.id === marks.asking ? "asking" : n.id === marks.running ? "running" : "idle";
     const terminal = n.id.startsWith("__") && n.id.endsWith("__");
     const g = svg("g", {
@@ -151,6 +179,7 @@ function draw(marks) {
 }
 
 // The node that runs after `node` finished, when the graph says so unambiguously.
+/** @param {string} node */
 export function nextNode(node) {
   const targets = graph.edges.filter((e) => e.source === node).map((e) => e.target);
   return targets.length === 1 && !targets[0].startsWith("__") ? targets[0] : null;
@@ -170,17 +199,27 @@ export function renderGraph() {
   else if (running) legend.textContent = `Running now: ${running} (marked “▶”).`;
   else legend.textContent = "Nothing is running.";
   $("graph-empty").hidden = Boolean(graph.nodes);
-  $("graph-svg").toggleAttribute("hidden", !graph.nodes); // an SVG element has no hidden property
-  if (graph.nodes) draw({ asking, running });
+  $("graph-svg", SVGSVGElement).toggleAttribute("hidden", !graph.nodes); // an SVG element has no hidden property
+  if (graph.nodes) draw(graph.nodes, graph.edges, { asking, running });
 }
 
+/** @param {WorkerMessage} msg */
 export function onGraph(msg) {
   graph.nodes = (Array.isArray(msg.nodes) ? msg.nodes : [])
-    .filter((n) => n && typeof n.id === "string")
-    .map((n) => ({ id: n.id, name: typeof n.name === "string" ? n.name : n.id }));
+    .filter((/** @type {any} */ n) => n && typeof n.id === "string")
+    .map((/** @type {any} */ n) => ({
+      id: n.id,
+      name: typeof n.name === "string" ? n.name : n.id,
+    }));
   graph.edges = (Array.isArray(msg.edges) ? msg.edges : [])
-    .filter((e) => e && typeof e.source === "string" && typeof e.target === "string")
-    .map((e) => ({ source: e.source, target: e.target, conditional: e.conditional === true }));
+    .filter(
+      (/** @type {any} */ e) => e && typeof e.source === "string" && typeof e.target === "string",
+    )
+    .map((/** @type {any} */ e) => ({
+      source: e.source,
+      target: e.target,
+      conditional: e.conditional === true,
+    }));
   renderGraph();
 }
 
@@ -191,6 +230,7 @@ function loadGraph() {
   post({ op: "graph" });
 }
 
+/** @param {boolean} open */
 export function setGraphOpen(open) {
   $("graph-panel").hidden = !open;
   $("toggle-graph").setAttribute("aria-expanded", String(open));
@@ -201,7 +241,7 @@ export function setGraphOpen(open) {
 
 export function initGraph() {
   $("toggle-graph").addEventListener("click", () => {
-    const opening = $("graph-panel").hidden;
+    const opening = $("graph-panel").hidden !== false;
     setGraphOpen(opening);
     if (opening && !isWide()) $("close-graph").focus();
   });

@@ -3,13 +3,17 @@
 import { $, isWide } from "./dom.js";
 import { app, view } from "./store.js";
 
+/** @import { InspectRecord, RecordRow, RunRow } from "./store.js" */
+
 const MAX_RECORDS_SHOWN = 400;
 
+/** @param {unknown} value */
 function shortId(value) {
   const text = value === null || value === undefined ? "—" : String(value);
   return text.length > 12 ? `${text.slice(0, 6)}…${text.slice(-4)}` : text;
 }
 
+/** @param {string} label @param {unknown} value */
 function idCell(label, value) {
   const wrap = document.createElement("span");
   wrap.className = "rec-id";
@@ -24,6 +28,7 @@ function idCell(label, value) {
 }
 
 // Where a run started: the checkpoint it continued from (none: the thread's beginning).
+/** @param {RunRow} row */
 function runItem({ postedFor, run, source }) {
   const li = document.createElement("li");
   li.className = "run-start";
@@ -49,8 +54,9 @@ function runItem({ postedFor, run, source }) {
   return li;
 }
 
+/** @param {InspectRecord} entry */
 function recordItem(entry) {
-  if (entry.run) return runItem(entry);
+  if ("run" in entry) return runItem(entry);
   const { postedFor, record, source } = entry;
   const li = document.createElement("li");
   const crossing = record.thread_id !== postedFor;
@@ -97,7 +103,7 @@ function recordItem(entry) {
 }
 
 export function renderInspector() {
-  const all = $("inspector-all").checked;
+  const all = $("inspector-all", HTMLInputElement).checked;
   const entries = [];
   if (all) {
     for (const thread of app.threads) entries.push(...view(thread.id).records);
@@ -111,13 +117,15 @@ export function renderInspector() {
 export function renderInspectorSummary() {
   let total = 0;
   let crossings = 0;
-  const scope = $("inspector-all").checked ? app.threads.map((t) => t.id) : [app.activeId];
+  const scope = $("inspector-all", HTMLInputElement).checked
+    ? app.threads.map((t) => t.id)
+    : [app.activeId];
   for (const id of scope) {
     if (!id || !app.views.has(id)) continue;
     // Every row the list shows counts, run rows too; only records can cross.
     for (const entry of view(id).records) {
       total += 1;
-      if (!entry.run && entry.record.thread_id !== entry.postedFor) crossings += 1;
+      if (!("run" in entry) && entry.record.thread_id !== entry.postedFor) crossings += 1;
     }
   }
   const summary = $("inspector-summary");
@@ -131,27 +139,32 @@ export function renderInspectorSummary() {
 }
 
 // A record posted live: kept in its thread's view, listed when the inspector shows that thread.
+/** @param {string} threadId @param {RecordRow["record"]} record */
 export function addRecord(threadId, record) {
   show(threadId, { postedFor: threadId, record, source: "live" });
 }
 
 // A run of the thread started (status "started" with from_checkpoint).
+/** @param {string} threadId @param {{ [field: string]: unknown }} status its "started" status */
 export function addRunStart(threadId, status) {
   const run = { run_id: status.run_id ?? null, from_checkpoint: status.from_checkpoint ?? null };
   show(threadId, { postedFor: threadId, run, source: "live" });
 }
 
+/** @param {string} threadId @param {InspectRecord} entry */
 function show(threadId, entry) {
   view(threadId).records.push(entry);
-  if ($("inspector-all").checked || threadId === app.activeId) {
+  if ($("inspector-all", HTMLInputElement).checked || threadId === app.activeId) {
     const list = $("inspector-list");
-    list.append(recordItem(entry));
-    while (list.childElementCount > MAX_RECORDS_SHOWN) list.firstElementChild.remove();
-    if (!$("inspector").hidden) list.lastElementChild.scrollIntoView({ block: "nearest" });
+    const item = recordItem(entry);
+    list.append(item);
+    while (list.childElementCount > MAX_RECORDS_SHOWN) list.firstElementChild?.remove();
+    if (!$("inspector").hidden) item.scrollIntoView({ block: "nearest" });
   }
   renderInspectorSummary();
 }
 
+/** @param {boolean} open */
 export function setInspectorOpen(open) {
   $("inspector").hidden = !open;
   $("toggle-inspector").setAttribute("aria-expanded", String(open));
@@ -161,7 +174,7 @@ export function setInspectorOpen(open) {
 
 export function initInspector() {
   $("toggle-inspector").addEventListener("click", () => {
-    const opening = $("inspector").hidden;
+    const opening = $("inspector").hidden !== false;
     setInspectorOpen(opening);
     // Below the wide layout the inspector covers the page: take the focus into it.
     if (opening && !isWide()) $("close-inspector").focus();
@@ -170,5 +183,5 @@ export function initInspector() {
     setInspectorOpen(false);
     $("toggle-inspector").focus();
   });
-  $("inspector-all").addEventListener("change", renderInspector);
+  $("inspector-all", HTMLInputElement).addEventListener("change", renderInspector);
 }

@@ -16,6 +16,18 @@
 
 import { app, headOf } from "./store.js";
 
+/**
+ * @import { WorkerMessage } from "./store.js"
+ * A message the page posts to the worker.
+ * @typedef {{ op: string, [field: string]: unknown }} PageMessage
+ * The page's handlers of the worker's boot messages (see connect).
+ * @typedef {object} BootHooks
+ * @property {(msg: WorkerMessage) => void} boot
+ * @property {(text: string) => void} failed
+ * @property {(reason: string) => void} lost
+ * @property {() => void} back
+ */
+
 const WORKER_URL = new URL("../worker.js", import.meta.url);
 // A page loaded with ?test-hooks starts its workers with it, which lets the tests provoke a
 // fatal error; no message can turn that on.
@@ -25,8 +37,10 @@ const PING_MS = 5000;
 const WATCHDOG_MS = 20000;
 
 export let worker = new Worker(WORKER_URL, { type: "module" });
+/** @type {PageMessage | null} */
 let lastModel = null; // the last configure_model message: a new worker gets it again
 
+/** @param {PageMessage} message */
 export function post(message) {
   if (message && message.op === "configure_model") lastModel = message;
   worker.postMessage(message);
@@ -43,12 +57,18 @@ window.__demo = {
 };
 
 // One chat-protocol message for a thread; with `head`, it carries the thread's head checkpoint.
+/**
+ * @param {string} threadId
+ * @param {{ type: string, [field: string]: unknown }} message
+ * @param {{ head?: boolean }} [options]
+ */
 export function sendTo(threadId, message, { head = false } = {}) {
   const checkpoint = head ? headOf(threadId) : null;
   const full = checkpoint ? { ...message, checkpoint_id: checkpoint } : message;
   post({ op: "send", thread_id: threadId, message: full });
 }
 
+/** @param {string} threadId @param {string | null} [checkpointId] */
 export function requestHistory(threadId, checkpointId = headOf(threadId)) {
   sendTo(
     threadId,
@@ -60,12 +80,18 @@ export function requestHistory(threadId, checkpointId = headOf(threadId)) {
 // ready to boot.failed(text), the loss of a ready worker to boot.lost(reason) and the
 // readiness of its replacement to boot.back(), every other message to the handler of
 // `handlers` named by its type.
+/**
+ * @param {BootHooks} boot
+ * @param {Record<string, (msg: WorkerMessage) => void>} handlers
+ */
 export function connect(boot, handlers) {
   let restarting = false;
+  /** @type {number | null} */
   let pingSent = null; // when the unanswered ping was posted
-  let watchdog = null;
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let watchdog;
 
-  const lose = (reason) => {
+  const lose = (/** @type {string} */ reason) => {
     if (restarting) return;
     restarting = true;
     clearInterval(watchdog);
@@ -90,7 +116,7 @@ export function connect(boot, handlers) {
     }, PING_MS);
   };
 
-  const onMessage = (event) => {
+  const onMessage = (/** @type {MessageEvent} */ event) => {
     const msg = event.data;
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "pong") {
@@ -118,7 +144,7 @@ export function connect(boot, handlers) {
     if (handler) handler(msg);
   };
 
-  const onError = (event) => {
+  const onError = (/** @type {ErrorEvent} */ event) => {
     event.preventDefault();
     const reason = event.message || "unknown error";
     if (app.ready) lose(`it failed: ${reason}`);

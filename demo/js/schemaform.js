@@ -4,17 +4,31 @@
 
 import { make } from "./dom.js";
 
+/**
+ * A JSON Schema, as parsed JSON: each use checks the keywords it reads.
+ * @typedef {{ [keyword: string]: any }} Schema
+ * What a field read: its value, that it was left empty (not present), or the problem.
+ * @typedef {{ present?: boolean, value?: unknown, error?: string }} FieldResult
+ * @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} Control
+ * @typedef {{ element: HTMLElement, read: () => FieldResult, input?: Control }} Field
+ * @typedef {{ error: string } | { error?: undefined, present: true, value: Record<string, unknown> }} ObjectResult
+ * @typedef {{ ok: true, value: unknown } | { ok: false, error: string }} FormResult
+ */
+
 const LONG_TEXT = /^(body|text|content|message|description|notes?)$/i;
 
-const typeOf = (schema) =>
-  Array.isArray(schema?.type) ? schema.type.find((t) => t !== "null") : schema?.type;
-const isStringList = (schema) =>
+const typeOf = (/** @type {Schema | undefined} */ schema) =>
+  Array.isArray(schema?.type)
+    ? schema.type.find((/** @type {unknown} */ t) => t !== "null")
+    : schema?.type;
+const isStringList = (/** @type {Schema} */ schema) =>
   typeOf(schema) === "array" &&
   ["string", undefined].includes(typeOf(schema.items ?? {})) &&
   !schema.items?.properties;
 
 let formCount = 0;
 
+/** @param {Schema} schema */
 function describe(schema) {
   const notes = [];
   if (typeof schema.description === "string") notes.push(schema.description);
@@ -23,6 +37,7 @@ function describe(schema) {
   return notes.join(" ");
 }
 
+/** @param {string} id @param {string} name @param {boolean} required */
 function labelFor(id, name, required) {
   const label = make("label", "field-label", name);
   label.htmlFor = id;
@@ -30,52 +45,74 @@ function labelFor(id, name, required) {
   return label;
 }
 
+/**
+ * @param {string} id
+ * @param {Schema} schema
+ * @param {unknown} value
+ * @returns {Control}
+ */
 function control(id, schema, value) {
   const type = typeOf(schema);
+  /** @type {Control} */
   let input;
   if (Array.isArray(schema.enum)) {
-    input = make("select");
-    if (value === undefined) input.append(new Option("Choose…", ""));
+    const select = make("select");
+    if (value === undefined) select.append(new Option("Choose…", ""));
     for (const option of schema.enum)
-      input.append(new Option(String(option), JSON.stringify(option)));
-    if (value !== undefined) input.value = JSON.stringify(value);
+      select.append(new Option(String(option), JSON.stringify(option)));
+    if (value !== undefined) select.value = JSON.stringify(value);
+    input = select;
   } else if (type === "boolean") {
-    input = make("input");
-    input.type = "checkbox";
-    input.checked = value === true;
+    const box = make("input");
+    box.type = "checkbox";
+    box.checked = value === true;
+    input = box;
   } else if (type === "integer" || type === "number") {
-    input = make("input");
-    input.type = "number";
-    input.step = type === "integer" ? "1" : "any";
-    if (typeof schema.minimum === "number") input.min = String(schema.minimum);
-    if (typeof schema.maximum === "number") input.max = String(schema.maximum);
-    input.value = typeof value === "number" ? String(value) : "";
+    const number = make("input");
+    number.type = "number";
+    number.step = type === "integer" ? "1" : "any";
+    if (typeof schema.minimum === "number") number.min = String(schema.minimum);
+    if (typeof schema.maximum === "number") number.max = String(schema.maximum);
+    number.value = typeof value === "number" ? String(value) : "";
+    input = number;
   } else if (isStringList(schema)) {
-    input = make("textarea");
-    input.rows = 3;
-    input.value = Array.isArray(value) ? value.map(String).join("\n") : "";
+    const lines = make("textarea");
+    lines.rows = 3;
+    lines.value = Array.isArray(value) ? value.map(String).join("\n") : "";
+    input = lines;
   } else if (type === "string") {
     const long =
       (typeof value === "string" && value.includes("\n")) || (schema.maxLength ?? 0) > 200;
-    input = make(long || LONG_TEXT.test(id.split("-").pop()) ? "textarea" : "input");
-    if (input.tagName === "TEXTAREA") input.rows = 4;
-    else input.type = "text";
-    input.value = typeof value === "string" ? value : "";
+    const text = make(long || LONG_TEXT.test(id.split("-").pop() ?? "") ? "textarea" : "input");
+    if (text instanceof HTMLTextAreaElement) text.rows = 4;
+    else text.type = "text";
+    text.value = typeof value === "string" ? value : "";
+    input = text;
   } else {
-    input = make("textarea", "json-field");
-    input.rows = 4;
-    input.spellcheck = false;
-    input.value = value === undefined ? "" : JSON.stringify(value, null, 2);
+    const json = make("textarea", "json-field");
+    json.rows = 4;
+    json.spellcheck = false;
+    json.value = value === undefined ? "" : JSON.stringify(value, null, 2);
+    input = json;
   }
   input.id = id;
   input.name = id;
   return input;
 }
 
-// A field for one property: {element, read() -> {value, present, error}}.
+/**
+ * A field for one property.
+ * @param {string} id
+ * @param {string} name
+ * @param {Schema} schema
+ * @param {unknown} value
+ * @param {boolean} required
+ * @returns {Field}
+ */
 function field(id, name, schema, value, required) {
   if (typeOf(schema) === "object" && schema.properties) {
-    const nested = objectFields(id, schema, value ?? {}, name);
+    const values = /** @type {Record<string, unknown>} */ (value ?? {}); // an object's, as given
+    const nested = objectFields(id, schema, values, name);
     return { element: nested.element, read: () => nested.read() };
   }
   const wrap = make("div", "form-field");
@@ -110,15 +147,23 @@ function field(id, name, schema, value, required) {
   return { element: wrap, read, input };
 }
 
+/**
+ * @param {Control} input
+ * @param {Schema} schema
+ * @param {boolean} required
+ * @param {string} name
+ * @returns {FieldResult}
+ */
 function parse(input, schema, required, name) {
   const type = typeOf(schema);
   const raw = input.value;
+  /** @type {unknown} */
   let value;
   if (Array.isArray(schema.enum)) {
     if (raw === "") return required ? { error: `Choose a value for ${name}.` } : { present: false };
     value = JSON.parse(raw);
   } else if (type === "boolean") {
-    return { present: true, value: input.checked };
+    return { present: true, value: input instanceof HTMLInputElement && input.checked };
   } else if (type === "integer" || type === "number") {
     if (raw.trim() === "") return required ? { error: `${name} is required.` } : { present: false };
     value = Number(raw);
@@ -126,12 +171,13 @@ function parse(input, schema, required, name) {
     if (type === "integer" && !Number.isInteger(value))
       return { error: `${name} must be a whole number.` };
   } else if (isStringList(schema)) {
-    value = raw
+    const lines = raw
       .split("\n")
       .map((line) => line.trim())
       .filter(Boolean);
-    if (!value.length && required) return { error: `${name} needs at least one entry.` };
-    if (!value.length && !required) return { present: false };
+    if (!lines.length && required) return { error: `${name} needs at least one entry.` };
+    if (!lines.length && !required) return { present: false };
+    value = lines;
   } else if (type === "string") {
     if (raw.trim() === "" && required) return { error: `${name} is required.` };
     if (raw === "" && !required) return { present: false };
@@ -159,19 +205,21 @@ const QUANTIFIER = /[*+?]|\{(\d+)(,(\d*))?\}/y;
 const GROUP_OPENING = /\?(:|<?[=!]|<[^>]*>)/y;
 const LITERAL = /^(?:[^\\[\]().*+?{}|^$]|\\[^A-Za-z0-9])$/u;
 
+/** @param {RegExp} re @param {string} text @param {number} at */
 const sticky = (re, text, at) => {
   re.lastIndex = at;
   return re.exec(text);
 };
-const repeats = (q) =>
+const repeats = (/** @type {RegExpExecArray} */ q) =>
   q[1] === undefined
     ? q[0] !== "?"
     : q[2] === undefined
       ? Number(q[1]) > 1
       : !q[3] || Number(q[3]) > 1;
-const overlap = (firsts) =>
+const overlap = (/** @type {(string | null)[]} */ firsts) =>
   firsts.length > 1 && (firsts.includes(null) || new Set(firsts).size < firsts.length);
 
+/** @param {string} pattern @param {number} i */
 function atomEnd(pattern, i) {
   if (pattern[i] === "\\") return i + 2;
   if (pattern[i] !== "[") return i + 1;
@@ -181,9 +229,11 @@ function atomEnd(pattern, i) {
   return i + 1;
 }
 
+/** @param {string} pattern */
 export function patternProblem(pattern) {
   const named = `the pattern '${pattern}'`;
   const exponential = "which can take exponential time to match";
+  /** @returns {{ quantified: boolean, firsts: (string | null)[], started: boolean }} */
   const group = () => ({ quantified: false, firsts: [null], started: false });
   const stack = [group()];
   let i = 0;
@@ -207,7 +257,8 @@ export function patternProblem(pattern) {
     const end = char === ")" ? i + 1 : atomEnd(pattern, i);
     const quantifier = sticky(QUANTIFIER, pattern, end);
     if (char === ")" && stack.length > 1) {
-      const inner = stack.pop();
+      const inner = top;
+      stack.pop();
       top = stack[stack.length - 1];
       if (quantifier && repeats(quantifier) && (inner.quantified || overlap(inner.firsts))) {
         const shape = inner.quantified
@@ -228,6 +279,12 @@ export function patternProblem(pattern) {
 }
 
 // The constraints a person can fix in the field; the worker checks the full schema again.
+/**
+ * @param {unknown} value
+ * @param {Schema} schema
+ * @param {string} name
+ * @returns {string | null}
+ */
 function check(value, schema, name) {
   if (
     Array.isArray(schema.enum) &&
@@ -277,17 +334,28 @@ function check(value, schema, name) {
   return null;
 }
 
+/**
+ * @param {string} prefix
+ * @param {Schema} schema
+ * @param {Record<string, unknown>} values
+ * @param {string | null} legend
+ * @returns {{ element: HTMLElement, read: () => ObjectResult }}
+ */
 function objectFields(prefix, schema, values, legend) {
   const box = make(legend ? "fieldset" : "div", legend ? "form-fieldset" : "form-fields");
   if (legend) box.append(make("legend", null, legend));
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  /** @type {[string, Field][]} */
   const fields = Object.entries(schema.properties ?? {}).map(([name, sub]) => {
     const f = field(`${prefix}-${name}`, name, sub ?? {}, values[name], required.has(name));
     box.append(f.element);
     return [name, f];
   });
+  /** @returns {ObjectResult} */
   const read = () => {
+    /** @type {Record<string, unknown>} */
     const value = {};
+    /** @type {string | null} */
     let error = null;
     for (const [name, f] of fields) {
       const result = f.read();
@@ -300,23 +368,32 @@ function objectFields(prefix, schema, values, legend) {
   return { element: box, read };
 }
 
-const emptyOf = (value) => (Array.isArray(value) ? [] : typeof value === "string" ? "" : value);
+const emptyOf = (/** @type {unknown} */ value) =>
+  Array.isArray(value) ? [] : typeof value === "string" ? "" : value;
 
 // A form for `arguments` under `schema` (an object schema; without properties, one JSON field).
 // read() -> {ok: true, value} or {ok: false, error} after marking every field's problem.
+/**
+ * @param {unknown} schema
+ * @param {unknown} args
+ * @returns {{ element: HTMLElement, read: () => FormResult }}
+ */
 export function schemaForm(schema, args) {
   formCount += 1;
   const prefix = `arg${formCount}`;
-  const values = args && typeof args === "object" ? args : {};
+  const values = /** @type {Record<string, unknown>} */ (
+    args && typeof args === "object" ? args : {}
+  );
   const objectSchema =
-    schema && typeof schema === "object" && schema.properties
+    schema && typeof schema === "object" && "properties" in schema && schema.properties
       ? schema
       : { type: "object", properties: { arguments: { type: "object" } }, required: ["arguments"] };
   const wrapped = objectSchema === schema ? values : { arguments: values };
   const form = objectFields(prefix, objectSchema, wrapped, null);
+  /** @returns {FormResult} */
   const read = () => {
     const result = form.read();
-    if (result.error) return { ok: false, error: result.error };
+    if (result.error !== undefined) return { ok: false, error: result.error };
     return { ok: true, value: objectSchema === schema ? result.value : result.value.arguments };
   };
   return { element: form.element, read };

@@ -2,18 +2,30 @@
 // memory and goes only to the worker; the base URL and model name are kept in this browser
 // (localStorage), so a reload keeps the model and asks for the key again.
 
-import { $, showError } from "./dom.js";
+import { $, child, showError } from "./dom.js";
 import { post } from "./protocol.js";
+
+/**
+ * The model settings a page keeps (never the key): an OpenAI-compatible model, or the
+ * offline one.
+ * @typedef {{ kind: string, base_url?: string, model?: string, keyless?: boolean }} KeptModel
+ * @typedef {KeptModel & { api_key?: string, token_delay_ms?: number }} ModelSettings
+ */
 
 export const MODEL_KEY = "pyctx_web.demo.model";
 export const KEY_NEEDED =
   "Enter the API key again to go on with this model: the page keeps its base URL and name, never its key.";
 
+/** @type {number | null} */
 let offlineDelay = null; // the offline model's delay, as the worker last described it
+/** @type {KeptModel | null} */
 let sent = null; // the settings posted from the dialog, without the key, until answered
+/** @type {KeptModel | null} */
 let keyNeeded = null; // the kept OpenAI-compatible settings whose key this page lacks
+/** @type {(() => void) | null} */
 let afterKey = null; // the action that waits for the key
 
+/** @param {KeptModel} model */
 function saveModel(model) {
   try {
     localStorage.setItem(MODEL_KEY, JSON.stringify(model));
@@ -22,6 +34,7 @@ function saveModel(model) {
   }
 }
 
+/** @returns {{ kind: "openai", base_url: string, model: string, keyless: boolean } | null} */
 function loadModel() {
   try {
     const data = JSON.parse(localStorage.getItem(MODEL_KEY) || "null");
@@ -45,33 +58,35 @@ function loadModel() {
 }
 
 function openSettings() {
-  if (offlineDelay !== null) $("token-delay").value = String(offlineDelay);
+  if (offlineDelay !== null) $("token-delay", HTMLInputElement).value = String(offlineDelay);
   syncSettingsFields();
-  $("settings-apply").disabled = false;
-  if (!$("settings").open) $("settings").showModal();
+  $("settings-apply", HTMLButtonElement).disabled = false;
+  if (!$("settings", HTMLDialogElement).open) $("settings", HTMLDialogElement).showModal();
 }
 
 // Whether a turn must wait for the API key of the kept model: then the settings open and ask
 // for it, and `then` runs once the model is set (never on another model).
+/** @param {() => void} then */
 export function needsKey(then) {
   if (!keyNeeded) return false;
   afterKey = then;
   openSettings();
   showSettingsError(KEY_NEEDED);
-  $("api-key").focus();
+  $("api-key", HTMLInputElement).focus();
   return true;
 }
 
+/** @param {{ kind?: string, token_delay_ms?: unknown, [field: string]: unknown }} model as the worker describes it */
 export function setModelBadge(model) {
   const badge = $("model-badge");
   if (model.kind === "openai") {
     let host = "";
     try {
-      host = new URL($("base-url").value).host;
+      host = new URL($("base-url", HTMLInputElement).value).host;
     } catch {
       host = "";
     }
-    badge.textContent = `Model: ${$("model-name").value || "OpenAI-compatible"}${host ? ` at ${host}` : ""}`;
+    badge.textContent = `Model: ${$("model-name", HTMLInputElement).value || "OpenAI-compatible"}${host ? ` at ${host}` : ""}`;
   } else {
     const delay = model.token_delay_ms === undefined ? NaN : Number(model.token_delay_ms);
     badge.textContent = Number.isFinite(delay)
@@ -80,25 +95,28 @@ export function setModelBadge(model) {
     // The worker's model is the one truth: the delay field shows what the badge shows (not
     // under the person's hands while the dialog is open).
     if (Number.isFinite(delay)) offlineDelay = delay;
-    if (Number.isFinite(delay) && !$("settings").open) $("token-delay").value = String(delay);
+    if (Number.isFinite(delay) && !$("settings", HTMLDialogElement).open)
+      $("token-delay", HTMLInputElement).value = String(delay);
   }
   badge.dataset.kind = model.kind ?? "offline";
   badge.hidden = false;
 }
 
 function syncSettingsFields() {
-  const kind = new FormData($("settings-form")).get("kind");
+  const kind = new FormData($("settings-form", HTMLFormElement)).get("kind");
   $("openai-fields").hidden = kind !== "openai";
   $("offline-fields").hidden = kind !== "offline";
-  $("base-url").required = kind === "openai";
-  $("model-name").required = kind === "openai";
+  $("base-url", HTMLInputElement).required = kind === "openai";
+  $("model-name", HTMLInputElement).required = kind === "openai";
 }
 
+/** @param {SubmitEvent} event */
 function applySettings(event) {
   event.preventDefault();
-  const form = $("settings-form");
+  const form = $("settings-form", HTMLFormElement);
   if (!form.reportValidity()) return;
   const data = new FormData(form);
+  /** @type {ModelSettings} */
   let model;
   if (data.get("kind") === "openai") {
     model = {
@@ -115,7 +133,7 @@ function applySettings(event) {
       model.token_delay_ms = Math.round(delay);
   }
   showSettingsError("");
-  $("settings-apply").disabled = true;
+  $("settings-apply", HTMLButtonElement).disabled = true;
   sent =
     model.kind === "openai"
       ? {
@@ -128,6 +146,7 @@ function applySettings(event) {
   post({ op: "configure_model", model });
 }
 
+/** @param {string} message */
 function showSettingsError(message) {
   $("settings-error").textContent = message;
   $("settings-error").hidden = !message;
@@ -135,14 +154,15 @@ function showSettingsError(message) {
 
 // The worker's answer to configure_model: the dialog closes once the model is in use, or
 // shows why it is not (a URL the page's policy blocks names the --api-origin flag).
+/** @param {import("./store.js").WorkerMessage} msg */
 export function onModel(msg) {
   // Apply is disabled while the dialog's settings are on their way: this is their answer.
-  const answering = $("settings-apply").disabled;
-  $("settings-apply").disabled = false;
+  const answering = $("settings-apply", HTMLButtonElement).disabled;
+  $("settings-apply", HTMLButtonElement).disabled = false;
   if (msg.ok === false) {
     const message = msg.message || "The model settings were not accepted.";
     showSettingsError(message);
-    if (!$("settings").open) showError(message);
+    if (!$("settings", HTMLDialogElement).open) showError(message);
     return;
   }
   showSettingsError("");
@@ -157,8 +177,8 @@ export function onModel(msg) {
     keyNeeded = null;
     sent = null;
   }
-  if (answering && $("settings").open) {
-    $("settings").close();
+  if (answering && $("settings", HTMLDialogElement).open) {
+    $("settings", HTMLDialogElement).close();
     $("open-settings").focus();
   }
   const then = afterKey;
@@ -176,13 +196,14 @@ function showKeyNeededBadge() {
 function restoreModel() {
   const kept = loadModel();
   if (!kept) return false;
-  $("settings-form").querySelector('input[name="kind"][value="openai"]').checked = true;
-  $("base-url").value = kept.base_url;
-  $("model-name").value = kept.model;
+  const openai = 'input[name="kind"][value="openai"]';
+  child($("settings-form"), openai, HTMLInputElement).checked = true;
+  $("base-url", HTMLInputElement).value = kept.base_url;
+  $("model-name", HTMLInputElement).value = kept.model;
   syncSettingsFields();
   if (kept.keyless) {
     sent = kept;
-    $("settings-apply").disabled = true;
+    $("settings-apply", HTMLButtonElement).disabled = true;
     post({
       op: "configure_model",
       model: { kind: "openai", base_url: kept.base_url, model: kept.model, api_key: "" },
@@ -195,13 +216,13 @@ function restoreModel() {
 
 export function initSettings() {
   $("open-settings").addEventListener("click", openSettings);
-  $("settings-cancel").addEventListener("click", () => $("settings").close());
+  $("settings-cancel").addEventListener("click", () => $("settings", HTMLDialogElement).close());
   // Closed without a model set: the action that waited for the key is dropped.
-  $("settings").addEventListener("close", () => {
-    if (!$("settings-apply").disabled) afterKey = null;
+  $("settings", HTMLDialogElement).addEventListener("close", () => {
+    if (!$("settings-apply", HTMLButtonElement).disabled) afterKey = null;
   });
-  $("settings-form").addEventListener("change", syncSettingsFields);
-  $("settings-form").addEventListener("submit", applySettings);
+  $("settings-form", HTMLFormElement).addEventListener("change", syncSettingsFields);
+  $("settings-form", HTMLFormElement).addEventListener("submit", applySettings);
   // The worker starts with the offline model; its answer fills the badge and the delay field
   // (the worker holds this until it is ready).
   if (!restoreModel()) post({ op: "configure_model", model: { kind: "offline" } });

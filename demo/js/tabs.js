@@ -14,10 +14,12 @@ import { app, view } from "./store.js";
 // BroadcastChannel "pyctx_web:<database>" (pyctx_web.graph.checkpoint._tabs).
 const DATABASE = "pyctx-demo";
 
+/** @param {string} id */
 export function onBusyElsewhere(id) {
   const v = view(id);
   if (v.state === "running" && typeof v.sent === "string" && id === app.activeId) {
-    if (!$("chat-input").value) $("chat-input").value = v.sent;
+    if (!$("chat-input", HTMLTextAreaElement).value)
+      $("chat-input", HTMLTextAreaElement).value = v.sent;
   }
   v.sent = null;
   v.busyElsewhere = true;
@@ -37,6 +39,7 @@ export function onBusyElsewhere(id) {
   }
 }
 
+/** @param {string} id */
 function freedElsewhere(id) {
   const v = view(id);
   if (!v.busyElsewhere) return;
@@ -52,6 +55,7 @@ function freedElsewhere(id) {
 // is done.
 const refreshing = new Set();
 
+/** @param {string} id */
 function refreshSoon(id) {
   if (refreshing.has(id)) return;
   refreshing.add(id);

@@ -19,6 +19,7 @@ export function renderActive() {
 
 // A thread is named by the first line of its first message, the one shown (an edit of that
 // message, or another branch, renames it); a thread not loaded yet keeps its stored title.
+/** @param {import("./store.js").Thread} t */
 function followFirstMessage(t) {
   const first = view(t.id).messages.find((m) => m.role === "user" && m.content);
   const title = first ? titleFrom(first.content) : t.title;
@@ -68,7 +69,8 @@ export function restoreThreads() {
   const stored = loadStored();
   if (stored && stored.threads.length) {
     app.threads = stored.threads;
-    const activeId = known(stored.active) ? stored.active : app.threads[0].id;
+    const activeId =
+      stored.active !== null && known(stored.active) ? stored.active : app.threads[0].id;
     for (const t of app.threads) requestHistory(t.id);
     switchTo(activeId, { history: false });
   } else {
@@ -86,6 +88,7 @@ export function createThread(title = "New chat", { activate = true } = {}) {
   return t;
 }
 
+/** @param {string} threadId @param {{ history?: boolean }} [options] */
 export function switchTo(threadId, { history = true } = {}) {
   app.activeId = threadId;
   saveThreads();
@@ -95,6 +98,7 @@ export function switchTo(threadId, { history = true } = {}) {
   closeSidebar();
 }
 
+/** @param {string} threadId */
 function deleteThread(threadId) {
   const index = app.threads.findIndex((t) => t.id === threadId);
   if (index < 0) return;
@@ -112,6 +116,7 @@ function deleteThread(threadId) {
 }
 
 // The worker deleted a thread (perhaps for another tab): it leaves the list.
+/** @param {import("./store.js").WorkerMessage} msg */
 export function onDeleted(msg) {
   if (known(msg.thread_id)) {
     app.threads = app.threads.filter((t) => t.id !== msg.thread_id);

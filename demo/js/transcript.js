@@ -1,8 +1,10 @@
 // The transcript of the active thread: its entries, and the answer being streamed.
 
-import { $, atNextFrame } from "./dom.js";
+import { $, atNextFrame, child } from "./dom.js";
 import { bubble, entryElement } from "./entries.js";
 import { app, view } from "./store.js";
+
+/** @import { Entry } from "./store.js" */
 
 export function scrollToEnd() {
   const transcript = $("transcript");
@@ -26,6 +28,7 @@ export function renderTranscript() {
   scrollToEnd();
 }
 
+/** @param {string} text */
 export function startStreamingBubble(text) {
   $("transcript").querySelector(".empty-hint")?.remove();
   const el = bubble({
@@ -35,7 +38,7 @@ export function startStreamingBubble(text) {
     content: text,
     id: null,
   });
-  el.querySelector(".msg-body").setAttribute("aria-busy", "true");
+  child(el, ".msg-body").setAttribute("aria-busy", "true");
   $("transcript").append(el);
   app.streamingEl = el;
   drawn.set(el, text.length);
@@ -43,6 +46,7 @@ export function startStreamingBubble(text) {
 }
 
 // How much of its thread's streamed text each streaming bubble shows.
+/** @type {WeakMap<HTMLElement, number>} */
 const drawn = new WeakMap();
 let drawScheduled = false;
 
@@ -57,7 +61,7 @@ function drawStreaming() {
   } else {
     const shown = drawn.get(el) ?? 0;
     if (text.length <= shown) return;
-    el.querySelector(".msg-body").append(text.slice(shown));
+    child(el, ".msg-body").append(text.slice(shown));
     drawn.set(el, text.length);
   }
   scrollToEnd();
@@ -74,6 +78,7 @@ export function appendToken() {
 }
 
 // An entry added by this page (what was sent, a tool that ran) before the worker's history.
+/** @param {string} threadId @param {Entry} entry */
 export function appendEntry(threadId, entry) {
   const v = view(threadId);
   v.messages.push(entry);
@@ -86,6 +91,12 @@ export function appendEntry(threadId, entry) {
   }
 }
 
+/**
+ * @param {string} threadId
+ * @param {string} role
+ * @param {string} content
+ * @param {string} [kind]
+ */
 export function appendMessage(threadId, role, content, kind) {
   appendEntry(threadId, {
     id: null,
@@ -97,12 +108,18 @@ export function appendMessage(threadId, role, content, kind) {
 
 // The streamed answer ends: as the final text (done), or as it stands, marked
 // "cancelled" or "stopped".
+/**
+ * @param {string} threadId
+ * @param {string} [finalText]
+ * @param {string} [mark]
+ */
 export function finishStreaming(threadId, finalText, mark) {
   const v = view(threadId);
   const text = finalText ?? v.streaming;
   v.streaming = null;
   if (text === null || text === undefined) return;
   if (text === "" && finalText === undefined) return;
+  /** @type {Entry} */
   const entry = { id: null, role: "assistant", kind: "answer", content: text };
   if (mark) entry.mark = mark;
   v.messages.push(entry);
@@ -112,7 +129,7 @@ export function finishStreaming(threadId, finalText, mark) {
     app.streamingEl = null;
     el.classList.remove("msg-streaming");
     if (mark) el.classList.add(`msg-${mark}`);
-    const body = el.querySelector(".msg-body");
+    const body = child(el, ".msg-body");
     body.textContent = text;
     body.setAttribute("aria-busy", "false");
   } else {
@@ -122,6 +139,7 @@ export function finishStreaming(threadId, finalText, mark) {
 }
 
 // Drops the entries from `entry` on (an edit or a regeneration replaces them).
+/** @param {string} threadId @param {Entry} entry */
 export function truncateAt(threadId, entry) {
   const v = view(threadId);
   const index = v.messages.indexOf(entry);

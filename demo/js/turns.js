@@ -7,13 +7,16 @@ import { renderPending } from "./cards.js";
 import { initControls, setState } from "./controls.js";
 import { post, requestHistory, sendTo } from "./protocol.js";
 import { needsKey } from "./settings.js";
-import { app, setHead, setTitle, thread, titleFrom, view } from "./store.js";
+import { activeId, app, setHead, setTitle, thread, titleFrom, view } from "./store.js";
+
+/** @import { Entry, View } from "./store.js" */
 import { createThread, renderThreads, switchTo } from "./threads.js";
 import { appendMessage, truncateAt } from "./transcript.js";
 
 const TWO_CHATS = ["help me with email", "help me with a meeting"];
 const CLOSED = ["running", "waiting", "busy", "outdated"];
 
+/** @param {string} id @param {{ type: string, [field: string]: unknown }} message */
 function start(id, message) {
   const v = view(id);
   v.stage = "started";
@@ -22,13 +25,14 @@ function start(id, message) {
   sendTo(id, message, { head: true });
 }
 
+/** @param {string} text */
 export function sendChat(text) {
   if (!app.ready || !text.trim()) return;
-  const id = app.activeId;
+  const id = activeId();
   const v = view(id);
   if (CLOSED.includes(v.state)) return;
   if (needsKey(() => sendChat(text))) {
-    $("chat-input").value = text; // kept in the composer if the settings are closed
+    $("chat-input", HTMLTextAreaElement).value = text; // kept in the composer if the settings are closed
     return;
   }
   v.sent = text;
@@ -41,16 +45,19 @@ export function sendChat(text) {
 }
 
 // What to put back if the worker refuses the answer (error code bad_decision).
+/** @param {View} v */
 function keepForRefusal(v) {
   v.refusable = { pending: v.pending, length: v.messages.length };
 }
 
+/** @param {string} text */
 export function answer(text) {
-  const id = app.activeId;
+  const id = activeId();
   const v = view(id);
   if (!v.pending || v.pending.kind === "approval" || !text.trim()) return;
   if (needsKey(() => answer(text))) return;
   const { question, interrupt_id: interruptId } = v.pending;
+  /** @type {{ type: string, resume_value: string, interrupt_id?: unknown }} */
   const message = { type: "resume_chat", resume_value: text };
   if (interruptId !== undefined && interruptId !== null) message.interrupt_id = interruptId;
   keepForRefusal(v);
@@ -59,11 +66,12 @@ export function answer(text) {
   if (question) appendMessage(id, "assistant", question, "question");
   appendMessage(id, "user", text, "reply");
   start(id, message);
-  $("chat-input").focus();
+  $("chat-input", HTMLTextAreaElement).focus();
 }
 
+/** @param {unknown[]} decisions */
 export function decide(decisions) {
-  const id = app.activeId;
+  const id = activeId();
   const v = view(id);
   if (!v.pending || v.pending.kind !== "approval") return;
   // After a reload the kept model has no key: the decision waits for it, never runs the rest
@@ -74,10 +82,11 @@ export function decide(decisions) {
   v.pending = null;
   renderPending();
   start(id, message);
-  $("chat-input").focus();
+  $("chat-input", HTMLTextAreaElement).focus();
 }
 
 // The worker refused the answer or the decisions: the card comes back with its message.
+/** @param {string} id @param {string} message */
 export function refused(id, message) {
   const v = view(id);
   if (!v.refusable) return false;
@@ -90,10 +99,11 @@ export function refused(id, message) {
   return true;
 }
 
-const editable = (v) => !["running", "busy", "outdated"].includes(v.state);
+const editable = (/** @type {View} */ v) => !["running", "busy", "outdated"].includes(v.state);
 
+/** @param {Entry} entry @param {string} text */
 export function editMessage(entry, text) {
-  const id = app.activeId;
+  const id = activeId();
   const v = view(id);
   if (!editable(v) || !entry.id || !text.trim()) return;
   if (needsKey(() => editMessage(entry, text))) return;
@@ -106,8 +116,9 @@ export function editMessage(entry, text) {
   start(id, { type: "edit", message_id: entry.id, text });
 }
 
+/** @param {Entry} entry */
 export function regenerate(entry) {
-  const id = app.activeId;
+  const id = activeId();
   const v = view(id);
   if (!editable(v) || !entry.id) return;
   if (needsKey(() => regenerate(entry))) return;
@@ -121,7 +132,7 @@ export function regenerate(entry) {
 // Runs a turn that stopped before its end (a reload cut it, an error stopped it) on from its
 // last checkpoint, with no new input: as LangGraph's invoke(None).
 export function continueTurn() {
-  const id = app.activeId;
+  const id = activeId();
   const v = view(id);
   if (!(v.state === "unfinished" || (v.state === "error" && v.unfinished))) return;
   if (needsKey(continueTurn)) return;
@@ -132,8 +143,9 @@ export function continueTurn() {
 initControls({ continueTurn });
 
 // Shows another branch: its head becomes the thread's (kept across reloads).
+/** @param {unknown} head */
 export function switchBranch(head) {
-  const id = app.activeId;
+  const id = activeId();
   const v = view(id);
   if (typeof head !== "string" || !editable(v)) return;
   setHead(id, head);
@@ -141,7 +153,7 @@ export function switchBranch(head) {
 }
 
 export function cancelTurn() {
-  const id = app.activeId;
+  const id = activeId();
   if (view(id).state !== "running") return;
   $("turn-status").textContent = "Cancelling…";
   sendTo(id, { type: "cancel" });
@@ -158,7 +170,7 @@ export function twoChatsAtOnce() {
     view(id).stage = "started";
     view(id).state = "running";
   });
-  $("inspector-all").checked = true;
+  $("inspector-all", HTMLInputElement).checked = true;
   switchTo(first.id, { history: false });
   post({ op: "two_chats", thread_ids: ids, texts: [...TWO_CHATS] });
 }
