@@ -3,10 +3,12 @@
 #
 #   ./build.sh setup          tooling venvs (and real LangGraph's), Pyodide distribution (its standard
 #                             library and a build of the wheel compiled to bytecode in Pyodide),
-#                             wheels, Chromium, the JSON-Schema-Test-Suite, axe-core (cached, idempotent)
+#                             wheels, Chromium, the JSON-Schema-Test-Suite, axe-core, the JavaScript
+#                             tooling in node_modules (cached, idempotent)
 #   ./build.sh test [ARGS]    setup, lint, then the unit, differential, pyodide and e2e tiers
 #                             (ARGS go to pytest)
-#   ./build.sh lint           ruff check, ruff format --check and mypy --strict
+#   ./build.sh lint           ruff check, ruff format --check and mypy --strict; for the JavaScript,
+#                             ESLint, Prettier --check and TypeScript (tsc, checkJs over JSDoc)
 #   ./build.sh demo [--port N] [--api-origin ORIGIN]...
 #                             setup, then serve the demo on http://127.0.0.1:8000; each
 #                             --api-origin is a model API the page may connect to
@@ -18,7 +20,8 @@
 #
 # Versions are pinned in pyproject.toml: [dependency-groups] for the host tooling and
 # [tool.pyctx-web.dist] for Pyodide and the wheels loaded inside it, [tool.pyctx-web]
-# json-schema-suite for the jsonschema sdist whose JSON-Schema-Test-Suite the unit tier runs.
+# json-schema-suite for the jsonschema sdist whose JSON-Schema-Test-Suite the unit tier runs;
+# package.json and package-lock.json for the JavaScript tooling (development only).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -67,6 +70,15 @@ check_node() {
     local major
     major="$(node -p 'process.versions.node.split(".")[0]')"
     [ "$major" -ge 18 ] || die "Node.js $major is too old: Node >= 18 is needed (apt-get install nodejs)"
+}
+
+ensure_js_tooling() {  # ESLint, Prettier and TypeScript, as package-lock.json pins them
+    local want
+    want="$(stamp_of package.json package-lock.json)"
+    if fresh node_modules/.pyctx-stamp "$want"; then return 0; fi
+    log "installing the JavaScript tooling into node_modules (npm ci, package-lock.json)"
+    npm ci --silent --no-audit --no-fund >/dev/null || die "npm ci could not install the JavaScript tooling"
+    echo "$want" >node_modules/.pyctx-stamp
 }
 
 ensure_chromium() {
@@ -322,6 +334,7 @@ EOF
 
 setup() {
     check_node
+    ensure_js_tooling
     ensure_venv
     ensure_venv311
     ensure_venv_langgraph
@@ -340,8 +353,17 @@ setup() {
 
 # --- commands ------------------------------------------------------------------------------
 run_lint() {
-    log "lint: ruff check, ruff format --check, mypy --strict"
-    "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check . >/dev/null && "$PY" -m mypy
+    log "lint: ruff check, ruff format --check, mypy --strict; eslint, prettier --check, tsc"
+    "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check . >/dev/null && "$PY" -m mypy &&
+        run_js_lint
+}
+
+run_js_lint() {  # the page's, the worker's and Node's JavaScript: one tsconfig for each
+    local bin="$ROOT/node_modules/.bin" config
+    "$bin/eslint" --max-warnings=0 . && "$bin/prettier" --check --log-level=warn . || return 1
+    for config in tsconfig.json tsconfig.worker.json tsconfig.node.json; do
+        "$bin/tsc" -p "$config" || return 1
+    done
 }
 
 run_tests() {
@@ -371,14 +393,14 @@ case "$cmd" in
     wheel) ensure_venv; build_wheel; ls "$BUILD"/wheel/*.whl ;;
     dist) setup ;;
     test) setup; run_tests "$@" ;;
-    lint) ensure_venv; run_lint ;;
+    lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     page)
         [ $# -eq 1 ] || die "usage: ./build.sh page DIR (a new or empty folder)"
         setup; exec "$PY" tools/offline_page.py "$DIST" "$1" ;;
     clean)
-        rm -rf "$BUILD" "$VENV" "$VENV311" "$VENV_LG"
-        log "removed build/, .venv/, .venv311/ and .venv-langgraph/" ;;
+        rm -rf "$BUILD" "$VENV" "$VENV311" "$VENV_LG" "$ROOT/node_modules"
+        log "removed build/, .venv/, .venv311/, .venv-langgraph/ and node_modules/" ;;
     *) echo "usage: ./build.sh {setup|test|lint|demo|bench|page|wheel|dist|clean} [args]" >&2; exit 2 ;;
 esac
