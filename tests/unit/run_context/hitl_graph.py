@@ -6,8 +6,8 @@ from typing import Any, TypedDict
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.middleware import HumanInTheLoopMiddleware, Middleware
-from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.middleware import AgentMiddleware, HumanInTheLoopMiddleware
+from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.tools import Tool, tool
 
@@ -31,7 +31,7 @@ def make_tools(ran: list[tuple[str, dict[str, Any]]]) -> list[Tool]:
     """The four tools of the graph; each call they run is appended to ``ran``."""
 
     def make(name: str, schema: dict[str, Any]) -> Tool:
-        def fn(args: dict[str, Any], ctx: RunContext[Any]) -> str:
+        def fn(args: dict[str, Any], runtime: Runtime[Any]) -> str:
             ran.append((name, dict(args)))
             return f"{name} done"
 
@@ -50,12 +50,12 @@ def review_graph(
     checkpointer: Checkpointer,
     ran: list[tuple[str, dict[str, Any]]],
     middleware: HumanInTheLoopMiddleware | None = None,
-    extra: list[Middleware[Any]] | None = None,
+    extra: list[AgentMiddleware[Any]] | None = None,
 ) -> CompiledStateGraph:
-    """A graph whose node ``act`` runs ``state["calls"]`` with ``ctx.call_tools``."""
+    """A graph whose node ``act`` runs ``state["calls"]`` with ``runtime.call_tools``."""
 
-    async def act(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        done = await ctx.call_tools(state["calls"])
+    async def act(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        done = await runtime.call_tools(state["calls"])
         return {"results": [{**vars_of(r)} for r in done]}
 
     hitl = middleware or HumanInTheLoopMiddleware(

@@ -18,9 +18,8 @@ from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.graph.errors import ResumeError
-from pyctx_web.graph.events import RunEvent
 from pyctx_web.graph.middleware import HumanInTheLoopMiddleware
-from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.types import Command
 
 from .hitl_graph import (
@@ -48,11 +47,9 @@ def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Checkpoint
 
 @pytest.mark.asyncio
 async def test_approve_pauses_with_langchain_shaped_request_then_runs_the_tool() -> None:
-    """One reviewed call pauses with LangChain's request; approve runs it and records it."""
+    """One reviewed call pauses with LangChain's request; approve runs it, streams the verdict."""
     ran: list[tuple[str, dict[str, Any]]] = []
     app = review_graph(InMemorySaver(), ran)
-    events: list[RunEvent] = []
-    app.on("approval", events.append)
     paused = await app.ainvoke({"calls": [EMAIL]}, thread_id="t")
     assert ran == []
     assert paused["__interrupt__"][0].value == {
@@ -71,7 +68,12 @@ async def test_approve_pauses_with_langchain_shaped_request_then_runs_the_tool()
             }
         ],
     }
-    out = await app.ainvoke(Command(resume={"decisions": [{"type": "approve"}]}), thread_id="t")
+    approve = Command(resume={"decisions": [{"type": "approve"}]})
+    chunks = [
+        c async for c in app.astream(approve, thread_id="t", stream_mode=["custom", "values"])
+    ]
+    out = [chunk for mode, chunk in chunks if mode == "values"][-1]
+    events = [chunk for mode, chunk in chunks if mode == "custom"]
     assert ran == [("send_email", {"to": "ann@example.com"})]
     assert out["results"] == [
         {
@@ -82,7 +84,22 @@ async def test_approve_pauses_with_langchain_shaped_request_then_runs_the_tool()
             "id": "call_1",
         }
     ]
-    assert [e.payload["calls"][0]["status"] for e in events] == ["approved"]
+    approval = [e for e in events if e["event"] == "approval"]
+    assert approval == [
+        {
+            "event": "approval",
+            "interrupt_id": paused["__interrupt__"][0].id,
+            "calls": [
+                {
+                    "name": "send_email",
+                    "arguments": {"to": "ann@example.com"},
+                    "status": "approved",
+                    "edited_action": None,
+                    "message": None,
+                }
+            ],
+        }
+    ]
 
 
 @pytest.mark.asyncio
@@ -135,9 +152,9 @@ async def test_reject_does_not_run_the_tool_and_call_tool_returns_the_message() 
     """A rejected call_tool returns LangChain's default reject message and the tool never runs."""
     ran: list[tuple[str, dict[str, Any]]] = []
 
-    async def one(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        answer = await ctx.call_tool("send_email", {"to": "ann@example.com"})
-        record = ctx.state.tool_calls[-1]
+    async def one(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        answer = await runtime.call_tool("send_email", {"to": "ann@example.com"})
+        record = runtime.log.tool_calls[-1]
         return {"results": [{"answer": answer, "review": record.review}]}
 
     hitl = HumanInTheLoopMiddleware({"send_email": True})
@@ -257,8 +274,8 @@ async def test_node_proposing_other_calls_on_rerun_is_refused() -> None:
     ran: list[tuple[str, dict[str, Any]]] = []
     proposed = [{"to": "ann@example.com"}]
 
-    async def act(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        done = await ctx.call_tools([("send_email", proposed[0])])
+    async def act(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        done = await runtime.call_tools([("send_email", proposed[0])])
         return {"results": [vars_of(r) for r in done]}
 
     hitl = HumanInTheLoopMiddleware({"send_email": True})
@@ -287,8 +304,8 @@ async def test_parallel_nodes_one_refused_the_other_keeps_its_result() -> None:
     ran: list[tuple[str, dict[str, Any]]] = []
 
     def node(call: dict[str, Any], key: str) -> Any:
-        async def act(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-            done = await ctx.call_tools([call])
+        async def act(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+            done = await runtime.call_tools([call])
             return {key: [vars_of(r) for r in done]}
 
         return act

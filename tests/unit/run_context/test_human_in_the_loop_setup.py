@@ -13,13 +13,8 @@ import pytest
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.errors import ResumeError, ToolArgumentError, UnknownToolError
-from pyctx_web.graph.middleware import (
-    HumanInTheLoopMiddleware,
-    Middleware,
-    MiddlewareContext,
-    Next,
-)
-from pyctx_web.graph.runtime import RunContext
+from pyctx_web.graph.middleware import AgentMiddleware, HumanInTheLoopMiddleware, ToolCallRequest
+from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command
 
@@ -27,13 +22,15 @@ from .hitl_graph import EMAIL, MEETING, review_graph
 
 
 @pytest.mark.asyncio
-async def test_description_function_gets_the_call_and_the_run_context() -> None:
-    """A description function (sync or async) makes each request's text from the call and ctx."""
+async def test_description_function_gets_the_call_and_the_runtime() -> None:
+    """A description function (sync or async) makes a request's text from the call and runtime."""
 
-    def sync_text(call: dict[str, Any], ctx: RunContext[Any]) -> str:
-        return f"{ctx.node}: mail {call['arguments']['to']} ({call['id']})"
+    def sync_text(call: dict[str, Any], runtime: Runtime[Any]) -> str:
+        assert runtime.execution_info is not None
+        thread = runtime.execution_info.thread_id
+        return f"{thread}: mail {call['arguments']['to']} ({call['id']})"
 
-    async def async_text(call: dict[str, Any], ctx: RunContext[Any]) -> str:
+    async def async_text(call: dict[str, Any], runtime: Runtime[Any]) -> str:
         return f"meet {call['arguments']['when']}"
 
     hitl = HumanInTheLoopMiddleware(
@@ -47,7 +44,7 @@ async def test_description_function_gets_the_call_and_the_run_context() -> None:
     paused = await app.ainvoke({"calls": [EMAIL, MEETING, ("lookup", {})]}, thread_id="t")
     value = paused["__interrupt__"][0].value
     assert [r["description"] for r in value["action_requests"]] == [
-        "act: mail ann@example.com (call_1)",
+        "t: mail ann@example.com (call_1)",
         "meet friday",
         "Look it up?",
     ]
@@ -72,17 +69,17 @@ async def test_arguments_schema_restricts_edits_on_top_of_the_tool_schema() -> N
 
 
 @pytest.mark.asyncio
-async def test_review_comes_before_tool_before_middleware_which_sees_edited_arguments() -> None:
-    """tool:before middleware listed first still runs after the review, on the edited arguments."""
+async def test_review_comes_before_awrap_tool_call_which_sees_edited_arguments() -> None:
+    """awrap_tool_call of a middleware listed first still runs after the review, on the edit."""
     seen: list[dict[str, Any]] = []
 
-    async def spy(mctx: MiddlewareContext[Any], next_: Next) -> None:
-        assert mctx.tool is not None
-        seen.append(dict(mctx.tool.args))
-        await next_()
+    class Spy(AgentMiddleware[Any]):
+        async def awrap_tool_call(self, request: ToolCallRequest, handler: Any) -> Any:
+            seen.append(dict(request.tool_call["args"]))
+            return await handler(request)
 
     ran: list[tuple[str, dict[str, Any]]] = []
-    app = review_graph(InMemorySaver(), ran, extra=[Middleware("spy", "tool:before", spy)])
+    app = review_graph(InMemorySaver(), ran, extra=[Spy()])
     await app.ainvoke({"calls": [EMAIL]}, thread_id="t")
     assert seen == []
     edit = {"type": "edit", "edited_action": {"name": "send_email", "arguments": {"to": "b@x"}}}
@@ -146,7 +143,14 @@ def test_bad_configs_are_refused_at_construction(
 def test_compile_refuses_a_reviewed_tool_the_graph_lacks() -> None:
     """compile() names the interrupt_on tools that are not tools of the graph."""
     hitl = HumanInTheLoopMiddleware({"send_mail": True, "gone": False})
-    with pytest.raises(ArgumentValueError, match="names tool\\(s\\) 'send_mail' that the graph"):
+    with pytest.raises(
+        ArgumentValueError,
+        match=(
+            r"^middleware 'human_in_the_loop': interrupt_on names tool\(s\) 'send_mail' that "
+            r"the graph does not have; its tools: 'lookup', 'read_data', 'schedule_meeting', "
+            r"'send_email'$"
+        ),
+    ):
         review_graph(InMemorySaver(), [], hitl)
 
 
@@ -167,11 +171,18 @@ async def test_bad_calls_are_refused_before_any_review() -> None:
 
 @pytest.mark.asyncio
 async def test_a_reviewed_call_outside_a_node_is_refused() -> None:
-    """A reviewed tool called from a run:before middleware raises UsageError: only nodes wait."""
+    """A reviewed tool called from before_agent raises UsageError: only nodes wait."""
 
-    async def early(mctx: MiddlewareContext[Any], next_: Next) -> None:
-        await mctx.ctx.call_tool("send_email", {"to": "ann@example.com"})
+    class Early(AgentMiddleware[Any]):
+        async def abefore_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            await runtime.call_tool("send_email", {"to": "ann@example.com"})
 
-    app = review_graph(InMemorySaver(), [], extra=[Middleware("early", "run:before", early)])
-    with pytest.raises(UsageError, match="only a node can wait for"):
+    app = review_graph(InMemorySaver(), [], extra=[Early()])
+    with pytest.raises(
+        UsageError,
+        match=(
+            r"^tool call\(s\) 'send_email' need a person's approval \(HumanInTheLoopMiddleware\), "
+            r"which only a node can wait for: call the tool from a node$"
+        ),
+    ):
         await app.ainvoke({"calls": []}, thread_id="t")
