@@ -159,7 +159,7 @@ def _parameter_hint(param: inspect.Parameter, hints: Mapping[str, Any], tool: st
     if param.name not in hints:
         raise ArgumentTypeError(
             f"{where} has no annotation; annotate it with its type"
-            " (RunContext for the parameter that gets the run context)"
+            " (Runtime for the parameter that gets the run's Runtime)"
         )
     return hints[param.name]
 

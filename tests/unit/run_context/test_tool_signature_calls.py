@@ -15,8 +15,9 @@ import pytest
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph import START, StateGraph
-from pyctx_web.graph.runtime import RunContext
-from pyctx_web.graph.tools import ToolArgumentError, tool
+from pyctx_web.graph.errors import ToolArgumentError
+from pyctx_web.graph.runtime import Runtime
+from pyctx_web.graph.tools import tool
 
 
 @dataclass
@@ -48,38 +49,42 @@ class State(TypedDict, total=False):
 # --- which form a function takes ------------------------------------------------------------------
 
 
-def test_args_ctx_functions_and_explicit_schemas_keep_the_dict_form() -> None:
-    """(args, ctx) functions and any function given parameters= are called with one dict."""
+def test_args_runtime_functions_and_explicit_schemas_keep_the_dict_form() -> None:
+    """(args, runtime) functions and any function given parameters= are called with one dict."""
+    given = Runtime(context="ctx")
 
     @tool
-    def legacy(args: dict[str, Any], ctx: RunContext[Any]) -> Any:
-        """Echo the arguments."""
-        return args
+    def dict_form(args: dict[str, Any], runtime: Runtime[Any]) -> Any:
+        """Echo the arguments and the context."""
+        return args, runtime.context
 
-    explicit = tool(parameters={"type": "object"})(lambda query, ctx: query)
-    untyped = tool(name="untyped")(lambda args, ctx: args)
-    assert legacy.parameters == {"type": "object"}
+    explicit = tool(parameters={"type": "object"})(lambda query, rt: (query, rt.context))
+    one = tool(parameters={"type": "object"})(lambda query: query)
+    untyped = tool(name="untyped")(lambda args, runtime: args)
+    assert dict_form.parameters == {"type": "object"}
     assert untyped.parameters == {"type": "object"}
-    assert asyncio.run(legacy.invoke({"a": 1}, None)) == {"a": 1}  # type: ignore[arg-type]
-    assert asyncio.run(explicit.invoke({"a": 1}, None)) == {"a": 1}  # type: ignore[arg-type]
+    assert asyncio.run(dict_form.invoke({"a": 1}, given)) == ({"a": 1}, "ctx")
+    assert asyncio.run(explicit.invoke({"a": 1}, given)) == ({"a": 1}, "ctx")
+    assert asyncio.run(one.invoke({"a": 1}, given)) == {"a": 1}
 
 
-def test_an_args_ctx_function_whose_annotations_do_not_resolve_keeps_the_dict_form() -> None:
-    """Annotations of an (args, ctx) function are not needed, so unresolved ones are no error."""
+def test_an_args_runtime_function_whose_annotations_do_not_resolve_keeps_the_dict_form() -> None:
+    """Annotations of an (args, runtime) function are not needed: unresolved ones are no error."""
 
-    def handle(args: dict[str, Any], ctx: Undefined) -> Any:  # type: ignore[name-defined]  # noqa: F821
+    def handle(args: dict[str, Any], runtime: Undefined) -> Any:  # type: ignore[name-defined]  # noqa: F821
         """Echo the arguments."""
-        return args
+        return args, runtime.context
 
     made = tool(handle)
-    assert (made.parameters, made.fn) == ({"type": "object"}, handle)
+    assert made.parameters == {"type": "object"}
+    assert asyncio.run(made.invoke({"a": 1}, Runtime(context=2))) == ({"a": 1}, 2)
 
 
 def test_a_typed_args_parameter_takes_the_signature_form() -> None:
     """A parameter named args whose type is not a mapping makes a signature tool."""
 
     @tool
-    def tagged(args: list[str], ctx: RunContext[Any]) -> list[str]:
+    def tagged(args: list[str], runtime: Runtime[Any]) -> list[str]:
         """Echo the tags."""
         return args
 
@@ -124,10 +129,10 @@ def test_a_nested_unsupported_type_is_named_where_it_is() -> None:
 
 
 def test_a_missing_annotation_is_refused() -> None:
-    """A parameter without annotation is refused, pointing at RunContext for the context."""
-    assert _refused("def f(query: str, ctx) -> None: ...") == (
-        "tool 'f': parameter 'ctx' has no annotation; annotate it with its type"
-        " (RunContext for the parameter that gets the run context)"
+    """A parameter without annotation is refused, pointing at Runtime for the run's Runtime."""
+    assert _refused("def f(query: str, runtime) -> None: ...") == (
+        "tool 'f': parameter 'runtime' has no annotation; annotate it with its type"
+        " (Runtime for the parameter that gets the run's Runtime)"
     )
 
 
@@ -182,12 +187,10 @@ def test_a_class_that_contains_itself_is_refused() -> None:
     assert message.endswith("Node contains itself, which a tool's schema cannot express")
 
 
-def test_two_run_context_parameters_are_refused() -> None:
-    """Only one parameter can receive the run context."""
-    message = _refused("def f(a: RunContext[Any], b: RunContext) -> None: ...")
-    assert (
-        message == "tool 'f': parameter 'b' is a second RunContext parameter; 'a' already gets it"
-    )
+def test_two_runtime_parameters_are_refused() -> None:
+    """Only one parameter can receive the run's Runtime."""
+    message = _refused("def f(a: Runtime[Any], b: Runtime) -> None: ...")
+    assert message == "tool 'f': parameter 'b' is a second Runtime parameter; 'a' already gets it"
 
 
 # --- calls ----------------------------------------------------------------------------------------
@@ -200,16 +203,21 @@ def add_line(item: Item, note: str = "none", count: int = 1, price: float = 0) -
 
 
 @tool
-async def who_asks(question: str, ctx: RunContext[Any], loud: bool = False) -> dict[str, Any]:
+async def who_asks(question: str, runtime: Runtime[Any], loud: bool = False) -> dict[str, Any]:
     """Say which run asks."""
     await asyncio.sleep(0)
-    return {"question": question.upper() if loud else question, "run_id": ctx.run_id}
+    assert runtime.execution_info is not None
+    return {
+        "question": question.upper() if loud else question,
+        "run_id": runtime.execution_info.run_id,
+    }
 
 
 def _caller(name: str, args: dict[str, Any], seen: list[Any]) -> Any:
-    async def ask(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        seen.append(ctx.run_id)
-        return {"answer": await ctx.call_tool(name, args)}
+    async def ask(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        assert runtime.execution_info is not None
+        seen.append(runtime.execution_info.run_id)
+        return {"answer": await runtime.call_tool(name, args)}
 
     graph = StateGraph(State).add_node("ask", ask).add_edge(START, "ask")
     return graph.compile(tools=[add_line, who_asks])
@@ -229,12 +237,12 @@ async def test_a_sync_tool_gets_keywords_defaults_and_a_built_dataclass() -> Non
 
 
 @pytest.mark.asyncio
-async def test_an_async_tool_gets_the_run_context() -> None:
-    """The RunContext parameter receives the calling run's context, not an argument."""
+async def test_an_async_tool_gets_the_runtime() -> None:
+    """The Runtime parameter receives the calling run's Runtime, not an argument."""
     seen: list[Any] = []
     result = await _caller("who_asks", {"question": "who?", "loud": True}, seen).ainvoke({})
     assert result["answer"] == {"question": "WHO?", "run_id": seen[0]}
-    assert "ctx" not in who_asks.parameters["properties"]
+    assert "runtime" not in who_asks.parameters["properties"]
 
 
 @pytest.mark.asyncio
@@ -250,10 +258,13 @@ async def test_bad_arguments_are_refused_before_the_call() -> None:
     ]
 
 
-def test_check_refuses_a_run_context_given_as_an_argument() -> None:
-    """The run context parameter is not an argument, so passing it is refused."""
-    with pytest.raises(ToolArgumentError, match=r"args\.ctx: unexpected property"):
-        who_asks.check({"question": "q", "ctx": 1})
+def test_check_refuses_a_runtime_given_as_an_argument() -> None:
+    """The Runtime parameter is not an argument, so passing it is refused."""
+    with pytest.raises(
+        ToolArgumentError,
+        match=r"^invalid arguments for tool 'who_asks':\n  args\.runtime: unexpected property$",
+    ):
+        who_asks.check({"question": "q", "runtime": 1})
 
 
 def test_a_partial_takes_the_parameters_it_leaves_open() -> None:
