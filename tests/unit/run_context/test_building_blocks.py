@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
+from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph._runctx.jsonschema import validate
+from pyctx_web.graph._runctx.middleware import wrap_tool_call
+from pyctx_web.graph._runctx.tools import tool_table
+from pyctx_web.graph.errors import ToolArgumentError
 from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry
-from pyctx_web.graph.middleware import Middleware, MiddlewareContext, run_scope
-from pyctx_web.graph.tools import Tool, ToolArgumentError, tool, tool_table
+from pyctx_web.graph.middleware import AgentMiddleware, ToolCallRequest
+from pyctx_web.graph.runtime import Runtime
+from pyctx_web.graph.tools import Tool, tool
 
 ORDER_SCHEMA = {
     "type": "object",
@@ -58,7 +64,7 @@ def test_tool_decorator_takes_name_and_description_from_the_function() -> None:
     """Bare @tool names the tool after the function and describes it by its docstring."""
 
     @tool
-    def lookup(args: dict[str, Any], ctx: Any) -> str:
+    def lookup(args: dict[str, Any], runtime: Any) -> str:
         """Look a word up.
 
         Longer text that is not part of the description."""
@@ -70,7 +76,7 @@ def test_tool_decorator_takes_name_and_description_from_the_function() -> None:
 
 def test_tool_check_raises_with_every_problem() -> None:
     """Tool.check raises ToolArgumentError whose problems list each violation."""
-    order = tool(name="order", parameters=ORDER_SCHEMA)(lambda args, ctx: None)
+    order = tool(name="order", parameters=ORDER_SCHEMA)(lambda args, runtime: None)
     with pytest.raises(ToolArgumentError) as caught:
         order.check({"quantity": 0})
     assert caught.value.problems == [
@@ -82,7 +88,7 @@ def test_tool_check_raises_with_every_problem() -> None:
 
 def test_non_object_arguments_are_refused() -> None:
     """Arguments that are not a mapping are refused before any schema keyword."""
-    order = tool(name="order", parameters=ORDER_SCHEMA)(lambda args, ctx: None)
+    order = tool(name="order", parameters=ORDER_SCHEMA)(lambda args, runtime: None)
     with pytest.raises(ToolArgumentError, match="expected an object"):
         order.check(["pen", 3])
 
@@ -90,10 +96,10 @@ def test_non_object_arguments_are_refused() -> None:
 def test_bad_schemas_and_duplicates_are_refused_when_declared() -> None:
     """A schema with an unknown type, a non-tool and a duplicate tool name fail at declaration."""
     with pytest.raises(ValueError, match="unknown JSON Schema type 'text'"):
-        tool(name="bad", parameters={"type": "text"})(lambda args, ctx: None)
+        tool(name="bad", parameters={"type": "text"})(lambda args, runtime: None)
     with pytest.raises(TypeError, match="must be made with @tool"):
-        tool_table([lambda args, ctx: None])
-    first = tool(name="same")(lambda args, ctx: 1)
+        tool_table([lambda args, runtime: None])
+    first = tool(name="same")(lambda args, runtime: 1)
     with pytest.raises(ValueError, match="two tools are named 'same'"):
         tool_table([first, first])
 
@@ -138,44 +144,73 @@ def test_memory_write_is_all_or_nothing() -> None:
     assert len(memory) == 0
 
 
+class Layer(AgentMiddleware[Any]):
+    """Records entering and leaving awrap_tool_call; ``answer`` makes it skip the handler."""
+
+    def __init__(self, label: str, seen: list[str], answer: Any = None) -> None:
+        self.label, self.seen, self.answer = label, seen, answer
+
+    async def awrap_tool_call(self, request: ToolCallRequest, handler: Any) -> Any:
+        self.seen.append(f"{self.label}:in")
+        if self.answer is not None:
+            return self.answer
+        result = await handler(request)
+        self.seen.append(f"{self.label}:out")
+        return result
+
+
+def _request() -> ToolCallRequest:
+    noop = tool(name="noop")(lambda args: None)
+    return ToolCallRequest({"name": "noop", "args": {}, "id": None}, noop, Runtime())
+
+
 def test_middleware_runs_as_an_onion_in_registration_order() -> None:
     """The first registered middleware is outermost: before-parts in order, after-parts reversed."""
     seen: list[str] = []
 
-    def make(name: str) -> Middleware[Any]:
-        async def run(mctx: MiddlewareContext[Any], next_: Any) -> None:
-            seen.append(f"{name}:in")
-            await next_()
-            seen.append(f"{name}:out")
+    async def run(request: ToolCallRequest) -> str:
+        seen.append("tool")
+        return "ran"
 
-        return Middleware(name, ["tool:before"], run)
-
-    mctx = MiddlewareContext("tool:before", ctx=None)  # type: ignore[arg-type]
-    reached = asyncio.run(run_scope([make("a"), make("b"), make("c")], mctx))
-    assert reached is True
-    assert seen == ["a:in", "b:in", "c:in", "c:out", "b:out", "a:out"]
+    chain = [Layer("a", seen), Layer("b", seen), Layer("c", seen)]
+    assert asyncio.run(wrap_tool_call(chain, _request(), run)) == "ran"
+    assert seen == ["a:in", "b:in", "c:in", "tool", "c:out", "b:out", "a:out"]
 
 
-def test_middleware_without_next_skips_the_inner_ones() -> None:
-    """A middleware that returns without next() skips the inner ones and reports it."""
+def test_middleware_without_handler_skips_the_inner_ones() -> None:
+    """A middleware that returns without calling handler skips the inner ones and the tool."""
     seen: list[str] = []
 
-    async def guard(mctx: MiddlewareContext[Any], next_: Any) -> None:
-        seen.append("guard")
+    async def run(request: ToolCallRequest) -> str:
+        seen.append("tool")
+        return "ran"
 
-    async def inner(mctx: MiddlewareContext[Any], next_: Any) -> None:
-        seen.append("inner")
-        await next_()
-
-    mctx = MiddlewareContext("tool:before", ctx=None)  # type: ignore[arg-type]
-    chain = [Middleware("guard", "tool:before", guard), Middleware("inner", "tool:before", inner)]
-    assert asyncio.run(run_scope(chain, mctx)) is False
-    assert seen == ["guard"]
+    chain = [Layer("guard", seen, answer="cached"), Layer("inner", seen)]
+    assert asyncio.run(wrap_tool_call(chain, _request(), run)) == "cached"
+    assert seen == ["guard:in"]
 
 
-def test_middleware_scopes_are_checked() -> None:
-    """An unknown scope is refused with the list of valid ones."""
+def test_middleware_must_be_agent_middleware_with_async_wrap_hooks() -> None:
+    """compile() refuses a non-AgentMiddleware and a sync wrap_tool_call, naming the fix."""
+
+    class Sync(AgentMiddleware[Any]):
+        def wrap_tool_call(self, request: ToolCallRequest, handler: Any) -> Any:
+            return handler(request)
+
+    class State(TypedDict, total=False):
+        x: int
+
+    graph = StateGraph(State).add_node("n", lambda state: {}).add_edge(START, "n")
     with pytest.raises(
-        ValueError, match=r"unknown scope\(s\) \['step:before'\]; choose among run:before"
+        ArgumentTypeError,
+        match=r"^middleware must be AgentMiddleware instances, not 'function'$",
     ):
-        Middleware("m", ["step:before"], lambda mctx, next_: None)
+        graph.compile(middleware=[lambda request, handler: None])  # type: ignore[list-item]
+    with pytest.raises(
+        ArgumentTypeError,
+        match=(
+            r"^middleware 'Sync' defines wrap_tool_call\(\); tool calls and nodes run "
+            r"asynchronously here: define async awrap_tool_call\(request, handler\) instead$"
+        ),
+    ):
+        graph.compile(middleware=[Sync()])
