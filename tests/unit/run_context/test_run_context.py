@@ -1,4 +1,4 @@
-"""The run context of nodes and tools: typed data, memory, run state, middleware and events.
+"""The Runtime of nodes and tools: typed context, memory, the run's log, middleware, streaming.
 
 What CPython and Pyodide share is in tests/scenarios/run_context_scenarios.py.
 """
@@ -11,12 +11,13 @@ from typing import Any, TypedDict
 
 import pytest
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.events import RunEvent
+from pyctx_web.graph.config import get_config
 from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry
-from pyctx_web.graph.middleware import Middleware, MiddlewareContext
-from pyctx_web.graph.runtime import Hooks, RunContext
+from pyctx_web.graph.middleware import AgentMiddleware, NodeCallRequest, ToolCallRequest
+from pyctx_web.graph.runtime import RunLog, Runtime
 from pyctx_web.graph.tools import tool
 
 
@@ -30,7 +31,7 @@ class State(TypedDict, total=False):
 
 @dataclass
 class SessionData:
-    """The typed data of the session graphs."""
+    """The typed context of the session graphs."""
 
     user: str = "anonymous"
     session_count: int = 0
@@ -43,24 +44,23 @@ class SessionData:
         "required": ["by"],
     }
 )
-def increment_session(args: dict[str, Any], ctx: RunContext[SessionData]) -> int:
-    """Add ``by`` to the session count of the run's data."""
-    ctx.data.session_count += args["by"]
-    return ctx.data.session_count
+def increment_session(args: dict[str, Any], runtime: Runtime[SessionData]) -> int:
+    """Add ``by`` to the session count of the run's context."""
+    runtime.context.session_count += args["by"]
+    return runtime.context.session_count
 
 
-# --- typed data -----------------------------------------------------------------------------------
+# --- typed context --------------------------------------------------------------------------------
 
 
-def _session_graph(seen: list[tuple[str, str, int]]) -> Any:
-    async def bump(state: State, ctx: RunContext[SessionData]) -> dict[str, Any]:
-        await ctx.call_tool("increment_session", {"by": 2})
+def _session_graph() -> Any:
+    async def bump(state: State, runtime: Runtime[SessionData]) -> dict[str, Any]:
+        await runtime.call_tool("increment_session", {"by": 2})
         await asyncio.sleep(0)
         return {}
 
-    def report(state: State, ctx: RunContext[SessionData]) -> dict[str, Any]:
-        seen.append((ctx.run_id, ctx.data.user, ctx.data.session_count))
-        return {"seen": ctx.data.session_count}
+    def report(state: State, runtime: Runtime[SessionData]) -> dict[str, Any]:
+        return {"seen": runtime.context.session_count}
 
     return (
         StateGraph(State)
@@ -68,16 +68,20 @@ def _session_graph(seen: list[tuple[str, str, int]]) -> Any:
         .add_node("report", report)
         .add_edge(START, "bump")
         .add_edge("bump", "report")
-        .compile(data=SessionData(), tools=[increment_session])
+        .compile(context=SessionData(), tools=[increment_session])
     )
 
 
 @pytest.mark.asyncio
-async def test_data_with_an_unknown_field_is_refused() -> None:
-    """Data naming a field the dataclass does not have is refused before the run."""
-    app = _session_graph([])
-    with pytest.raises(TypeError, match="data has no field"):
-        await app.ainvoke({}, data={"colour": "red"})
+async def test_context_with_an_unknown_field_is_refused() -> None:
+    """A context dict naming a field the dataclass does not have is refused before the run."""
+    app = _session_graph()
+    with pytest.raises(
+        ArgumentTypeError,
+        match=r"^context has no field\(s\) 'colour'; SessionData has session_count, user$",
+    ):
+        await app.ainvoke({}, context={"colour": "red"})
+    assert (await app.ainvoke({}, context={"user": "ada"}))["seen"] == 2
 
 
 # --- memory ---------------------------------------------------------------------------------------
@@ -93,11 +97,12 @@ async def test_data_with_an_unknown_field_is_refused() -> None:
         },
     }
 )
-async def get_history(args: dict[str, Any], ctx: RunContext[Any]) -> list[str]:
+async def get_history(args: dict[str, Any], runtime: Runtime[Any]) -> list[str]:
     """Read back the session's remembered messages."""
-    assert ctx.memory is not None
-    entries = await ctx.memory.read(
-        session_id=ctx.session_id,
+    assert runtime.memory is not None
+    assert runtime.execution_info is not None
+    entries = await runtime.memory.read(
+        session_id=runtime.execution_info.thread_id,
         limit=args.get("limit"),
         query=args.get("query"),
         tags=args.get("tags"),
@@ -106,16 +111,17 @@ async def get_history(args: dict[str, Any], ctx: RunContext[Any]) -> list[str]:
 
 
 def _chat_graph(memory: InMemoryMemory) -> Any:
-    async def chat(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        assert ctx.memory is not None
-        history = await ctx.call_tool("get_history", {"limit": 10})
+    async def chat(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        assert runtime.memory is not None
+        assert runtime.execution_info is not None
+        history = await runtime.call_tool("get_history", {"limit": 10})
         lines = state["text"].split("|")
-        await ctx.memory.write(
+        await runtime.memory.write(
             [
                 MemoryEntry(
                     line,
                     role="user" if i % 2 == 0 else "assistant",
-                    session_id=ctx.session_id,
+                    session_id=runtime.execution_info.thread_id,
                     tags=("order",) if "order" in line else ("chat",),
                 )
                 for i, line in enumerate(lines)
@@ -158,13 +164,14 @@ async def test_memory_read_filters_by_session_tags_and_query_in_a_run() -> None:
         ]
     )
 
-    async def look(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+    async def look(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        call = runtime.call_tool
         return {
             "seen": {
-                "all": await ctx.call_tool("get_history", {}),
-                "tags": await ctx.call_tool("get_history", {"tags": ["order", "office"]}),
-                "query": await ctx.call_tool("get_history", {"query": "order"}),
-                "both": await ctx.call_tool("get_history", {"query": "paper", "tags": ["order"]}),
+                "all": await call("get_history", {}),
+                "tags": await call("get_history", {"tags": ["order", "office"]}),
+                "query": await call("get_history", {"query": "order"}),
+                "both": await call("get_history", {"query": "paper", "tags": ["order"]}),
             }
         }
 
@@ -183,25 +190,25 @@ async def test_memory_read_filters_by_session_tags_and_query_in_a_run() -> None:
     }
 
 
-# --- run state, middleware and events -------------------------------------------------------------
+# --- the run's log, middleware and streaming ------------------------------------------------------
 
 
 @tool
-async def lookup(args: dict[str, Any], ctx: RunContext[Any]) -> str:
+async def lookup(args: dict[str, Any], runtime: Runtime[Any]) -> str:
     """Look something up."""
     await asyncio.sleep(0)
     return f"found {args.get('q')}"
 
 
 def _agent_graph(**compile_args: Any) -> Any:
-    async def think(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        ctx.add_usage(prompt_tokens=10, completion_tokens=5)
-        found = await ctx.call_tool("lookup", {"q": state.get("text", "")})
+    async def think(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        runtime.add_usage(prompt_tokens=10, completion_tokens=5)
+        found = await runtime.call_tool("lookup", {"q": state.get("text", "")})
         return {"answer": found}
 
-    def reply(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        ctx.add_usage(prompt_tokens=7, completion_tokens=3)
-        ctx.add_message("assistant", str(state["answer"]))
+    def reply(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        runtime.add_usage(prompt_tokens=7, completion_tokens=3)
+        runtime.add_message("assistant", str(state["answer"]))
         return {}
 
     return (
@@ -215,135 +222,191 @@ def _agent_graph(**compile_args: Any) -> Any:
     )
 
 
+def _logged(log: RunLog) -> dict[str, Any]:
+    return {
+        "steps": [(s.node, s.status) for s in log.steps],
+        "tool_calls": [(c.name, c.node, c.result) for c in log.tool_calls],
+        "total_tokens": log.usage.total_tokens,
+        "messages": [(m.role, m.content) for m in log.messages],
+    }
+
+
 @pytest.mark.asyncio
 async def test_state_logger_middleware_reads_steps_tool_calls_tokens_and_duration() -> None:
-    """A run:after middleware reads steps, tool calls, total tokens and duration from ctx.state."""
+    """after_agent reads steps, tool calls, tokens from runtime.log; RunHandle.log the duration."""
     logged: list[dict[str, Any]] = []
 
-    async def state_logger(mctx: MiddlewareContext[Any], next_: Any) -> None:
-        await next_()
-        state = mctx.ctx.state
-        logged.append(
-            {
-                "steps": [(s.node, s.status) for s in state.steps],
-                "tool_calls": [(c.name, c.node, c.result) for c in state.tool_calls],
-                "total_tokens": state.usage.total_tokens,
-                "messages": [(m.role, m.content) for m in state.messages],
-                "duration_ms": state.duration_ms,
-                "finished": state.finished_at is not None and state.finished_at >= state.started_at,
-            }
-        )
+    class StateLogger(AgentMiddleware[Any]):
+        def after_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            logged.append({**_logged(runtime.log), "finished_at": runtime.log.finished_at})
 
-    app = _agent_graph(middleware=[Middleware("state-logger", "run:after", state_logger)])
-    await app.ainvoke({"text": "pens"})
+    app = _agent_graph(middleware=[StateLogger()])
+    handle = app.start({"text": "pens"})
+    await handle
     [entry] = logged
-    assert entry["steps"] == [("think", "done"), ("reply", "done")]
-    assert entry["tool_calls"] == [("lookup", "think", "found pens")]
-    assert entry["total_tokens"] == 25
-    assert entry["messages"] == [("assistant", "found pens")]
-    assert isinstance(entry["duration_ms"], float)
-    assert entry["duration_ms"] >= 0
-    assert entry["finished"] is True
+    assert entry == {
+        "steps": [("think", "done"), ("reply", "done")],
+        "tool_calls": [("lookup", "think", "found pens")],
+        "total_tokens": 25,
+        "messages": [("assistant", "found pens")],
+        "finished_at": None,
+    }
+    log = handle.log
+    assert _logged(log) == {k: v for k, v in entry.items() if k != "finished_at"}
+    assert isinstance(log.duration_ms, float)
+    assert log.duration_ms >= 0
+    assert log.finished_at is not None
+    assert log.finished_at >= log.started_at
 
 
 @pytest.mark.asyncio
-async def test_analytics_middleware_sees_input_session_and_tool_and_emits_events() -> None:
-    """run:before/run:after/tool:after middleware sees input, session and tool; on() hears it."""
+async def test_analytics_middleware_sees_input_session_and_tool_and_streams_events() -> None:
+    """before/after_agent and awrap_tool_call see input, session and tool, and stream them."""
 
-    async def analytics(mctx: MiddlewareContext[Any], next_: Any) -> None:
-        await next_()
-        payload: dict[str, Any] = {"scope": mctx.scope, "session": mctx.ctx.session_id}
-        if mctx.scope == "run:before":
-            payload["input"] = mctx.ctx.input
-        if mctx.tool is not None:
-            payload["tool"] = mctx.tool.name
-            payload["result"] = mctx.tool.result
-        if mctx.scope == "run:after":
-            payload["values"] = mctx.result
-        mctx.ctx.emit("analytics", payload)
+    class Analytics(AgentMiddleware[Any]):
+        def before_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            runtime.stream_writer({"hook": "before_agent", "session": _thread(), "input": state})
 
-    app = _agent_graph(
-        middleware=[Middleware("analytics", ["run:before", "run:after", "tool:after"], analytics)]
-    )
-    received: list[RunEvent] = []
-    app.on("analytics", received.append)
-    await app.ainvoke({"text": "ink"}, thread_id="session-7")
-    assert [e.payload for e in received] == [
-        {"scope": "run:before", "session": "session-7", "input": {"text": "ink"}},
-        {"scope": "tool:after", "session": "session-7", "tool": "lookup", "result": "found ink"},
+        async def awrap_tool_call(self, request: ToolCallRequest, handler: Any) -> Any:
+            result = await handler(request)
+            info = request.runtime.execution_info
+            assert info is not None
+            request.runtime.stream_writer(
+                {
+                    "hook": "awrap_tool_call",
+                    "session": info.thread_id,
+                    "tool": request.tool.name,
+                    "result": result,
+                }
+            )
+            return result
+
+        def after_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            runtime.stream_writer({"hook": "after_agent", "session": _thread(), "values": state})
+
+    app = _agent_graph(middleware=[Analytics()])
+    received = [
+        chunk
+        async for chunk in app.astream({"text": "ink"}, thread_id="session-7", stream_mode="custom")
+        if "hook" in chunk
+    ]
+    assert received == [
+        {"hook": "before_agent", "session": "session-7", "input": {"text": "ink"}},
         {
-            "scope": "run:after",
+            "hook": "awrap_tool_call",
+            "session": "session-7",
+            "tool": "lookup",
+            "result": "found ink",
+        },
+        {
+            "hook": "after_agent",
             "session": "session-7",
             "values": {"text": "ink", "answer": "found ink"},
         },
     ]
-    assert {e.thread_id for e in received} == {"session-7"}
-    assert [e.node for e in received] == [None, "think", None]
+
+
+def _thread() -> str:
+    thread: str = get_config()["configurable"]["thread_id"]
+    return thread
 
 
 @pytest.mark.asyncio
-async def test_unsubscribed_listener_hears_nothing_more() -> None:
-    """The function on() returns unsubscribes the listener; others keep hearing events."""
-    app = _agent_graph()
-    first: list[str] = []
-    second: list[str] = []
-    stop = app.on("run:start", lambda e: first.append(e.run_id))
-    app.on("run:start", lambda e: second.append(e.run_id))
-    await app.ainvoke({})
-    stop()
-    await app.ainvoke({})
-    assert len(first) == 1
-    assert len(second) == 2
-
-
-@pytest.mark.asyncio
-async def test_middleware_onion_order_across_run_node_and_tool_points() -> None:
-    """At every point the first registered middleware is outermost, around hooks, nodes, tools."""
-    order: list[str] = []
-
-    def layer(name: str) -> Middleware[Any]:
-        async def run(mctx: MiddlewareContext[Any], next_: Any) -> None:
-            order.append(f"{name}>{mctx.scope}")
-            await next_()
-            order.append(f"{name}<{mctx.scope}")
-
-        return Middleware(name, ["run:before", "run:after", "node:before", "node:after",
-                                 "tool:before", "tool:after"], run)  # fmt: skip
+async def test_tool_calls_stream_start_and_end_chunks() -> None:
+    """Each tool call streams a tool:start chunk and a tool:end chunk with its result or error."""
 
     @tool
-    def noop(args: dict[str, Any], ctx: RunContext[Any]) -> None:
-        """Do nothing."""
-        order.append("tool")
+    def fail(args: dict[str, Any]) -> None:
+        """Fail."""
+        raise ValueError("no")
 
-    async def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        order.append("node")
-        await ctx.call_tool("noop", {})
+    async def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        await runtime.call_tools([{"name": "lookup", "arguments": {"q": "pen"}, "id": "c1"}])
+        with pytest.raises(ValueError, match=r"^no$"):
+            await runtime.call_tool("fail", {})
         return {}
 
-    hooks: Hooks[Any] = Hooks(
-        on_start=lambda ctx: order.append("on_start"),
-        on_end=lambda ctx, outcome: order.append("on_end"),
-    )
     app = (
         StateGraph(State)
         .add_node("node", node)
         .add_edge(START, "node")
-        .compile(middleware=[layer("A"), layer("B")], hooks=hooks, tools=[noop])
+        .compile(tools=[lookup, fail])
+    )
+    chunks = [c async for c in app.astream({}, stream_mode="custom")]
+    durations = [c.pop("duration_ms") for c in chunks if c["event"] == "tool:end"]
+    assert all(isinstance(d, float) and d >= 0 for d in durations)
+    assert chunks == [
+        {"event": "tool:start", "tool": "lookup", "args": {"q": "pen"}, "id": "c1"},
+        {"event": "tool:end", "tool": "lookup", "id": "c1", "result": "found pen", "error": None},
+        {"event": "tool:start", "tool": "fail", "args": {}, "id": None},
+        {
+            "event": "tool:end",
+            "tool": "fail",
+            "id": None,
+            "result": None,
+            "error": "ValueError('no')",
+        },
+    ]
+
+
+@pytest.mark.asyncio
+async def test_middleware_onion_order_across_run_node_and_tool_points() -> None:
+    """The first listed is outermost around nodes and tools; after_agent runs innermost first."""
+    order: list[str] = []
+
+    class Layer(AgentMiddleware[Any]):
+        def __init__(self, label: str) -> None:
+            self.label = label
+
+        def before_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            order.append(f"{self.label}:before_agent")
+
+        async def awrap_node_call(self, request: NodeCallRequest, handler: Any) -> Any:
+            order.append(f"{self.label}>node:{request.node}")
+            update = await handler(request)
+            order.append(f"{self.label}<node:{update}")
+            return update
+
+        async def awrap_tool_call(self, request: ToolCallRequest, handler: Any) -> Any:
+            order.append(f"{self.label}>tool:{request.tool_call['name']}")
+            result = await handler(request)
+            order.append(f"{self.label}<tool:{result}")
+            return result
+
+        async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            order.append(f"{self.label}:after_agent")
+
+    @tool
+    def noop(args: dict[str, Any]) -> str:
+        """Do nothing."""
+        order.append("tool")
+        return "nothing"
+
+    async def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        order.append("node")
+        await runtime.call_tool("noop", {})
+        return {"answer": 1}
+
+    app = (
+        StateGraph(State)
+        .add_node("node", node)
+        .add_edge(START, "node")
+        .compile(middleware=[Layer("A"), Layer("B")], tools=[noop])
     )
     await app.ainvoke({})
-
-    def point(scope: str) -> list[str]:
-        return [f"A>{scope}", f"B>{scope}", f"B<{scope}", f"A<{scope}"]
-
     assert order == [
-        *point("run:before"),
-        "on_start",
-        *point("node:before"),
+        "A:before_agent",
+        "B:before_agent",
+        "A>node:node",
+        "B>node:node",
         "node",
-        *point("tool:before"),
+        "A>tool:noop",
+        "B>tool:noop",
         "tool",
-        *point("tool:after"),
-        *point("node:after"),
-        *point("run:after"),
-        "on_end",
+        "B<tool:nothing",
+        "A<tool:nothing",
+        "B<node:{'answer': 1}",
+        "A<node:{'answer': 1}",
+        "B:after_agent",
+        "A:after_agent",
     ]
