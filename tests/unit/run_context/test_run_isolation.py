@@ -326,7 +326,10 @@ async def test_bad_arguments_fail_the_run_when_not_caught() -> None:
     )
     with pytest.raises(
         ToolArgumentError,
-        match=r"^invalid arguments for tool 'place_order':\n  args\.quantity: required property is missing$",
+        match=(
+            r"^invalid arguments for tool 'place_order':\n"
+            r"  args\.quantity: required property is missing$"
+        ),
     ):
         await app.ainvoke({})
 
