@@ -1,4 +1,4 @@
-"""Cancelling a run: from a tool with ctx.cancel(), with CompiledGraph.cancel, with a run handle.
+"""Cancelling a run: from a tool (runtime.cancel()), with CompiledGraph.cancel, with a run handle.
 
 What CPython and Pyodide share is in tests/scenarios/run_context_scenarios.py.
 """
@@ -19,9 +19,8 @@ from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpoin
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
 from pyctx_web.graph.config import get_stream_writer
 from pyctx_web.graph.errors import RunCancelledError
-from pyctx_web.graph.events import RunEvent
-from pyctx_web.graph.middleware import Middleware, MiddlewareContext
-from pyctx_web.graph.runtime import Hooks, RunContext, RunOutcome
+from pyctx_web.graph.middleware import AgentMiddleware
+from pyctx_web.graph.runtime import RunHandle, RunLog, RunOutcome, Runtime
 from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
 from pyctx_web.graph.tools import tool
 from pyctx_web.graph.types import Command, StateSnapshot, interrupt
@@ -35,34 +34,24 @@ class State(TypedDict, total=False):
     answer: Any
 
 
-class Recorder:
-    """What the hooks, middleware and listeners of a graph saw."""
+class Recorder(AgentMiddleware[Any]):
+    """Keeps each run's log (from before_agent) and notes each after_agent; records nodes."""
 
     def __init__(self) -> None:
-        self.outcomes: list[RunOutcome] = []
-        self.step_status: list[list[tuple[str, str]]] = []
-        self.after_errors: list[BaseException | None] = []
-        self.events: list[RunEvent] = []
+        self.logs: list[RunLog] = []
+        self.after: list[Any] = []
         self.reached: list[str] = []
         self.snapshots: list[StateSnapshot] = []
 
-    def hooks(self) -> Hooks[Any]:
-        def on_end(ctx: RunContext[Any], outcome: RunOutcome) -> None:
-            self.outcomes.append(outcome)
-            self.step_status.append([(s.node, s.status) for s in ctx.state.steps])
+    def before_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+        self.logs.append(runtime.log)
 
-        return Hooks(on_end=on_end)
+    def after_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+        self.after.append(state)
 
-    def middleware(self) -> Middleware[Any]:
-        async def after(mctx: MiddlewareContext[Any], next_: Any) -> None:
-            self.after_errors.append(mctx.error)
-            await next_()
-
-        return Middleware("after", "run:after", after)
-
-    def watch(self, app: CompiledGraph) -> CompiledGraph:
-        app.on("run:end", self.events.append)
-        return app
+    def steps(self) -> list[list[tuple[str, str]]]:
+        """Each run's node executions with their status."""
+        return [[(s.node, s.status) for s in log.steps] for log in self.logs]
 
 
 @tool(
@@ -72,10 +61,10 @@ class Recorder:
         "required": ["confirm"],
     }
 )
-def dangerous_action(args: dict[str, Any], ctx: RunContext[Any]) -> str:
+def dangerous_action(args: dict[str, Any], runtime: Runtime[Any]) -> str:
     """Do something irreversible, or cancel the run when not confirmed."""
     if not args["confirm"]:
-        ctx.cancel("not confirmed")
+        runtime.cancel("not confirmed")
         return "cancelling"
     return "done"
 
@@ -86,9 +75,12 @@ def _dangerous_graph(rec: Recorder) -> CompiledGraph:
     def prepare(state: State) -> dict[str, Any]:
         return {"prepared": True}
 
-    async def act(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        rec.snapshots.append(await app.aget_state(ctx.thread_id))
-        result = await ctx.call_tool("dangerous_action", {"confirm": ctx.data["confirm"]})
+    async def act(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        assert runtime.execution_info is not None
+        rec.snapshots.append(await app.aget_state(runtime.execution_info.thread_id))
+        result = await runtime.call_tool(
+            "dangerous_action", {"confirm": runtime.context["confirm"]}
+        )
         rec.reached.append(f"tool returned {result}")
         await asyncio.sleep(0)
         rec.reached.append("after the next await")
@@ -102,39 +94,48 @@ def _dangerous_graph(rec: Recorder) -> CompiledGraph:
         .add_edge("prepare", "act")
         .compile(
             InMemoryCheckpointer(),
-            data={"confirm": False},
-            hooks=rec.hooks(),
-            middleware=[rec.middleware()],
+            context={"confirm": False},
+            middleware=[rec],
             tools=[dangerous_action],
         )
     )
-    return rec.watch(app)
+    return app
+
+
+async def _cancelled(handle: RunHandle) -> RunCancelledError:
+    with pytest.raises(RunCancelledError) as caught:
+        await handle
+    return caught.value
 
 
 @pytest.mark.asyncio
-async def test_tool_cancel_is_reported_to_hooks_middleware_and_listeners() -> None:
-    """A cancel from a tool reaches on_end, run:after middleware and run:end with step statuses."""
+async def test_tool_cancel_ends_the_run_cancelled_without_after_agent() -> None:
+    """A cancel from a tool ends the run and its node cancelled; after_agent is not called."""
     rec = Recorder()
     app = _dangerous_graph(rec)
-    with pytest.raises(RunCancelledError, match="not confirmed") as caught:
-        await app.ainvoke({"text": "go"}, thread_id="t1")
-    assert caught.value.thread_id == "t1"
+    handle = app.start({"text": "go"}, thread_id="t1")
+    error = await _cancelled(handle)
+    assert str(error) == f"run {handle.run_id} of thread 't1' was cancelled: not confirmed"
+    assert (error.thread_id, error.reason) == ("t1", "not confirmed")
     assert rec.reached == ["tool returned cancelling"]
-    assert [e.payload["status"] for e in rec.events] == ["cancelled"]
-    assert rec.outcomes == [RunOutcome("cancelled", reason="not confirmed")]
-    assert rec.step_status == [[("prepare", "done"), ("act", "cancelled")]]
-    assert isinstance(rec.after_errors[0], RunCancelledError)
+    assert handle.outcome == RunOutcome("cancelled", reason="not confirmed")
+    assert rec.steps() == [[("prepare", "done"), ("act", "cancelled")]]
+    assert [(s.node, s.status) for s in handle.log.steps] == rec.steps()[0]
+    assert handle.log.finished_at is not None
+    assert rec.after == []
 
 
 @pytest.mark.asyncio
 async def test_confirmed_dangerous_action_runs_to_the_end() -> None:
-    """With confirm true the tool does its work and the run succeeds."""
+    """With confirm true the tool does its work, the run succeeds, after_agent sees its values."""
     rec = Recorder()
     app = _dangerous_graph(rec)
-    result = await app.ainvoke({"text": "go"}, thread_id="t1", data={"confirm": True})
+    handle = app.start({"text": "go"}, thread_id="t1", context={"confirm": True})
+    result = await handle
     assert result["answer"] == "done"
     assert rec.reached == ["tool returned done", "after the next await"]
-    assert [o.status for o in rec.outcomes] == ["success"]
+    assert handle.outcome == RunOutcome("success", values=result)
+    assert rec.after == [result]
 
 
 def _blocking_graph(rec: Recorder, started: asyncio.Event) -> CompiledGraph:
@@ -143,27 +144,26 @@ def _blocking_graph(rec: Recorder, started: asyncio.Event) -> CompiledGraph:
     def prepare(state: State) -> dict[str, Any]:
         return {"prepared": True}
 
-    async def wait(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+    async def wait(state: State) -> dict[str, Any]:
         get_stream_writer()("waiting")
         started.set()
         await asyncio.Event().wait()
         rec.reached.append("woke up")
         return {}
 
-    app = (
+    return (
         StateGraph(State)
         .add_node("prepare", prepare)
         .add_node("wait", wait)
         .add_edge(START, "prepare")
         .add_edge("prepare", "wait")
-        .compile(InMemoryCheckpointer(), hooks=rec.hooks(), middleware=[rec.middleware()])
+        .compile(InMemoryCheckpointer(), middleware=[rec])
     )
-    return rec.watch(app)
 
 
 @pytest.mark.asyncio
 async def test_compiled_graph_cancel_stops_the_threads_run() -> None:
-    """await app.cancel(thread_id) stops the running run like ctx.cancel(), checkpoint intact."""
+    """await app.cancel(thread_id) stops the thread's run like runtime.cancel(); checkpoint kept."""
     rec = Recorder()
     started = asyncio.Event()
     app = _blocking_graph(rec, started)
@@ -173,14 +173,15 @@ async def test_compiled_graph_cancel_stops_the_threads_run() -> None:
     assert await app.cancel("other-thread") == 0
     assert await app.cancel("t1", reason="shutting down") == 1
     assert running.done()
-    with pytest.raises(RunCancelledError, match="shutting down"):
+    with pytest.raises(
+        RunCancelledError, match=r"^run \S+ of thread 't1' was cancelled: shutting down$"
+    ):
         await running
     assert await app.aget_state("t1") == before
     assert before.next == ("wait",)
     assert rec.reached == []
-    assert rec.outcomes == [RunOutcome("cancelled", reason="shutting down")]
-    assert [e.payload["status"] for e in rec.events] == ["cancelled"]
-    assert rec.step_status == [[("prepare", "done"), ("wait", "cancelled")]]
+    assert rec.after == []
+    assert rec.steps() == [[("prepare", "done"), ("wait", "cancelled")]]
 
 
 @pytest.mark.asyncio
@@ -193,29 +194,33 @@ async def test_run_handle_cancel_stops_the_run() -> None:
     assert handle.thread_id == "t1"
     await started.wait()
     assert not handle.done()
+    assert handle.outcome is None
     before = await app.aget_state("t1")
     handle.cancel("user left")
-    with pytest.raises(RunCancelledError) as caught:
-        await handle
-    assert caught.value.run_id == handle.run_id
+    error = await _cancelled(handle)
+    assert error.run_id == handle.run_id
     assert handle.done()
     assert await app.aget_state("t1") == before
-    assert rec.outcomes == [RunOutcome("cancelled", reason="user left")]
+    assert handle.outcome == RunOutcome("cancelled", reason="user left")
 
 
 @pytest.mark.asyncio
-async def test_run_cancelled_before_it_begins_still_runs_on_end() -> None:
-    """A handle cancelled before its first step runs no node, but on_end hears the cancel."""
+async def test_run_cancelled_before_it_begins_still_reports_its_end() -> None:
+    """A handle cancelled before its first step runs no node nor middleware, yet ends cancelled."""
     rec = Recorder()
     started = asyncio.Event()
     app = _blocking_graph(rec, started)
     handle = app.start({"text": "go"}, thread_id="t1")
     handle.cancel("too early")
-    with pytest.raises(RunCancelledError, match="too early"):
+    with pytest.raises(
+        RunCancelledError, match=r"^run \S+ of thread 't1' was cancelled: too early$"
+    ):
         await handle.result()
     assert not started.is_set()
-    assert rec.outcomes == [RunOutcome("cancelled", reason="too early")]
-    assert rec.step_status == [[]]
+    assert handle.outcome == RunOutcome("cancelled", reason="too early")
+    assert handle.log.steps == ()
+    assert handle.log.finished_at is not None
+    assert rec.logs == []
     assert (await app.aget_state("t1")).values == {}
 
 
@@ -224,15 +229,16 @@ async def test_run_handle_result_gives_the_values() -> None:
     """Awaiting handle.result() of a run that is not cancelled gives what ainvoke returns."""
     rec = Recorder()
     app = _dangerous_graph(rec)
-    handle = app.start({"text": "go"}, thread_id="t1", data={"confirm": True})
+    handle = app.start({"text": "go"}, thread_id="t1", context={"confirm": True})
     assert await handle.result() == {"text": "go", "prepared": True, "answer": "done"}
     handle.cancel("too late")
-    assert rec.outcomes[0].status == "success"
+    assert handle.outcome is not None
+    assert handle.outcome.status == "success"
 
 
 @pytest.mark.asyncio
 async def test_caller_cancelling_ainvoke_ends_the_run_as_cancelled() -> None:
-    """When the task awaiting ainvoke is cancelled, on_end and run:end report a cancelled run."""
+    """A cancelled caller of ainvoke ends the run: its node is cancelled, after_agent not called."""
     rec = Recorder()
     started = asyncio.Event()
     app = _blocking_graph(rec, started)
@@ -241,14 +247,14 @@ async def test_caller_cancelling_ainvoke_ends_the_run_as_cancelled() -> None:
     caller.cancel()
     with pytest.raises(asyncio.CancelledError):
         await caller
-    assert [o.status for o in rec.outcomes] == ["cancelled"]
-    assert [e.payload["status"] for e in rec.events] == ["cancelled"]
-    assert rec.step_status == [[("prepare", "done"), ("wait", "cancelled")]]
+    assert rec.steps() == [[("prepare", "done"), ("wait", "cancelled")]]
+    assert rec.logs[0].finished_at is not None
+    assert rec.after == []
 
 
 @pytest.mark.asyncio
 async def test_stream_consumer_that_stops_early_ends_the_run_as_cancelled() -> None:
-    """A consumer that stops reading astream ends the run, and on_end reports it cancelled."""
+    """A consumer that stops reading astream ends the run, its node cancelled."""
     rec = Recorder()
     started = asyncio.Event()
     app = _blocking_graph(rec, started)
@@ -258,8 +264,10 @@ async def test_stream_consumer_that_stops_early_ends_the_run_as_cancelled() -> N
         async for chunk in stream:
             assert chunk == "waiting"
             break
-    assert [o.status for o in rec.outcomes] == ["cancelled"]
+    assert rec.steps() == [[("prepare", "done"), ("wait", "cancelled")]]
+    assert rec.logs[0].finished_at is not None
     assert rec.reached == []
+    assert rec.after == []
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -276,11 +284,10 @@ def checkpointer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Che
 @pytest.mark.asyncio
 async def test_cancelled_resume_leaves_the_question_pending(checkpointer: Checkpointer) -> None:
     """A resumed run that cancels leaves its question waiting, ready for a new answer."""
-    rec = Recorder()
 
-    async def ask(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+    async def ask(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
         confirm = interrupt("really?")
-        return {"answer": await ctx.call_tool("dangerous_action", {"confirm": confirm})}
+        return {"answer": await runtime.call_tool("dangerous_action", {"confirm": confirm})}
 
     async def after(state: State) -> dict[str, Any]:
         await asyncio.sleep(0)
@@ -292,19 +299,22 @@ async def test_cancelled_resume_leaves_the_question_pending(checkpointer: Checkp
         .add_node("after", after)
         .add_edge(START, "ask")
         .add_edge("ask", "after")
-        .compile(checkpointer, hooks=rec.hooks(), tools=[dangerous_action])
+        .compile(checkpointer, tools=[dangerous_action])
     )
-    paused = await app.ainvoke({"text": "go"}, thread_id="t1")
-    [question] = paused["__interrupt__"]
+    first = app.start({"text": "go"}, thread_id="t1")
+    [question] = (await first)["__interrupt__"]
     before = await app.aget_state("t1")
-    with pytest.raises(RunCancelledError):
-        await app.ainvoke(Command(resume=False), thread_id="t1")
+    cancelled = app.start(Command(resume=False), thread_id="t1")
+    await _cancelled(cancelled)
     after_cancel = await app.aget_state("t1")
     assert after_cancel.interrupts == (question,)
     assert after_cancel == before
-    result = await app.ainvoke(Command(resume=True), thread_id="t1")
-    assert result["answer"] == "done"
-    assert [o.status for o in rec.outcomes] == ["interrupt", "cancelled", "success"]
+    last = app.start(Command(resume=True), thread_id="t1")
+    assert (await last)["answer"] == "done"
+    assert first.outcome is not None
+    assert first.outcome.interrupts == (question,)
+    outcomes = [h.outcome.status if h.outcome else None for h in (first, cancelled, last)]
+    assert outcomes == ["interrupt", "cancelled", "success"]
 
 
 @pytest.mark.asyncio
@@ -312,8 +322,8 @@ async def test_node_cancelled_by_its_tool_commits_nothing_even_without_a_later_a
     """A node returning right after its tool cancels saves no result, and no later node runs."""
     rec = Recorder()
 
-    async def act(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        return {"answer": await ctx.call_tool("dangerous_action", {"confirm": False})}
+    async def act(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        return {"answer": await runtime.call_tool("dangerous_action", {"confirm": False})}
 
     def later(state: State) -> dict[str, Any]:
         rec.reached.append("later")
@@ -325,12 +335,12 @@ async def test_node_cancelled_by_its_tool_commits_nothing_even_without_a_later_a
         .add_node("later", later)
         .add_edge(START, "act")
         .add_edge("act", "later")
-        .compile(InMemoryCheckpointer(), hooks=rec.hooks(), tools=[dangerous_action])
+        .compile(InMemoryCheckpointer(), tools=[dangerous_action])
     )
-    with pytest.raises(RunCancelledError):
-        await app.ainvoke({"text": "go"}, thread_id="t1")
+    handle = app.start({"text": "go"}, thread_id="t1")
+    await _cancelled(handle)
     after = await app.aget_state("t1")
     assert after.values == {"text": "go"}
     assert after.next == ("act",)
     assert rec.reached == []
-    assert rec.outcomes == [RunOutcome("cancelled", reason="not confirmed")]
+    assert handle.outcome == RunOutcome("cancelled", reason="not confirmed")
