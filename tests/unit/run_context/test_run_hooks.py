@@ -1,4 +1,4 @@
-"""Hooks, user_context and per-operation resources; run identity, input and read-only state."""
+"""Per-run values from before_agent, per-operation resources; run identity, input, read-only log."""
 
 from __future__ import annotations
 
@@ -8,17 +8,12 @@ from typing import Any, ClassVar, TypedDict
 
 import pytest
 
-from pyctx_web.errors import ContextMissingError
+from pyctx_web.errors import ContextMissingError, ImmutableError
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
 from pyctx_web.graph.errors import RunCancelledError
-from pyctx_web.graph.runtime import (
-    Hooks,
-    RunContext,
-    RunOutcome,
-    get_run_context,
-    require_run_context,
-)
+from pyctx_web.graph.middleware import AgentMiddleware
+from pyctx_web.graph.runtime import Runtime, get_runtime
 from pyctx_web.graph.tools import tool
 from pyctx_web.graph.types import Command, interrupt
 
@@ -31,39 +26,40 @@ class State(TypedDict, total=False):
     answer: Any
 
 
-# --- hooks, user_context and per-operation resources ----------------------------------------------
+# --- per-run values and per-operation resources ---------------------------------------------------
 
 
 @tool
-def read_request_id(args: dict[str, Any], ctx: RunContext[Any]) -> str:
-    """Return the request id the run's on_start set."""
-    return str(ctx.user_context["request_id"])
+def read_request_id(args: dict[str, Any], runtime: Runtime[Any]) -> str:
+    """Return the request id the run's before_agent set."""
+    return str(runtime.context["request_id"])
 
 
 @pytest.mark.asyncio
-async def test_request_id_from_on_start_is_read_by_a_tool_and_by_on_end() -> None:
-    """A request id that on_start puts in user_context is read by a tool and by on_end."""
-    ended: list[tuple[str, str]] = []
+async def test_request_id_from_before_agent_is_read_by_a_tool_and_by_after_agent() -> None:
+    """A request id that before_agent puts in the run's context reaches a tool and after_agent."""
+    ended: list[str] = []
 
-    def on_start(ctx: RunContext[Any]) -> None:
-        ctx.user_context["request_id"] = f"req-{ctx.input['text']}"
+    class RequestId(AgentMiddleware[Any]):
+        def before_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            runtime.context["request_id"] = f"req-{state['text']}"
 
-    async def on_end(ctx: RunContext[Any], outcome: RunOutcome) -> None:
-        await asyncio.sleep(0)
-        ended.append((ctx.user_context["request_id"], outcome.status))
+        async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            await asyncio.sleep(0)
+            ended.append(runtime.context["request_id"])
 
-    async def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        return {"answer": await ctx.call_tool("read_request_id", {})}
+    async def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        return {"answer": await runtime.call_tool("read_request_id", {})}
 
     app = (
         StateGraph(State)
         .add_node("node", node)
         .add_edge(START, "node")
-        .compile(hooks=Hooks(on_start=on_start, on_end=on_end), tools=[read_request_id])
+        .compile(context={}, middleware=[RequestId()], tools=[read_request_id])
     )
     results = await asyncio.gather(*(app.ainvoke({"text": str(i)}) for i in range(3)))
     assert [r["answer"] for r in results] == ["req-0", "req-1", "req-2"]
-    assert sorted(ended) == [("req-0", "success"), ("req-1", "success"), ("req-2", "success")]
+    assert sorted(ended) == ["req-0", "req-1", "req-2"]
 
 
 class Resource:
@@ -77,35 +73,26 @@ class Resource:
         Resource.opened.append(self)
 
 
-def _resource_graph(closed: list[tuple[str, str]]) -> Any:
+def _resource_graph() -> Any:
     Resource.opened = []
 
-    def on_start(ctx: RunContext[Any]) -> None:
-        ctx.user_context["resource"] = Resource(ctx.data["owner"])
-
-    def on_end(ctx: RunContext[Any], outcome: RunOutcome) -> None:
-        resource: Resource = ctx.user_context["resource"]
-        resource.closed_with = outcome.status
-        closed.append((resource.owner, outcome.status))
-
     @tool
-    async def use_resource(args: dict[str, Any], ctx: RunContext[Any]) -> str:
+    async def use_resource(args: dict[str, Any], runtime: Runtime[Any]) -> str:
         """Use the operation's resource."""
-        resource: Resource = ctx.user_context["resource"]
+        resource: Resource = runtime.context["resource"]
         await asyncio.sleep(0)
         assert resource.closed_with is None
         return resource.owner
 
-    async def work(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        owner = await ctx.call_tool("use_resource", {})
-        assert owner == ctx.data["owner"]
-        mode = ctx.data["mode"]
+    async def work(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        owner = await runtime.call_tool("use_resource", {})
+        mode = runtime.context["mode"]
         if mode == "error":
             raise RuntimeError("boom")
         if mode == "interrupt":
             interrupt("more?")
         if mode == "cancel":
-            ctx.cancel("stop")
+            runtime.cancel("stop")
             await asyncio.sleep(0)
         return {"answer": owner}
 
@@ -113,27 +100,32 @@ def _resource_graph(closed: list[tuple[str, str]]) -> Any:
         StateGraph(State)
         .add_node("work", work)
         .add_edge(START, "work")
-        .compile(
-            InMemoryCheckpointer(),
-            data={"owner": "", "mode": "success"},
-            hooks=Hooks(on_start=on_start, on_end=on_end),
-            tools=[use_resource],
-        )
+        .compile(InMemoryCheckpointer(), tools=[use_resource])
     )
+
+
+async def _operation(app: Any, thread_id: str, owner: str, mode: str) -> tuple[str, str]:
+    """Open a resource, run the graph with it, close it with how the run ended."""
+    resource = Resource(owner)
+    handle = app.start({}, thread_id=thread_id, context={"resource": resource, "mode": mode})
+    (ended,) = await asyncio.gather(handle, return_exceptions=True)
+    assert handle.outcome is not None
+    resource.closed_with = handle.outcome.status
+    if isinstance(ended, BaseException):
+        assert isinstance(ended, (RuntimeError, RunCancelledError))
+    return owner, resource.closed_with
 
 
 @pytest.mark.asyncio
 async def test_resource_is_closed_on_success_error_interrupt_and_cancel() -> None:
-    """on_end closes the operation's resource whichever way the run ends."""
-    closed: list[tuple[str, str]] = []
-    app = _resource_graph(closed)
-    await app.ainvoke({}, thread_id="a", data={"owner": "a", "mode": "success"})
-    with pytest.raises(RuntimeError, match="boom"):
-        await app.ainvoke({}, thread_id="b", data={"owner": "b", "mode": "error"})
-    paused = await app.ainvoke({}, thread_id="c", data={"owner": "c", "mode": "interrupt"})
-    assert "__interrupt__" in paused
-    with pytest.raises(RunCancelledError):
-        await app.ainvoke({}, thread_id="d", data={"owner": "d", "mode": "cancel"})
+    """RunHandle.outcome tells how each run ended, so its resource is closed whichever way."""
+    app = _resource_graph()
+    closed = [
+        await _operation(app, "a", "a", "success"),
+        await _operation(app, "b", "b", "error"),
+        await _operation(app, "c", "c", "interrupt"),
+        await _operation(app, "d", "d", "cancel"),
+    ]
     assert closed == [("a", "success"), ("b", "error"), ("c", "interrupt"), ("d", "cancelled")]
     assert [r.closed_with for r in Resource.opened] == [
         "success",
@@ -146,126 +138,118 @@ async def test_resource_is_closed_on_success_error_interrupt_and_cancel() -> Non
 @pytest.mark.asyncio
 async def test_twenty_concurrent_operations_each_get_their_own_resource() -> None:
     """20 concurrent runs each open, use and close a resource of their own."""
-    closed: list[tuple[str, str]] = []
-    app = _resource_graph(closed)
+    app = _resource_graph()
     modes = ["success", "error", "interrupt", "cancel"]
-    results = await asyncio.gather(
-        *(
-            app.ainvoke({}, thread_id=f"t{i}", data={"owner": f"o{i}", "mode": modes[i % 4]})
-            for i in range(20)
-        ),
-        return_exceptions=True,
+    closed = await asyncio.gather(
+        *(_operation(app, f"t{i}", f"o{i}", modes[i % 4]) for i in range(20))
     )
     expected_status = {"success": "success", "error": "error", "interrupt": "interrupt"}
     expected_status["cancel"] = "cancelled"
-    assert sorted(closed) == sorted((f"o{i}", expected_status[modes[i % 4]]) for i in range(20))
+    assert closed == [(f"o{i}", expected_status[modes[i % 4]]) for i in range(20)]
     assert len(Resource.opened) == 20
     assert len({id(r) for r in Resource.opened}) == 20
-    assert all(r.closed_with is not None for r in Resource.opened)
-    assert [r["answer"] for i, r in enumerate(results) if i % 4 == 0] == [
-        f"o{i}" for i in range(0, 20, 4)
-    ]
 
 
-# --- identity, input, read-only state -------------------------------------------------------------
+# --- identity, input, read-only log ---------------------------------------------------------------
 
 
-def test_no_run_context_outside_a_run() -> None:
-    """Outside a run get_run_context() is None; require_run_context() raises ContextMissingError."""
-    assert get_run_context() is None
-    with pytest.raises(ContextMissingError, match="outside a graph run"):
-        require_run_context()
+def test_no_runtime_outside_a_run() -> None:
+    """Outside a run get_runtime() raises ContextMissingError."""
+    with pytest.raises(
+        ContextMissingError, match=r"^get_runtime\(\) was called outside a graph run$"
+    ):
+        get_runtime()
 
 
 @pytest.mark.asyncio
-async def test_run_context_is_found_in_helpers_tasks_and_listeners_of_the_run() -> None:
-    """get_run_context() gives the node's ctx in a helper, a task the node starts and a listener."""
-    found: dict[str, Any] = {}
+async def test_runtime_is_found_in_helpers_and_tasks_of_the_run() -> None:
+    """get_runtime() gives the node's run, task and context in a helper and a task it starts."""
+    found: dict[str, Runtime[Any]] = {}
 
-    def helper() -> RunContext[Any]:
-        return require_run_context()
-
-    async def in_task() -> RunContext[Any]:
+    async def in_task() -> Runtime[Any]:
         await asyncio.sleep(0)
-        return helper()
+        return get_runtime()
 
-    async def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        found["ctx"] = ctx
-        found["helper"] = helper()
+    async def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        found["node"] = runtime
+        found["helper"] = get_runtime()
         found["task"] = await asyncio.create_task(in_task())
-        ctx.emit("ping")
         return {}
 
     app = StateGraph(State).add_node("node", node).add_edge(START, "node").compile()
-    app.on("ping", lambda e: found.setdefault("listener", get_run_context()))
-    await app.ainvoke({})
-    assert found["helper"] is found["ctx"]
-    assert found["task"] is found["ctx"]
-    assert found["listener"] is found["ctx"]
-    assert get_run_context() is None
+    await app.ainvoke({}, context={"who": "me"})
+    node_runtime = found["node"]
+    assert node_runtime.execution_info is not None
+    for where in ("helper", "task"):
+        assert found[where].execution_info == node_runtime.execution_info
+        assert found[where].context is node_runtime.context
+    with pytest.raises(ContextMissingError):
+        get_runtime()
 
 
 @pytest.mark.asyncio
-async def test_run_state_cannot_be_changed() -> None:
-    """Assigning or deleting a RunState attribute raises TypeError; its records are tuples."""
+async def test_run_log_cannot_be_changed() -> None:
+    """Assigning or deleting a RunLog attribute raises ImmutableError; its records are tuples."""
     caught: list[str] = []
+    message = r"^RunLog is read-only; the runtime records steps, messages and tool calls$"
 
-    def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
+    def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        log = runtime.log
         for attempt in (
-            lambda: setattr(ctx.state, "steps", ()),
-            lambda: setattr(ctx.state, "anything", 1),
-            lambda: delattr(ctx.state, "usage"),
+            lambda: setattr(log, "steps", ()),
+            lambda: setattr(log, "anything", 1),
+            lambda: delattr(log, "usage"),
         ):
-            with pytest.raises(TypeError, match="read-only"):
+            with pytest.raises(ImmutableError, match=message):
                 attempt()
-            caught.append("TypeError")
-        assert isinstance(ctx.state.steps, tuple)
-        assert ctx.state.finished_at is None
-        assert ctx.state.duration_ms is None
+            caught.append("ImmutableError")
+        assert isinstance(log.steps, tuple)
+        assert log.finished_at is None
+        assert log.duration_ms is None
         return {}
 
     app = StateGraph(State).add_node("node", node).add_edge(START, "node").compile()
     await app.ainvoke({})
-    assert caught == ["TypeError"] * 3
+    assert caught == ["ImmutableError"] * 3
 
 
 @pytest.mark.asyncio
-async def test_input_is_the_resume_value_on_resume() -> None:
-    """ctx.input is the input of a new run and the resume value of a resumed one."""
+async def test_before_agent_gets_the_input_or_the_resuming_command() -> None:
+    """before_agent's state is the input of a new run and the Command of a resumed one."""
     inputs: list[Any] = []
 
-    def ask(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        inputs.append(ctx.input)
+    class Inputs(AgentMiddleware[Any]):
+        def before_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            inputs.append(state)
+
+    def ask(state: State) -> dict[str, Any]:
         return {"answer": interrupt("name?")}
 
     app = (
         StateGraph(State)
         .add_node("ask", ask)
         .add_edge(START, "ask")
-        .compile(InMemoryCheckpointer(), hooks=Hooks(on_start=lambda ctx: inputs.append(ctx.input)))
+        .compile(InMemoryCheckpointer(), middleware=[Inputs()])
     )
     await app.ainvoke({"text": "hi"}, thread_id="t")
-    result = await app.ainvoke(Command(resume="Ada"), thread_id="t")
+    resume: Command[Any] = Command(resume="Ada")
+    result = await app.ainvoke(resume, thread_id="t")
     assert result["answer"] == "Ada"
-    assert inputs == [{"text": "hi"}, {"text": "hi"}, "Ada", "Ada"]
+    assert inputs == [{"text": "hi"}, resume]
 
 
 @pytest.mark.asyncio
-async def test_thread_id_is_a_new_uuid_without_checkpointer_and_thread() -> None:
-    """Without a checkpointer or thread_id each run gets a new uuid thread; a given one is kept."""
-    contexts: list[RunContext[Any]] = []
+async def test_thread_id_is_none_without_a_thread_and_each_run_has_its_own_id() -> None:
+    """Without a thread_id the runtime's thread is None; a given one is kept; run ids are uuids."""
+    infos: list[Any] = []
 
-    def node(state: State, ctx: RunContext[Any]) -> dict[str, Any]:
-        contexts.append(ctx)
+    def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        infos.append(runtime.execution_info)
         return {}
 
     app = StateGraph(State).add_node("node", node).add_edge(START, "node").compile(name="g")
     await app.ainvoke({})
     await app.ainvoke({})
     await app.ainvoke({}, thread_id="mine")
-    first, second, third = contexts
-    assert uuid.UUID(first.thread_id) != uuid.UUID(second.thread_id)
-    assert first.session_id == first.thread_id
-    assert third.thread_id == "mine"
-    assert len({uuid.UUID(c.run_id) for c in contexts}) == 3
-    assert {c.graph_id for c in contexts} == {"g"}
+    assert [i.thread_id for i in infos] == [None, None, "mine"]
+    assert len({uuid.UUID(i.run_id) for i in infos}) == 3
