@@ -1,4 +1,4 @@
-"""Run data holding JavaScript objects: compile(data=...) is never deep-copied in Pyodide."""
+"""A run context holding JavaScript objects: compile(context=...) is not deep-copied in Pyodide."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
 
 
 @run_in_pyodide  # type: ignore[untyped-decorator]
-async def _js_proxy_in_run_data(selenium: Any) -> list[Any]:
+async def _js_proxy_in_run_context(selenium: Any) -> list[Any]:
     from dataclasses import dataclass
     from typing import TypedDict
 
     from pyctx_web.graph import START, StateGraph
-    from pyctx_web.graph.runtime import RunContext
+    from pyctx_web.graph.runtime import Runtime
     from pyodide.code import run_js
 
     @dataclass
@@ -27,12 +27,12 @@ async def _js_proxy_in_run_data(selenium: Any) -> list[Any]:
     counter = run_js("({ calls: 0, next() { return ++this.calls; } })")
     default = Services(counter)
 
-    def visit(state: Seen, ctx: RunContext[Services]) -> dict[str, list[int]]:
-        ctx.data.visits += 1
-        return {"seen": [ctx.data.counter.next(), ctx.data.visits]}
+    def visit(state: Seen, runtime: Runtime[Services]) -> dict[str, list[int]]:
+        runtime.context.visits += 1
+        return {"seen": [runtime.context.counter.next(), runtime.context.visits]}
 
     app = StateGraph(Seen).add_node("visit", visit).add_edge(START, "visit")
-    app = app.compile(data=default)
+    app = app.compile(context=default)
     first = (await app.ainvoke({}))["seen"]
     second = (await app.ainvoke({}))["seen"]
     # One JavaScript object serves both runs; each run has its own copy of the fields.
@@ -40,5 +40,5 @@ async def _js_proxy_in_run_data(selenium: Any) -> list[Any]:
 
 
 def test_a_default_holding_a_js_proxy_serves_every_run(pyctx_module: Any) -> None:
-    """A data default holding a JsProxy works: runs share the object, not field changes."""
-    assert _js_proxy_in_run_data(pyctx_module) == [[1, 1], [2, 1], 2, 0]
+    """A context default holding a JsProxy works: runs share the object, not field changes."""
+    assert _js_proxy_in_run_context(pyctx_module) == [[1, 1], [2, 1], 2, 0]
