@@ -8,11 +8,12 @@ import pytest
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph._runctx.jsonschema import validate
-from pyctx_web.graph.tools import Tool, ToolArgumentError, tool
+from pyctx_web.graph.errors import ToolArgumentError
+from pyctx_web.graph.tools import Tool, tool
 
 
 def _make(parameters: Any) -> Tool:
-    return tool(name="probe", parameters=parameters)(lambda args, ctx: None)
+    return tool(name="probe", parameters=parameters)(lambda args, runtime: None)
 
 
 def _ok(value: Any, schema: dict[str, Any]) -> bool:

@@ -280,7 +280,7 @@ def test_to_openai_of_an_explicit_schema_tool() -> None:
     """A tool made with parameters= gives that schema in its entry."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     double = tool(name="double", description="Double n.", parameters=schema)(
-        lambda args, ctx: args["n"] * 2
+        lambda args, runtime: args["n"] * 2
     )
     assert double.to_openai() == {
         "type": "function",
