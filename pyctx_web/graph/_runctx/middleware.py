@@ -165,7 +165,9 @@ async def run_before_agent(
     """Call every ``before_agent`` hook, first listed first."""
     for item in middleware:
         if _overrides(item, "before_agent", "abefore_agent"):
-            await item.abefore_agent(state, runtime)
+            # An overridden async form may return an update too: refused as the sync one's.
+            before: Callable[..., Awaitable[Any]] = item.abefore_agent
+            await _settle(item, "abefore_agent", await before(state, runtime))
 
 
 async def run_after_agent(
@@ -174,7 +176,8 @@ async def run_after_agent(
     """Call every ``after_agent`` hook, last listed first (the innermost first)."""
     for item in reversed(middleware):
         if _overrides(item, "after_agent", "aafter_agent"):
-            await item.aafter_agent(state, runtime)
+            after: Callable[..., Awaitable[Any]] = item.aafter_agent
+            await _settle(item, "aafter_agent", await after(state, runtime))
 
 
 def _chain(
