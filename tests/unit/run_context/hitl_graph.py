@@ -87,3 +87,11 @@ MEETING = {"name": "schedule_meeting", "arguments": {"when": "friday"}, "id": "c
 async def thread_records(saver: Checkpointer, thread_id: str) -> list[Any]:
     """Every stored checkpoint of the thread with its pending writes, newest first."""
     return [(r.checkpoint, r.writes) async for r in saver.alist(thread_id)]
+
+
+def refusal(interrupt_id: str, problems: list[str]) -> str:
+    """The whole message of the ResumeError refusing decisions for ``problems``."""
+    return (
+        f"the decisions on the tool calls under review were refused; nothing was stored and "
+        f"interrupt {interrupt_id!r} still waits for them:\n  " + "\n  ".join(problems)
+    )

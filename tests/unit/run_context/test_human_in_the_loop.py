@@ -29,6 +29,7 @@ from .hitl_graph import (
     PREFIX,
     State,
     make_tools,
+    refusal,
     review_graph,
     thread_records,
     vars_of,
@@ -190,10 +191,14 @@ async def test_bad_edit_is_refused_with_reasons_leaving_the_thread_then_a_good_e
         await app.ainvoke(
             Command(resume={"decisions": [{"type": "edit", "edited_action": bad}]}), thread_id="t"
         )
-    message = str(refused.value)
-    assert "decision 0 (tool 'send_email')" in message
-    assert "args.to: " in message
-    assert "args.cc: unexpected property" in message
+    edited = "decision 0 (tool 'send_email'): edited arguments for tool 'send_email'"
+    assert str(refused.value) == refusal(
+        before.interrupts[0].id,
+        [
+            f"{edited}: args.to: 'nobody' does not match the pattern '@'",
+            f"{edited}: args.cc: unexpected property",
+        ],
+    )
     assert refused.value.pending_ids == (before.interrupts[0].id,)
     assert refused.value.checkpoint_id == before.config["configurable"]["checkpoint_id"]
     assert ran == []
@@ -209,35 +214,58 @@ async def test_bad_edit_is_refused_with_reasons_leaving_the_thread_then_a_good_e
     assert ran == [("send_email", {"to": "bob@example.com", "body": "hi"})]
 
 
+DECISION_TYPES = "expected one of 'approve', 'edit', 'reject'"
+TOOLS = "'lookup', 'read_data', 'schedule_meeting', 'send_email'"
+MAIL, MEET = "decision 0 (tool 'send_email')", "decision 1 (tool 'schedule_meeting')"
 REFUSED = [
-    pytest.param("yes", "the resume value must be {'decisions': [...]}", id="not-a-dict"),
-    pytest.param({"decisions": "approve"}, "'decisions' must be a list", id="not-a-list"),
-    pytest.param({"decisions": [{"type": "approve"}]}, "expected 2 decision(s)", id="too-few"),
-    pytest.param({"decisions": [{"type": "approve"}] * 3}, "expected 2 decision(s)", id="too-many"),
+    pytest.param(
+        "yes", ["the resume value must be {'decisions': [...]}, got 'str'"], id="not-a-dict"
+    ),
+    pytest.param(
+        {"decisions": "approve"}, ["'decisions' must be a list, not 'str'"], id="not-a-list"
+    ),
+    pytest.param(
+        {"decisions": [{"type": "approve"}]},
+        ["expected 2 decision(s), one per action request in order, got 1"],
+        id="too-few",
+    ),
+    pytest.param(
+        {"decisions": [{"type": "approve"}] * 3},
+        ["expected 2 decision(s), one per action request in order, got 3"],
+        id="too-many",
+    ),
     pytest.param(
         {"decisions": [{"type": "approve"}, {"type": "edit", "edited_action": MEETING}]},
-        "'edit' is not allowed; allowed: 'approve', 'reject'",
+        [f"{MEET}: 'edit' is not allowed; allowed: 'approve', 'reject'"],
         id="disallowed",
     ),
     pytest.param(
         {"decisions": [{"kind": "approve"}, "approve"]},
-        "decision 0 (tool 'send_email'): unknown decision type None",
+        [
+            f"{MAIL}: unknown decision type None; {DECISION_TYPES}",
+            f"{MEET}: expected a dict with a 'type', not 'str'",
+        ],
         id="malformed",
     ),
     pytest.param(
         {"decisions": [{"type": "approve", "why": 1}, {"type": "reject", "message": 5}]},
-        "unexpected key(s) 'why' in a 'approve' decision\n  decision 1 (tool "
-        "'schedule_meeting'): 'message' must be a str",
+        [
+            f"{MAIL}: unexpected key(s) 'why' in a 'approve' decision",
+            f"{MEET}: 'message' must be a str, not 'int'",
+        ],
         id="each-problem-listed",
     ),
     pytest.param(
         {"decisions": [{"type": "edit", "edited_action": {"name": "nope", "arguments": {}}}, {}]},
-        "'edited_action' names no tool of the graph: 'nope'",
+        [
+            f"{MAIL}: 'edited_action' names no tool of the graph: 'nope'; tools: {TOOLS}",
+            f"{MEET}: unknown decision type None; {DECISION_TYPES}",
+        ],
         id="edit-unknown-tool",
     ),
     pytest.param(
         {"decisions": [{"type": "edit"}, {"type": "approve"}]},
-        "'edited_action' must be a dict with 'name' and 'arguments'",
+        [f"{MAIL}: 'edited_action' must be a dict with 'name' and 'arguments'"],
         id="edit-without-action",
     ),
 ]
@@ -246,7 +274,7 @@ REFUSED = [
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("answer", "expected"), REFUSED)
 async def test_wrong_decisions_are_refused_and_the_thread_is_unchanged(
-    saver: Checkpointer, answer: Any, expected: str
+    saver: Checkpointer, answer: Any, expected: list[str]
 ) -> None:
     """A missing, extra, malformed or disallowed decision is refused and nothing is stored."""
     ran: list[tuple[str, dict[str, Any]]] = []
@@ -255,13 +283,13 @@ async def test_wrong_decisions_are_refused_and_the_thread_is_unchanged(
     before, stored = await app.aget_state("t"), await thread_records(saver, "t")
     with pytest.raises(ResumeError) as refused:
         await app.ainvoke(Command(resume=answer), thread_id="t")
-    assert expected in str(refused.value)
+    qid = before.interrupts[0].id
+    assert str(refused.value) == refusal(qid, expected)
     assert ran == []
     after = await app.aget_state("t")
     assert after.config == before.config
     assert after.interrupts == before.interrupts
     assert await thread_records(saver, "t") == stored
-    qid = before.interrupts[0].id
     fine = {"decisions": [{"type": "approve"}, {"type": "approve"}]}
     out = await app.ainvoke(Command(resume={qid: fine}), thread_id="t")
     assert [r["status"] for r in out["results"]] == ["approved", "approved"]
@@ -289,8 +317,17 @@ async def test_node_proposing_other_calls_on_rerun_is_refused() -> None:
     stored = await thread_records(saver, "t")
     proposed[0] = {"to": "eve@example.com"}
     approve: Command[Any] = Command(resume={"decisions": [{"type": "approve"}]})
-    with pytest.raises(ResumeError, match="other tool calls than the ones reviewed"):
+    with pytest.raises(ResumeError) as refused:
         await app.ainvoke(approve, thread_id="t")
+    qid = (await app.aget_state("t")).interrupts[0].id
+    assert str(refused.value) == refusal(
+        qid,
+        [
+            "the node proposes other tool calls than the ones reviewed, so the decisions cannot "
+            "apply to them: reviewed [('send_email', {'to': 'ann@example.com'})], proposed now "
+            "[('send_email', {'to': 'eve@example.com'})]"
+        ],
+    )
     assert ran == []
     assert await thread_records(saver, "t") == stored
     proposed[0] = {"to": "ann@example.com"}
@@ -326,8 +363,11 @@ async def test_parallel_nodes_one_refused_the_other_keeps_its_result() -> None:
     paused = await app.ainvoke({}, thread_id="t")
     mail_id, meet_id = (i.id for i in paused["__interrupt__"])
     answers = {mail_id: {"decisions": [{"type": "approve"}]}, meet_id: {"decisions": []}}
-    with pytest.raises(ResumeError, match=r"expected 1 decision\(s\)"):
+    with pytest.raises(ResumeError) as refused:
         await app.ainvoke(Command(resume=answers), thread_id="t")
+    assert str(refused.value) == refusal(
+        meet_id, ["expected 1 decision(s), one per action request in order, got 0"]
+    )
     assert ran == [("send_email", {"to": "ann@example.com"})]
     state = await app.aget_state("t")
     assert [i.id for i in state.interrupts] == [meet_id]

@@ -18,7 +18,7 @@ from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command
 
-from .hitl_graph import EMAIL, MEETING, review_graph
+from .hitl_graph import EMAIL, MEETING, refusal, review_graph
 
 
 @pytest.mark.asyncio
@@ -64,8 +64,15 @@ async def test_arguments_schema_restricts_edits_on_top_of_the_tool_schema() -> N
     paused = await app.ainvoke({"calls": [EMAIL]}, thread_id="t")
     assert paused["__interrupt__"][0].value["review_configs"][0]["arguments_schema"] == only_ann
     edit = {"type": "edit", "edited_action": {"name": "send_email", "arguments": {"to": "b@x"}}}
-    with pytest.raises(ResumeError, match=r"args\.to: "):
+    with pytest.raises(ResumeError) as refused:
         await app.ainvoke(Command(resume={"decisions": [edit]}), thread_id="t")
+    assert str(refused.value) == refusal(
+        paused["__interrupt__"][0].id,
+        [
+            "decision 0 (tool 'send_email'): edited arguments for tool 'send_email': "
+            "args.to: must be 'ann@example.com', not 'b@x'"
+        ],
+    )
 
 
 @pytest.mark.asyncio
@@ -113,19 +120,38 @@ def test_stream_shows_the_interrupt_with_its_value() -> None:
 
 
 BAD_CONFIGS = [
-    pytest.param({"x": "yes"}, ArgumentTypeError, "must be a bool or a dict", id="not-bool-dict"),
-    pytest.param({1: True}, ArgumentTypeError, "must be tool names (str)", id="name-not-str"),
+    pytest.param(
+        {"x": "yes"},
+        ArgumentTypeError,
+        "interrupt_on['x'] must be a bool or a dict, not 'str'",
+        id="not-bool-dict",
+    ),
+    pytest.param(
+        {1: True},
+        ArgumentTypeError,
+        "interrupt_on keys must be tool names (str), not 1",
+        id="name-not-str",
+    ),
     pytest.param(
         {"x": {"allowed_decisions": ["approve", "respond"]}},
         ArgumentValueError,
-        "must be a non-empty list among 'approve', 'edit', 'reject'",
+        "interrupt_on['x']['allowed_decisions'] must be a non-empty list among 'approve', "
+        "'edit', 'reject', not ['approve', 'respond']",
         id="unknown-decision",
     ),
     pytest.param(
-        {"x": {"when": None}}, ArgumentValueError, "unknown key(s) 'when'", id="unknown-key"
+        {"x": {"when": None}},
+        ArgumentValueError,
+        "interrupt_on['x'] has unknown key(s) 'when'; known keys: allowed_decisions, "
+        "description, arguments_schema",
+        id="unknown-key",
     ),
     pytest.param(
-        {"x": {"description": 3}}, ArgumentTypeError, "must be a str or a function", id="desc"
+        {"x": {"description": 3}},
+        ArgumentTypeError,
+        "interrupt_on['x']['description'] must be a str or a function (call, runtime) -> str, "
+        "not 'int'",
+        id="desc",
     ),
 ]
 
@@ -137,7 +163,7 @@ def test_bad_configs_are_refused_at_construction(
     """A config that is not a bool or a well-formed dict is refused naming the problem."""
     with pytest.raises(error) as refused:
         HumanInTheLoopMiddleware(config)
-    assert expected in str(refused.value)
+    assert str(refused.value) == expected
 
 
 def test_compile_refuses_a_reviewed_tool_the_graph_lacks() -> None:
