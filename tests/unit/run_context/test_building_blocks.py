@@ -83,24 +83,41 @@ def test_tool_check_raises_with_every_problem() -> None:
         "args.item: required property is missing",
         "args.quantity: 0 is less than the minimum 1",
     ]
-    assert "invalid arguments for tool 'order'" in str(caught.value)
+    assert str(caught.value) == (
+        "invalid arguments for tool 'order':\n"
+        "  args.item: required property is missing\n"
+        "  args.quantity: 0 is less than the minimum 1"
+    )
 
 
 def test_non_object_arguments_are_refused() -> None:
     """Arguments that are not a mapping are refused before any schema keyword."""
     order = tool(name="order", parameters=ORDER_SCHEMA)(lambda args, runtime: None)
-    with pytest.raises(ToolArgumentError, match="expected an object"):
+    with pytest.raises(
+        ToolArgumentError,
+        match=(
+            r"^invalid arguments for tool 'order':\n"
+            r"  args: expected an object \(dict\), got list$"
+        ),
+    ):
         order.check(["pen", 3])
 
 
 def test_bad_schemas_and_duplicates_are_refused_when_declared() -> None:
     """A schema with an unknown type, a non-tool and a duplicate tool name fail at declaration."""
-    with pytest.raises(ValueError, match="unknown JSON Schema type 'text'"):
+    with pytest.raises(
+        ValueError,
+        match=(
+            r"^tool 'bad' parameters: unknown JSON Schema type 'text'; 'type' must be one of "
+            r"null, boolean, integer, number, string, array, object, or a non-empty list of "
+            r"distinct ones, not 'text'$"
+        ),
+    ):
         tool(name="bad", parameters={"type": "text"})(lambda args, runtime: None)
-    with pytest.raises(TypeError, match="must be made with @tool"):
+    with pytest.raises(TypeError, match=r"^tools must be made with @tool, not 'function'$"):
         tool_table([lambda args, runtime: None])
     first = tool(name="same")(lambda args, runtime: 1)
-    with pytest.raises(ValueError, match="two tools are named 'same'"):
+    with pytest.raises(ValueError, match=r"^two tools are named 'same'$"):
         tool_table([first, first])
 
 
@@ -139,7 +156,7 @@ def test_memory_read_filters_by_session_tags_query_and_limit() -> None:
 def test_memory_write_is_all_or_nothing() -> None:
     """A batch with one bad entry stores none of the batch."""
     memory = InMemoryMemory()
-    with pytest.raises(TypeError, match="must be MemoryEntry objects"):
+    with pytest.raises(TypeError, match=r"^memory entries must be MemoryEntry objects, not 'str'$"):
         asyncio.run(memory.write([MemoryEntry("kept?"), "not an entry"]))  # type: ignore[list-item]
     assert len(memory) == 0
 
