@@ -8,7 +8,12 @@ from typing import Any, ClassVar, TypedDict
 
 import pytest
 
-from pyctx_web.errors import ContextMissingError, ImmutableError
+from pyctx_web.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    ContextMissingError,
+    ImmutableError,
+)
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
 from pyctx_web.graph.errors import RunCancelledError
@@ -253,3 +258,33 @@ async def test_thread_id_is_none_without_a_thread_and_each_run_has_its_own_id() 
     await app.ainvoke({}, thread_id="mine")
     assert [i.thread_id for i in infos] == [None, None, "mine"]
     assert len({uuid.UUID(i.run_id) for i in infos}) == 3
+
+
+@pytest.mark.asyncio
+async def test_log_additions_are_checked_and_a_hand_made_runtime_has_no_run() -> None:
+    """add_message and add_usage refuse bad values; a Runtime made by hand refuses run methods."""
+
+    def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
+        with pytest.raises(
+            ArgumentTypeError, match=r"^add_message\(\) takes a role and content of type str$"
+        ):
+            runtime.add_message("user", 3)  # type: ignore[arg-type]
+        with pytest.raises(
+            ArgumentValueError, match=r"^completion_tokens must be an int >= 0, not -1$"
+        ):
+            runtime.add_usage(1, -1)
+        with pytest.raises(
+            ArgumentValueError, match=r"^prompt_tokens must be an int >= 0, not True$"
+        ):
+            runtime.add_usage(True)
+        return {"seen": runtime.log.usage.total_tokens}
+
+    app = StateGraph(State).add_node("node", node).add_edge(START, "node").compile()
+    assert (await app.ainvoke({}))["seen"] == 0
+    by_hand: Runtime[Any] = Runtime(context="c")
+    assert by_hand.memory is None
+    with pytest.raises(
+        ContextMissingError,
+        match=r"^runtime\.cancel\(\) needs a graph run; this Runtime does not belong to one$",
+    ):
+        by_hand.cancel()
