@@ -12,6 +12,7 @@ from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.middleware import AgentMiddleware, NodeCallRequest
 from pyctx_web.graph.runtime import RunHandle, Runtime
 from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.graph.types import Command, interrupt
 
 
 class State(TypedDict, total=False):
@@ -148,3 +149,34 @@ async def test_before_and_after_hooks_returning_an_update_are_refused(
         rf"return None \(state updates from them belong to create_agent\): update the state "
         rf"in a node$",
     )
+
+
+@pytest.mark.asyncio
+async def test_after_agent_runs_only_when_the_run_reaches_its_end() -> None:
+    """after_agent is skipped when the run pauses or fails, and called once a resume ends it."""
+    ended: list[Any] = []
+
+    class End(AgentMiddleware[Any]):
+        def after_agent(self, state: Any, runtime: Runtime[Any]) -> None:
+            ended.append(state)
+
+    def ask(state: State) -> dict[str, Any]:
+        answer = interrupt("text?")
+        if answer == "fail":
+            raise ValueError("refused answer")
+        return {"text": answer}
+
+    app = (
+        StateGraph(State)
+        .add_node("ask", ask)
+        .add_edge(START, "ask")
+        .compile(InMemorySaver(), middleware=[End()])
+    )
+    for thread in ("fails", "ends"):
+        paused = await app.ainvoke({}, thread_id=thread)
+        assert [i.value for i in paused["__interrupt__"]] == ["text?"]
+    with pytest.raises(ValueError, match=r"^refused answer$"):
+        await app.ainvoke(Command(resume="fail"), thread_id="fails")
+    assert ended == []
+    assert await app.ainvoke(Command(resume="hi"), thread_id="ends") == {"text": "hi"}
+    assert ended == [{"text": "hi"}]
