@@ -119,6 +119,9 @@ class Subgraphs:
 
     async def _run_as_child(self, input: Any, options: Any, parent: TaskFrame) -> dict[str, Any]:
         """Run as a subgraph of ``parent``'s task; questions pause the parent, answers resume."""
+        if options.get("context") is None:
+            # As in LangGraph, a subgraph runs with its parent's context unless given one.
+            options = {**options, "context": parent.run.context}
         place = self._place(parent)
         waiting = await self._waiting(place)
         if waiting:
