@@ -136,7 +136,7 @@ class ResumeError(GraphError, ValueError):
 
 
 class RunCancelledError(GraphError):
-    """A run was cancelled (``ctx.cancel()``, ``CompiledGraph.cancel`` or a run handle).
+    """A run was cancelled (``runtime.cancel()``, ``CompiledStateGraph.cancel`` or a run handle).
 
     The last checkpoint of the thread is intact; ``reason`` says why, when given.
     """

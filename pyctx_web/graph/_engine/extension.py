@@ -174,9 +174,9 @@ class ToolCallRecord:
     name: str
     """The tool."""
     args: Mapping[str, Any]
-    """The arguments it ran with (after ``tool:before`` middleware)."""
+    """The arguments it ran with (as the middleware's ``awrap_tool_call`` passed them on)."""
     result: Any
-    """What it returned (after ``tool:after`` middleware); ``None`` when it raised."""
+    """What it returned (as ``awrap_tool_call`` gave it back); ``None`` when it raised."""
     error: str | None
     """The error it raised, as text, or ``None``."""
     node: str | None

@@ -62,7 +62,7 @@ class Join:
 
 @dataclass(frozen=True, slots=True)
 class GraphSpec:
-    """The checked, immutable structure a :class:`CompiledGraph` runs."""
+    """The checked, immutable structure a :class:`CompiledStateGraph` runs."""
 
     schema: StateSchema
     """State keys and reducers."""

@@ -207,7 +207,8 @@ def _decision(
         return [f"{where}: {kind!r} is not allowed; allowed: {', '.join(map(repr, allowed))}"]
     extra = sorted(str(k) for k in decision if k not in _KEYS[kind])
     if extra:
-        return [f"{where}: unexpected key(s) {', '.join(map(repr, extra))} in a {kind!r} decision"]
+        keys = ", ".join(map(repr, extra))
+        return [f"{where}: unexpected key(s) {keys} in the {kind!r} decision"]
     if kind == "approve":
         return Verdict("approved", call.name, dict(call.arguments))
     if kind == "edit":

@@ -19,7 +19,10 @@ An :class:`AgentMiddleware` overrides the hooks it needs; a graph compiled with
   (pyctx_web's: LangChain has no hook for nodes that are not its model).
   ``await handler(request)`` runs the node and returns its update (``None``
   when it paused for a question); what the node raised is raised from
-  ``handler``. Raising fails the node with that error.
+  ``handler``. Raising fails the node with that error. What the hook returns is
+  not used: the node's update is what the node returned, and a node that
+  failed has failed even if the hook catches its error (a middleware observes
+  and vetoes nodes; it does not rewrite them).
 
 The ``before``/``after`` hooks return ``None``: state updates from them are
 LangChain's agent-graph feature (``create_agent``), not a compiled graph's.

@@ -250,7 +250,7 @@ REFUSED = [
     pytest.param(
         {"decisions": [{"type": "approve", "why": 1}, {"type": "reject", "message": 5}]},
         [
-            f"{MAIL}: unexpected key(s) 'why' in a 'approve' decision",
+            f"{MAIL}: unexpected key(s) 'why' in the 'approve' decision",
             f"{MEET}: 'message' must be a str, not 'int'",
         ],
         id="each-problem-listed",
