@@ -334,8 +334,8 @@ EOF
 
 setup() {
     check_node
-    ensure_js_tooling
     ensure_venv
+    ensure_js_tooling
     ensure_venv311
     ensure_venv_langgraph
     ensure_chromium
