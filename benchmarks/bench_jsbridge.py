@@ -22,8 +22,8 @@ RUNTIMES = ("pyodide-node", "pyodide-chromium")
 
 async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
     """Measure the jsbridge figures in Pyodide."""
-    import js  # type: ignore[import-not-found]
-    from pyodide.ffi import create_once_callable  # type: ignore[import-not-found]
+    import js
+    from pyodide.ffi import create_once_callable
 
     from pyctx_web.jsbridge import set_timeout
 

@@ -18,7 +18,7 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -124,9 +124,9 @@ def run_node_reference(quick: bool) -> list[Measured]:
 def served(dist: Path) -> Iterator[str]:
     import serve
 
+    os.environ.setdefault("PYCTX_DEMO_QUIET", "1")  # serve.py then logs no request
     # Cross-origin isolated: Chromium's performance.now() then ticks every 5 us, not 100 us.
     server = serve.make_server("127.0.0.1", 0, dist, HERE / "page", isolated=True)
-    server.RequestHandlerClass.log_message = lambda *args: None  # type: ignore[method-assign]
     with serve.running(server) as url:
         yield url
 
@@ -293,7 +293,7 @@ def measure(quick: bool, dist: Path) -> tuple[list[Measured], list[str]]:
     """Every runtime's measurements, and one line for each runtime that could not be measured."""
     launch = {"executable_path": CHROMIUM, "args": CHROMIUM_FLAGS}
     ref = baseline.BASELINE_REF
-    steps = [
+    steps: list[tuple[str, Callable[[], list[Measured]]]] = [
         ("CPython", lambda: run_cpython(quick)),
         ("CPython with real LangGraph", lambda: run_cpython_langgraph(quick)),
         ("Pyodide in Node", lambda: run_node_pyodide(dist, quick)),

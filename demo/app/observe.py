@@ -19,7 +19,7 @@ __all__ = ["deliver", "observe"]
 
 def observe(kind: str, name: str) -> dict[str, Any]:
     """What the context store shows the calling code, sent to the inspector and returned."""
-    runtime = get_runtime()
+    runtime: Runtime[Any] = get_runtime()
     execution = current_execution_context()
     run_id, thread_id = _ids(runtime)
     record = {
@@ -47,7 +47,7 @@ async def deliver(token: str, delay_ms: float, seen: list[dict[str, Any]]) -> No
         # Runs when the timer fires, in the context captured when it was set: the
         # run context and the execution context are this run's, whatever ran in between.
         record = observe("timer", "token") if not seen else None
-        runtime = get_runtime()
+        runtime: Runtime[Any] = get_runtime()
         run_id, thread_id = _ids(runtime)
         if seen and (thread_id != seen[0]["thread_id"] or run_id != seen[0]["run_id"]):
             record = observe("timer", "token (crossed)")

@@ -54,7 +54,7 @@ def page_policy() -> tuple[str | None, str]:
     if not IN_PYODIDE:
         return None, ""
     try:
-        from demo_bridge import content_security_policy  # type: ignore[import-not-found]
+        from demo_bridge import content_security_policy
     except ImportError:
         return None, ""
     try:

@@ -75,7 +75,7 @@ def turn_deadline(config: Any) -> float:
 class DemoWorker:
     """The chat sessions of the page, one per thread, over one graph and checkpointer."""
 
-    def __init__(self, post: Callable[[str], Any], checkpointer: Checkpointer) -> None:
+    def __init__(self, post: Callable[[str], object], checkpointer: Checkpointer) -> None:
         self.post = post
         self.checkpointer = checkpointer
         self.graph: CompiledStateGraph = build_assistant(checkpointer)
@@ -84,7 +84,7 @@ class DemoWorker:
         self.turns: dict[str, int] = {}
         self.turn_deadline_s = TURN_DEADLINE_S
         # Handling tasks, kept until done so that they are not collected while running.
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Task[object]] = set()
 
     def send(self, event: dict[str, Any]) -> None:
         self.post(json.dumps(event))
@@ -112,7 +112,7 @@ class DemoWorker:
     def receive(self, raw: str) -> None:
         self.start(self.handle(raw))
 
-    def start(self, work: Coroutine[Any, Any, None], failure: str = "") -> None:
+    def start(self, work: Coroutine[Any, Any, object], failure: str = "") -> None:
         """Run ``work`` as a task kept until done; an error it ends with is posted after
         ``failure`` (when given)."""
         task = asyncio.get_running_loop().create_task(work)
@@ -121,7 +121,7 @@ class DemoWorker:
         if failure:
             task.add_done_callback(lambda done: self._report(done, failure))
 
-    def _report(self, task: asyncio.Task[None], failure: str) -> None:
+    def _report(self, task: asyncio.Task[object], failure: str) -> None:
         error = None if task.cancelled() else task.exception()
         if error is not None:
             self.error(f"{failure}: {error}", None)
@@ -237,12 +237,14 @@ def _thread(message: dict[str, Any]) -> str:
 _worker: DemoWorker | None = None
 
 
-async def boot(post: Callable[[str], Any] | None = None) -> None:
+async def boot(post: Callable[[str], object] | None = None) -> None:
     """Make the worker ready to take page messages: IndexedDB checkpoints in a browser,
     memory elsewhere; its answers go through ``post``."""
     global _worker
     if post is None:
-        from demo_bridge import post  # type: ignore[import-not-found, no-redef]
+        import demo_bridge
+
+        post = demo_bridge.post
     if IN_BROWSER:
         from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 

@@ -1,0 +1,1 @@
+"""Pyodide's ``pyodide`` package: only its submodules this project imports are declared."""
