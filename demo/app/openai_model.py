@@ -18,9 +18,9 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from completion_stream import CompletionStream, reply_from_completion
 from csp import blocked_message, connect_allowed, origin_of
@@ -32,6 +32,11 @@ from sse import SSEParser
 from pyctx_web import IN_PYODIDE
 from pyctx_web.errors import JsonLimitError
 from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
+
+if TYPE_CHECKING:  # only Pyodide has pyodide.ffi
+    from pyodide.ffi import JsException, JsProxy
+
+_T = TypeVar("_T")
 
 __all__ = ["OpenAICompatibleModel", "page_policy"]
 
@@ -67,7 +72,7 @@ def page_policy() -> tuple[str | None, str]:
     return (policy if isinstance(policy, str) else None), origin
 
 
-def _header(response: Any, name: str) -> str | None:
+def _header(response: JsProxy, name: str) -> str | None:
     """A response header's value; ``None`` for a missing one (JavaScript's null)."""
     value = response.headers.get(name)
     return value if isinstance(value, str) else None
@@ -269,7 +274,7 @@ class OpenAICompatibleModel:
             # reading after [DONE]): the server sees the connection close.
             controller.abort()
 
-    def _unreachable(self, error: Any) -> str:
+    def _unreachable(self, error: JsException) -> str:
         origin = origin_of(self.url)
         # The page's policy was checked when the model was set (csp.py): a refused origin
         # never gets here, so --api-origin is not what helps.
@@ -279,7 +284,7 @@ class OpenAICompatibleModel:
             f"header."
         )
 
-    async def _next(self, awaitable: Any, watch: ReplyWatch) -> Any:
+    async def _next(self, awaitable: Awaitable[_T], watch: ReplyWatch) -> _T:
         """``awaitable``'s result, or ``ModelError`` once the watch's idle wait or deadline ends."""
         from pyodide.ffi import JsException
 
@@ -290,11 +295,11 @@ class OpenAICompatibleModel:
         except JsException as error:
             raise ModelError(f"The connection to the model API broke: {error}") from None
 
-    async def _text(self, response: Any, watch: ReplyWatch) -> str:
+    async def _text(self, response: JsProxy, watch: ReplyWatch) -> str:
         return str(await self._next(response.text(), watch))
 
     async def _json_reply(
-        self, response: Any, on_token: TokenSink | None, watch: ReplyWatch
+        self, response: JsProxy, on_token: TokenSink | None, watch: ReplyWatch
     ) -> Reply:
         """The reply of a server that answered one JSON body although a stream was asked."""
         text = await self._text(response, watch)
@@ -312,7 +317,7 @@ class OpenAICompatibleModel:
         return reply
 
     async def _stream_reply(
-        self, response: Any, on_token: TokenSink | None, watch: ReplyWatch
+        self, response: JsProxy, on_token: TokenSink | None, watch: ReplyWatch
     ) -> Reply:
         """The reply read from the response's server-sent events as they arrive."""
         from js import Object, TextDecoder
