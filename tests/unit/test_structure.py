@@ -22,7 +22,6 @@ RUN_CONTEXT_LAYER = (
     "pyctx_web.graph.middleware",
     "pyctx_web.graph.tools",
     "pyctx_web.graph.memory",
-    "pyctx_web.graph.events",
 )
 """The run-context layer, which plugs into the engine through the interface it declares."""
 

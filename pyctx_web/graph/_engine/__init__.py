@@ -5,6 +5,7 @@ loop (:mod:`.loop`, :mod:`.planner`), checkpoint records (:mod:`.records`),
 serialisation (:mod:`.serde`), questions and answers (:mod:`.interrupts`,
 :mod:`.resume`). The engine never imports the run-context layer
 (:mod:`pyctx_web.graph._runctx`): that layer plugs in through
-:class:`.frames.RunPlug`, which the engine declares and a :class:`.frames.Run`
-carries.
+:class:`.extension.RunExtension`, which the engine declares with the values it
+speaks (:mod:`.extension`) and a :class:`.frames.Run` carries; :mod:`.runtime`
+holds the :class:`~pyctx_web.graph.runtime.Runtime` a node gets.
 """
