@@ -11,6 +11,7 @@ from pyodide.ffi import JsPromise, JsProxy
 
 AbortController: JsProxy
 Array: JsProxy
+Error: JsProxy
 Object: JsProxy
 Promise: JsProxy
 TextDecoder: JsProxy

@@ -174,7 +174,8 @@ def huge_text_reply(
     batch = line * max(1, 64_000 // len(line))
     count = -(-total_chars // piece_chars)
     per_batch = max(1, 64_000 // len(line))
-    pieces: list[str | Pause] = [batch] * (count // per_batch) + [line * (count % per_batch)]
+    pieces: list[str | Pause] = [batch] * (count // per_batch)
+    pieces.append(line * (count % per_batch))
     if end:
         pieces += sse(_chunk({}, "stop"), "[DONE]")
     else:

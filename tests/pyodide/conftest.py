@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from pytest_pyodide.fixture import selenium_common  # type: ignore[import-untyped]
-from pytest_pyodide.utils import (  # type: ignore[import-untyped]
+from pytest_pyodide.fixture import selenium_common
+from pytest_pyodide.utils import (
     parse_driver_timeout,
     set_webdriver_script_timeout,
 )
@@ -100,7 +100,7 @@ def playwright_browsers(request: pytest.FixtureRequest) -> Iterator[dict[str, An
         yield {}
         return
     from playwright.sync_api import sync_playwright
-    from pytest_pyodide.hook import pytest_wrapper  # type: ignore[import-untyped]
+    from pytest_pyodide.hook import pytest_wrapper
 
     with sync_playwright() as playwright:
         browsers: dict[str, Any] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+from pytest_pyodide import run_in_pyodide
 
 
 def test_registered_wheel_imports_from_bytecode(pyctx: Any) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+from pytest_pyodide import run_in_pyodide
 
 from tests.pyodide.scenario_runner import run_scenario, scenario_names
 
@@ -27,7 +27,7 @@ def test_contract(pyctx_module: Any, backend: str, name: str) -> None:
     run_scenario(pyctx_module, MODULE, name, backend=backend)
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _construct_in_node(selenium: Any) -> str:
     from pyctx_web.errors import JsUnavailableError
     from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
@@ -48,7 +48,7 @@ def test_indexeddb_in_node_says_it_needs_a_browser(pyctx_module: Any) -> None:
     assert "Node" in message
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _exercise_indexeddb(selenium: Any, database: str, rounds: int) -> None:
     import gc
 
@@ -69,7 +69,7 @@ async def _exercise_indexeddb(selenium: Any, database: str, rounds: int) -> None
     gc.collect()
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _drop_database(selenium: Any, database: str) -> None:
     from pyodide.code import run_js
 
@@ -91,7 +91,7 @@ def test_indexeddb_operations_leave_no_javascript_references(pyctx_module: Any) 
     assert after <= before
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _survive_deletion(selenium: Any, database: str) -> list[str | None]:
     from pyctx_web.graph.checkpoint.base import StoredCheckpoint
     from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
@@ -120,7 +120,7 @@ def test_indexeddb_lets_another_connection_delete_the_database(pyctx_module: Any
     _drop_database(pyctx_module, "pyctx_versionchange")
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _two_holders(selenium: Any, database: str) -> dict[str, Any]:
     import asyncio
     import json
@@ -202,7 +202,7 @@ def test_a_second_holder_of_a_thread_is_refused_before_running(pyctx_module: Any
     assert events.count("checkpoint") >= 4
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _set_up(selenium: Any, database: str) -> list[Any]:
     import asyncio
     import json

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+from pytest_pyodide import run_in_pyodide
 
 
 @pytest.fixture
@@ -266,10 +266,10 @@ async def test_interval_runs_each_tick_in_a_fresh_copy_until_cancelled(
 
     from pyctx_web.jsbridge import live_callbacks, set_interval, set_timeout
 
-    var = contextvars.ContextVar("interval", default="default")
+    var: contextvars.ContextVar[int | str] = contextvars.ContextVar("interval", default="default")
     baseline = live_callbacks()
     done = asyncio.get_running_loop().create_future()
-    ticks: list[tuple[str, int]] = []
+    ticks: list[tuple[str, int | str]] = []
 
     def tick(tag: str) -> None:
         ticks.append((tag, var.get()))
@@ -368,12 +368,12 @@ async def test_contain_wraps_third_party_create_proxy_and_release_restores(
     try:
         assert is_contained() is True
         proxy, contained, contained_once = contextvars.copy_context().run(third_party_schedule)
-        assert await asyncio.gather(contained, contained_once) == ["registration"] * 2
+        assert list(await asyncio.gather(contained, contained_once)) == ["registration"] * 2
         proxy.destroy()
     finally:
         release()
         release()
-    assert await asyncio.gather(raw, raw_once) == ["default", "default"]
+    assert list(await asyncio.gather(raw, raw_once)) == ["default", "default"]
     assert pyodide.ffi.create_proxy is original_proxy
     assert pyodide.ffi.create_once_callable is original_once
     assert is_contained() is False

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+from pytest_pyodide import run_in_pyodide
 
 
 @pytest.fixture

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+from pytest_pyodide import run_in_pyodide
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _undefined_annotations(selenium: Any) -> list[Any]:
     # This function is compiled by Pyodide's Python 3.14 without the __future__ import:
     # its annotations are evaluated only when asked for, and `Missing` is never defined.

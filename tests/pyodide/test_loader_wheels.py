@@ -85,7 +85,7 @@ def declare_size(archive: bytearray, name: str, size: int, *, central: bool = Tr
     return archive
 
 
-def load(selenium: Any, data: bytes, paths: list[str], **options: int) -> Outcome:
+def load(selenium: Any, data: bytes | bytearray, paths: list[str], **options: int) -> Outcome:
     """loadPyctxWeb given ``data`` as the wheel, in the runtime's Pyodide."""
     code = LOAD % {
         "bytes": json.dumps(list(data)),

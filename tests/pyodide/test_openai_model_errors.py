@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+from pytest_pyodide import run_in_pyodide
 
 from tests.e2e.openai_server import OpenAIServer, Pause, Stall, Stream, error_reply, sse, text_reply
 
@@ -98,7 +98,11 @@ def test_a_server_that_does_not_answer_times_out(app: Any, server: OpenAIServer)
 
 def test_a_stream_that_goes_quiet_times_out(app: Any, server: OpenAIServer) -> None:
     """No bytes for the idle timeout end the turn after what came, and the request is aborted."""
-    pieces = [*sse(chunk({"content": "a"})), Pause(20), *sse(chunk({"content": "b"}), "[DONE]")]
+    pieces: list[str | Pause] = [
+        *sse(chunk({"content": "a"})),
+        Pause(20),
+        *sse(chunk({"content": "b"}), "[DONE]"),
+    ]
     result = complete(app, server, Stream(pieces), idle_timeout_s=0.5)
     assert result == {"error": "The model API sent nothing for 0.5 s; the reply was stopped.",
                       "tokens": ["a"]}  # fmt: skip
@@ -149,7 +153,11 @@ async def _cancel_after_first_token(selenium: Any, base_url: str) -> str:
 
 def test_cancelling_the_task_closes_the_connection(app: Any, server: OpenAIServer) -> None:
     """Cancelling the awaiting task aborts the fetch: the server sees the connection close."""
-    pieces = [*sse(chunk({"content": "a"})), Pause(20), *sse(chunk({"content": "b"}), "[DONE]")]
+    pieces: list[str | Pause] = [
+        *sse(chunk({"content": "a"})),
+        Pause(20),
+        *sse(chunk({"content": "b"}), "[DONE]"),
+    ]
     server.script(Stream(pieces))
     assert _cancel_after_first_token(app, server.base_url) == "cancelled"
     (served,) = server.wait_served(1)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_pyodide import run_in_pyodide  # type: ignore[import-untyped]
+from pytest_pyodide import run_in_pyodide
 
 
-@run_in_pyodide  # type: ignore[untyped-decorator]
+@run_in_pyodide
 async def _js_proxy_in_run_context(selenium: Any) -> list[Any]:
     from dataclasses import dataclass
     from typing import TypedDict
@@ -15,10 +15,11 @@ async def _js_proxy_in_run_context(selenium: Any) -> list[Any]:
     from pyctx_web.graph import START, StateGraph
     from pyctx_web.graph.runtime import Runtime
     from pyodide.code import run_js
+    from pyodide.ffi import JsProxy
 
     @dataclass
     class Services:
-        counter: object
+        counter: JsProxy
         visits: int = 0
 
     class Seen(TypedDict, total=False):
@@ -31,8 +32,8 @@ async def _js_proxy_in_run_context(selenium: Any) -> list[Any]:
         runtime.context.visits += 1
         return {"seen": [runtime.context.counter.next(), runtime.context.visits]}
 
-    app = StateGraph(Seen).add_node("visit", visit).add_edge(START, "visit")
-    app = app.compile(context=default)
+    graph = StateGraph(Seen).add_node("visit", visit).add_edge(START, "visit")
+    app = graph.compile(context=default)
     first = (await app.ainvoke({}))["seen"]
     second = (await app.ainvoke({}))["seen"]
     # One JavaScript object serves both runs; each run has its own copy of the fields.
