@@ -107,8 +107,12 @@ def watched_page(browser: Any) -> Iterator[PageWatch]:
             watch.foreign_requests.append(route.request.url)
             route.abort()
 
+    def console(message: Any) -> None:
+        if message.type == "error":
+            watch.console_errors.append(message.text)
+
     context.route("**/*", route)
-    page.on("console", lambda msg: msg.type == "error" and watch.console_errors.append(msg.text))
+    page.on("console", console)
     page.on("pageerror", lambda error: watch.console_errors.append(str(error)))
     try:
         yield watch

@@ -105,14 +105,15 @@ def messages(page: Any) -> list[tuple[str, str]]:
 
 def records(page: Any) -> list[dict[str, str]]:
     """The records the context inspector lists, with their data attributes."""
-    return page.eval_on_selector_all(
+    listed: list[dict[str, str]] = page.eval_on_selector_all(
         "#inspector-list .record", "els => els.map(el => ({...el.dataset}))"
     )
+    return listed
 
 
 def history(page: Any, thread_id: str) -> dict[str, Any]:
     """Ask the worker for a thread's history, as the page does on load, and return the reply."""
-    return page.evaluate(
+    reply: dict[str, Any] = page.evaluate(
         """(threadId) => new Promise((resolve) => {
           const worker = window.__demo.worker;
           const listener = (event) => {
@@ -126,6 +127,7 @@ def history(page: Any, thread_id: str) -> dict[str, Any]:
         })""",
         thread_id,
     )
+    return reply
 
 
 def assert_clean(watch: PageWatch) -> None:

@@ -250,13 +250,19 @@ def test_page_says_when_the_wheel_is_out_of_reach(visit: Visit, site_url: str) -
     )
 
 
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """A static file handler that writes no line per request."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Drop the request's log line."""
+
+
 @pytest.fixture(scope="module")
 def offline_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """The folder ``./build.sh page DIR`` writes, served by a plain static server, and its URL."""
     folder = tmp_path_factory.mktemp("offline") / "site"
     subprocess.run([str(ROOT / "build.sh"), "page", str(folder)], check=True, timeout=600)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None  # type: ignore[assignment]
+    handler = functools.partial(QuietHandler, directory=str(folder))
     with serve.running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url:
         yield folder, url
 

@@ -76,7 +76,12 @@ def _first_question(browser: Any, url: str, *, withhold_snapshot: bool) -> dict[
             context.route("**/demo.snapshot", lambda route: route.fulfill(status=404, body=""))
         page = context.new_page()
         errors: list[str] = []
-        page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+
+        def console(message: Any) -> None:
+            if message.type == "error":
+                errors.append(message.text)
+
+        page.on("console", console)
         page.goto(url)
         page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
         page.fill("#chat-input", "help me with email")
