@@ -311,11 +311,12 @@ class AsyncLocalStorage(Variable[T]):
         """
         self._var.set(self._default)
 
-    def scope(self, store: T) -> _Scope:
+    def scope(self, store: T | None) -> _Scope:
         """A context manager that sets ``store`` for its body and restores the previous one.
 
         Works with ``with`` and ``async with``; the previous store comes back
-        on exit, also when the body raises or is cancelled.
+        on exit, also when the body raises or is cancelled. ``None`` runs the
+        body with no store, as :meth:`exit` does.
         """
         return _Scope(self._var, store)
 
