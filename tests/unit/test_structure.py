@@ -167,7 +167,7 @@ def _private_writes(path: Path) -> Iterator[str]:
                 and not target.attr.startswith("__")
                 and not (isinstance(target.value, ast.Name) and target.value.id in {"self", "cls"})
             ):
-                yield f"{path.name}:{node.lineno} {ast.unparse(target)}"
+                yield f"{path.name}:{target.lineno} {ast.unparse(target)}"
         if (
             isinstance(node, ast.Call)
             and ast.unparse(node.func) in {"setattr", "object.__setattr__"}

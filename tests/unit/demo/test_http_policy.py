@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+from typing import TypedDict
 
 import pytest
 from http_policy import parse_retry_after, retry_delay, server_detail, status_message
@@ -59,9 +60,16 @@ def test_server_detail_is_the_servers_own_message(body: str, detail: str) -> Non
     assert server_detail(body) == detail
 
 
+class Where(TypedDict):
+    """The API and model a status message names."""
+
+    url: str
+    model: str
+
+
 def test_messages_say_what_to_do() -> None:
     """Each status gets a message naming the likely cause and what to change."""
-    args = {"url": "http://h/v1", "model": "m1"}
+    args = Where(url="http://h/v1", model="m1")
     assert status_message(401, "bad key", **args).startswith(
         "The API refused the key (HTTP 401): check the API key"
     )

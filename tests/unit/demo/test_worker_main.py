@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import worker_main
+from protocol import ModelError
 
 import pyctx_web
 
@@ -109,7 +110,5 @@ def test_a_turn_past_its_deadline_is_stopped_with_an_error() -> None:
 @pytest.mark.parametrize("value", [0, 0.5, 86401, "60", True, float("nan")])
 def test_a_turn_deadline_out_of_range_is_refused(value: Any) -> None:
     """configure_model refuses a turn_deadline_s that is not a number from 1 to 86,400."""
-    with pytest.raises(
-        worker_main.ModelError, match=r"^turn_deadline_s must be a number from 1 to 86,400\.$"
-    ):
+    with pytest.raises(ModelError, match=r"^turn_deadline_s must be a number from 1 to 86,400\.$"):
         worker_main.turn_deadline({"kind": "offline", "turn_deadline_s": value})

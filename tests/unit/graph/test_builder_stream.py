@@ -158,7 +158,7 @@ async def test_routers_path_maps_command_goto_and_node_context(mode: str) -> Non
     """Routers (sync or async), path maps, Command(goto) and a node's runtime steer the run."""
     seen: list[tuple[str, int]] = []
 
-    def start(state: State, runtime: Runtime[Any]) -> Command:
+    def start(state: State, runtime: Runtime[Any]) -> Command[str]:
         assert runtime.execution_info is not None
         seen.append(("start", runtime.execution_info.node_attempt))
         return Command(update={"log": ["start"]}, goto=[Send("fan", "s1"), "middle"])

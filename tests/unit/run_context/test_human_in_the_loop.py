@@ -69,7 +69,7 @@ async def test_approve_pauses_with_langchain_shaped_request_then_runs_the_tool()
             }
         ],
     }
-    approve = Command(resume={"decisions": [{"type": "approve"}]})
+    approve: Command[str] = Command(resume={"decisions": [{"type": "approve"}]})
     chunks = [
         c async for c in app.astream(approve, thread_id="t", stream_mode=["custom", "values"])
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from typing import Any, ClassVar, TypedDict
 
 import pytest
@@ -113,6 +114,7 @@ async def _operation(app: Any, thread_id: str, owner: str, mode: str) -> tuple[s
     """Open a resource, run the graph with it, close it with how the run ended."""
     resource = Resource(owner)
     handle = app.start({}, thread_id=thread_id, context={"resource": resource, "mode": mode})
+    ended: object
     (ended,) = await asyncio.gather(handle, return_exceptions=True)
     assert handle.outcome is not None
     resource.closed_with = handle.outcome.status
@@ -200,11 +202,12 @@ async def test_run_log_cannot_be_changed() -> None:
 
     def node(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
         log = runtime.log
-        for attempt in (
+        attempts: tuple[Callable[[], None], ...] = (
             lambda: setattr(log, "steps", ()),
             lambda: setattr(log, "anything", 1),
             lambda: delattr(log, "usage"),
-        ):
+        )
+        for attempt in attempts:
             with pytest.raises(ImmutableError, match=message):
                 attempt()
             caught.append("ImmutableError")
