@@ -21,6 +21,7 @@ import random
 import sys
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
+from types import FrameType
 from typing import Any
 
 import pyctx_web.context
@@ -41,7 +42,7 @@ from pyctx_web import (
 )
 
 Body = Callable[[], Coroutine[Any, Any, Any]]
-Launch = Callable[[Body], Awaitable[Any]]
+Launch = Callable[[Body], Coroutine[Any, Any, Any]]
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -130,8 +131,8 @@ async def _check_async_api(
         await asyncio.sleep(0)
         return read()
 
-    assert await asyncio.create_task(launch(simple)) == expected  # type: ignore[arg-type]
-    assert await asyncio.gather(launch(simple), launch(simple)) == [expected, expected]
+    assert await asyncio.create_task(launch(simple)) == expected
+    assert list(await asyncio.gather(launch(simple), launch(simple))) == [expected, expected]
     assert read() == before
 
     # Exceptions pass through unchanged, raised before or after the first await.
@@ -170,9 +171,7 @@ async def _check_async_api(
                 finally_seen.append(read())
 
         awaitable = launch(sleeper)
-        task = asyncio.create_task(
-            _await(awaitable) if wrap_in_caller else awaitable  # type: ignore[arg-type]
-        )
+        task = asyncio.create_task(_await(awaitable) if wrap_in_caller else awaitable)
         await entered.wait()
         task.cancel("stop")
         cancelled: BaseException | None = None
@@ -192,20 +191,20 @@ def _library_frames() -> int:
     # The name its code was compiled under: a sourceless bytecode build may not name __file__.
     library = pyctx_web.context.is_awaitable.__code__.co_filename
     count = 0
-    frame = sys._getframe()
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         if frame.f_code.co_filename == library:
             count += 1
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return count
 
 
 def _stack_depth() -> int:
     depth = 0
-    frame = sys._getframe()
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         depth += 1
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return depth
 
 
@@ -250,7 +249,7 @@ async def scenario_node_concurrent_runs_are_isolated() -> None:
         als.run({}, request, "world", 0.002),
         als.run({}, request, "earth", 0.001),
     )
-    assert results == ["world", "earth"]
+    assert list(results) == ["world", "earth"]
     assert als.get_store() is None
 
 
@@ -372,7 +371,8 @@ def scenario_node_snapshot_runs_in_captured_store() -> None:
 
 def scenario_node_bind_rejects_non_callables() -> None:
     """bind raises TypeError for 1, False, '', {} and []."""
-    for value in (1, False, "", {}, []):
+    rejected: tuple[object, ...] = (1, False, "", {}, [])
+    for value in rejected:
         error = _raises(TypeError, AsyncLocalStorage.bind, value)
         assert "callable" in str(error)
 
@@ -549,7 +549,11 @@ def scenario_tc39_run_returns_the_function_result() -> None:
     ctx = Variable[dict[str, int]]()
     expected = {"id": 1}
     assert ctx.run({"id": 2}, lambda: expected) is expected
-    assert ctx.run({"id": 2}, lambda a, *, b: (a, b, ctx.get()), 1, b=2) == (1, 2, {"id": 2})
+
+    def echo(a: int, *, b: int) -> tuple[int, int, dict[str, int] | None]:
+        return a, b, ctx.get()
+
+    assert ctx.run({"id": 2}, echo, 1, b=2) == (1, 2, {"id": 2})
 
 
 def scenario_tc39_get_within_nesting_runs() -> None:
@@ -743,9 +747,16 @@ def scenario_run_nests_and_exit_inside_run_hides_the_store() -> None:
     def record() -> None:
         trace.append((a.get_store(), b.get_store()))
 
+    def level2() -> None:
+        record()
+        a.exit(record)
+        record()
+        b.exit(record)
+        record()
+
     def level1() -> None:
         record()
-        b.run(2, lambda: (record(), a.exit(record), record(), b.exit(record), record()))
+        b.run(2, level2)
         record()
 
     a.run(1, level1)
@@ -756,7 +767,8 @@ def scenario_run_nests_and_exit_inside_run_hides_the_store() -> None:
 def scenario_run_accepts_any_store_value() -> None:
     """run sets falsy and mutable stores as they are, including None for no store."""
     als = AsyncLocalStorage[Any](default_value="default")
-    for store in (0, "", False, [], {}, None):
+    stores: tuple[object, ...] = (0, "", False, [], {}, None)
+    for store in stores:
         assert als.run(store, als.get_store) is store
     assert als.get_store() == "default"
 
@@ -951,7 +963,7 @@ async def scenario_enter_with_does_not_leak_into_an_awaiting_caller_in_another_t
 
     assert await asyncio.create_task(worker("task")) == "task"
     assert als.get_store() == "caller"
-    assert await asyncio.gather(worker("g1"), worker("g2")) == ["g1", "g2"]
+    assert list(await asyncio.gather(worker("g1"), worker("g2"))) == ["g1", "g2"]
     assert als.get_store() == "caller"
     assert await asyncio.wait_for(asyncio.ensure_future(worker("w")), timeout=60) == "w"
     assert als.get_store() == "caller"
@@ -1033,7 +1045,7 @@ async def scenario_disable_does_not_affect_other_tasks() -> None:
         return als.get_store()
 
     results = await asyncio.gather(als.run("r", reader), als.run("d", disabler))
-    assert results == ["r", None]
+    assert list(results) == ["r", None]
 
 
 # --- bind, snapshot, Snapshot ---------------------------------------------------------------------
@@ -1056,9 +1068,10 @@ def _capture_everything() -> tuple[AsyncLocalStorage[str], Variable[str], Any, l
         wrapped = Snapshot.wrap(read)
         return [bound, lambda: runner(read), lambda: snapshot.run(read), wrapped]
 
-    callers = contextvars.copy_context().run(
-        als.run, "als captured", var.run, "var captured", capture
-    )
+    def captured() -> list[Callable[[], Any]]:
+        return als.run("als captured", var.run, "var captured", capture)
+
+    callers = contextvars.copy_context().run(captured)
     return als, var, plain, callers
 
 
@@ -1188,9 +1201,9 @@ def scenario_require_store_outside_a_run_names_the_operation_and_the_storage() -
     """require_store outside a run raises ContextMissingError naming the operation and storage."""
     als = AsyncLocalStorage[str](name="session")
     error = _raises(ContextMissingError, als.require_store, "load user")
+    assert isinstance(error, ContextMissingError)
     assert isinstance(error, LookupError)
     assert isinstance(error, PyctxError)
-    assert isinstance(error, ContextMissingError)
     assert "load user" in str(error)
     assert "session" in str(error)
     assert error.operation == "load user"
@@ -1303,19 +1316,19 @@ def scenario_execution_context_is_immutable() -> None:
     ctx = ExecutionContext.of(x=0)
 
     def set_item() -> None:
-        ctx["x"] = 1  # type: ignore[index]
+        ctx["x"] = 1
 
     def del_item() -> None:
-        del ctx["x"]  # type: ignore[attr-defined]
+        del ctx["x"]
 
     def set_attr() -> None:
-        ctx.x = 1  # type: ignore[attr-defined]
+        ctx.x = 1
 
     def del_attr() -> None:
-        del ctx._values  # type: ignore[misc]
+        del ctx._values
 
     def set_values() -> None:
-        ctx._values = {}  # type: ignore[misc]
+        ctx._values = {}
 
     for mutate in (set_item, del_item, set_attr, del_attr, set_values):
         message = str(_raises(TypeError, mutate))
