@@ -260,7 +260,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         )
         before, after = options.get("interrupt_before"), options.get("interrupt_after")
         engine = self._engine(run, request, before, after)
-        engine.durability = durability_of(options)
+        engine.checkpoints.durability = durability_of(options)
         body = managed(
             extension, control, execution_context, lambda: execute(engine, input, request)
         )

@@ -37,7 +37,7 @@ class StateAccess:
         else:
             request = parse_config(None, thread_id=config, what=what)
         run = self._front._run(None, request)
-        self._front._engine(run).require_thread(request.thread_id, f"{what}()")
+        self._front._engine(run).checkpoints.require_thread(request.thread_id, f"{what}()")
         return request
 
     async def aget_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot:
@@ -60,7 +60,7 @@ class StateAccess:
         """The snapshot of ``thread_id`` (a thread, or a subgraph's key) at ``checkpoint_id``."""
         from pyctx_web.graph._engine.views import snapshot  # run machinery: loaded when used
 
-        loaded = await engine.load(thread_id, checkpoint_id)
+        loaded = await engine.checkpoints.load(thread_id, checkpoint_id)
         if loaded is None:
             state = StateSnapshot({}, (), config_of(thread_id), None, None, None)
         else:

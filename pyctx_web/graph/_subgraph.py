@@ -92,7 +92,7 @@ class Subgraphs:
         """``state`` with the state of each pending task's subgraph in the task's ``state``."""
         nodes = self._graph.spec.nodes
         thread = state.config["configurable"].get("thread_id")
-        if engine.checkpointer is None or thread is None:
+        if engine.checkpoints.checkpointer is None or thread is None:
             return state
         key = engine.run.thread_id
         tasks = []
@@ -100,7 +100,7 @@ class Subgraphs:
             child = getattr(nodes[task.name].fn, "subgraph", None) if task.name in nodes else None
             if child is not None:
                 namespace = (*_namespace_of(key), f"{task.name}:{task.id}")
-                checkpointer = child.checkpointer or engine.checkpointer
+                checkpointer = child.checkpointer or engine.checkpoints.checkpointer
                 place = ChildPlace(None, namespace, checkpointer, child_thread(thread, namespace))
                 task = dataclasses.replace(task, state=await _nested(child, place))
             tasks.append(task)
@@ -110,7 +110,7 @@ class Subgraphs:
         """The questions the subgraph's latest checkpoint waits on, if it paused."""
         if place.thread_id is None:
             return []
-        loaded = await self._graph.engine_for(place).load(place.thread_id, None)
+        loaded = await self._graph.engine_for(place).checkpoints.load(place.thread_id, None)
         if loaded is None:
             return []
         cp, pending = loaded

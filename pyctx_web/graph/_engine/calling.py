@@ -38,38 +38,42 @@ def node_error(node: str, caught: BaseException) -> Exception:
 
 
 class NodeCalls:
-    """The engine's calls of nodes (mixed into the engine)."""
+    """How one run calls its nodes: what each gets, and what its return value updates."""
 
-    run: Run
-    schema: StateSchema
-    planner: Planner
+    __slots__ = ("planner", "run", "schema")
 
-    def _state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
+    def __init__(self, run: Run, schema: StateSchema, planner: Planner) -> None:
+        self.run = run
+        self.schema = schema
+        self.planner = planner
+
+    def state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
         """The state ``node`` receives: the graph's, or only the keys its annotation names."""
         if node.reads is None:
             return self.schema.to_state(values, node.name)
         keys = node.reads.annotations
         return node.reads.to_state({k: v for k, v in values.items() if k in keys}, node.name)
 
-    async def _streaming(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
+    async def streaming(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
         """Call the node with its messages streamed (``stream_mode="messages"``)."""
         metadata = metadata_of(self.run, frame, self.run.step)
         seen: set[str] = set()
         with streaming_tokens(self.run, metadata, seen):
-            ret = self._call(node, arg, frame)
+            ret = self.call(node, arg, frame)
             if is_awaitable(ret):
                 ret = await ret
         update = ret.update if isinstance(ret, Command) else ret
         emit_messages(self.run, metadata, update, seen)
         return ret
 
-    def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
+    def call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
         """Call the node with what it asked for besides its state."""
         if node.inject:
             return node.fn(arg, **injected(self.run, frame, node.inject))
         return node.fn(arg)
 
-    def _to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
+    def to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
+        """What ``node``'s return value writes (and where it goes), and its update as streamed."""
         if isinstance(ret, Command):
             if ret.resume is not UNSET:
                 raise InvalidUpdateError(

@@ -37,27 +37,27 @@ async def execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
     try:
         outcome = await _execute(engine, input, request)
     except Exception:
-        await engine.finish()
+        await engine.checkpoints.finish()
         raise
-    await engine.finish()
+    await engine.checkpoints.finish()
     return outcome
 
 
 async def _execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
-    if engine.checkpointer is None:
+    if engine.checkpoints.checkpointer is None:
         if isinstance(input, Command):
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
         if input is None:
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="invoke(None)"))
         cp, pending = await engine.start(input, None)
         return await engine.loop(cp, pending, skip_breakpoint=False)
-    thread_id = engine.require_thread(
+    thread_id = engine.checkpoints.require_thread(
         request.thread_id, "Command(resume=...)" if isinstance(input, Command) else "a graph run"
     )
-    latest = await engine.load(thread_id, None)
+    latest = await engine.checkpoints.load(thread_id, None)
     target = latest
     if request.checkpoint_id is not None:
-        target = await engine.load(thread_id, request.checkpoint_id)
+        target = await engine.checkpoints.load(thread_id, request.checkpoint_id)
     is_fork = target is not None and latest is not None and target[0].id != latest[0].id
     if target is not None:
         _check_written_by_this_graph(engine, target[0], target[1])
@@ -124,5 +124,5 @@ async def _fork(engine: Engine, source: Checkpoint) -> Checkpoint:
         writes=source.writes if any(t.name == START for t in tasks) else None,
         barriers=source.barriers,
     )
-    await engine.save_checkpoint(fork)
+    await engine.checkpoints.save_checkpoint(fork)
     return fork

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
 from pyctx_web.graph._engine.calling import NodeCalls, node_error
+from pyctx_web.graph._engine.checkpoints import CheckpointAccess
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
 from pyctx_web.graph._engine.interrupts import interrupt_id
+from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT
 from pyctx_web.graph._engine.outcome import Outcome, current_values, retake_input, step_writes
 from pyctx_web.graph._engine.planner import Planner
 from pyctx_web.graph._engine.records import (
@@ -36,7 +38,6 @@ from pyctx_web.graph._engine.records import (
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
-from pyctx_web.graph._engine.store import Store
 from pyctx_web.graph._engine.streams import emit_task, emit_task_result
 from pyctx_web.graph._engine.values import Interrupt
 from pyctx_web.graph.constants import START
@@ -48,8 +49,6 @@ from pyctx_web.graph.errors import (
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
-
-    from pyctx_web.graph.checkpoint.base import Checkpointer
 
 __all__ = ["Engine"]
 
@@ -65,8 +64,11 @@ class _TaskOutcome:
     error: Exception | None = None
 
 
-class Engine(Store, NodeCalls):
-    """Runs the steps of one invocation of a compiled graph."""
+class Engine:
+    """Runs the steps of one invocation of a compiled graph.
+
+    ``checkpoints`` reads and writes the run's thread; ``calls`` calls its nodes.
+    """
 
     def __init__(
         self,
@@ -76,19 +78,18 @@ class Engine(Store, NodeCalls):
         *,
         interrupt_before: frozenset[str] = frozenset(),
         interrupt_after: frozenset[str] = frozenset(),
-        recursion_limit: int = 25,
+        recursion_limit: int = DEFAULT_RECURSION_LIMIT,
         durability: str = "sync",
     ) -> None:
         self.spec = spec
         self.schema = spec.schema
         self.planner = Planner(spec)
-        self.serde = serde
         self.run = run
-        self.checkpointer: Checkpointer | None = run.checkpointer
+        self.checkpoints = CheckpointAccess(run.checkpointer, serde, spec.schema, run, durability)
+        self.calls = NodeCalls(run, spec.schema, self.planner)
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.recursion_limit = recursion_limit
-        self.durability = durability
 
     # -- values --------------------------------------------------------------------
 
@@ -135,12 +136,12 @@ class Engine(Store, NodeCalls):
         pending = Pending()
         record = pending.record(task.id)
         record.result = TaskResult(updates)
-        if self.checkpointer is not None:
+        if self.checkpoints.checkpointer is not None:
             # Encoded first: a value that cannot be stored is refused naming its state key,
             # before anything is written.
-            write = encode_write(self.serde, task, "result", record)
-            await self.save_checkpoint(cp)
-            await self.put_writes(cp, [write])
+            write = encode_write(self.checkpoints.serde, task, "result", record)
+            await self.checkpoints.save_checkpoint(cp)
+            await self.checkpoints.put_writes(cp, [write])
         return cp, pending
 
     # -- the loop ------------------------------------------------------------------
@@ -172,7 +173,7 @@ class Engine(Store, NodeCalls):
                 and any(t.name in self.interrupt_before for t in runnable)
             ):
                 pending.breakpoint_hit = True
-                await self.save_writes(cp, [(None, "breakpoint", TaskRecord())])
+                await self.checkpoints.save_writes(cp, [(None, "breakpoint", TaskRecord())])
                 self.run.emit("updates", {"__interrupt__": ()})
                 return Outcome(cp, current_values(self.schema, cp, pending))
             errors = await self._run_step(cp, pending, runnable)
@@ -197,7 +198,7 @@ class Engine(Store, NodeCalls):
         """Pause after an ``interrupt_after`` node, once even if the next node is in
         ``interrupt_before``: continuing runs that node without pausing again."""
         if any(t.name in self.interrupt_before for t in new.tasks):
-            await self.save_writes(new, [(None, "breakpoint", TaskRecord())])
+            await self.checkpoints.save_writes(new, [(None, "breakpoint", TaskRecord())])
         self.run.emit("updates", {"__interrupt__": ()})
         return Outcome(new, new.values)
 
@@ -241,7 +242,7 @@ class Engine(Store, NodeCalls):
             answered=tuple(answered),
             barriers=barriers,
         )
-        await self.save_checkpoint(new)
+        await self.checkpoints.save_checkpoint(new)
         if self.run.listens("values") and any(meta.values()):
             self.run.emit("values", self.schema.output(values))
         return new
@@ -337,7 +338,7 @@ class Engine(Store, NodeCalls):
             if pending.unsaved_updates and kind != "result":
                 updates, pending.unsaved_updates = pending.input_updates, False
             try:
-                await self.save_writes(cp, items, input_updates=updates)
+                await self.checkpoints.save_writes(cp, items, input_updates=updates)
             except Exception as exc:
                 # An unsaveable result must not count as finished.
                 rec.result = None
@@ -347,6 +348,7 @@ class Engine(Store, NodeCalls):
 
     async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> _TaskOutcome:
         node = self.spec.nodes[task.name]
+        calls = self.calls
         policy = node.retry
         attempt = 0
         while True:
@@ -358,14 +360,14 @@ class Engine(Store, NodeCalls):
                 elif node.reads is None:
                     arg = self.schema.to_state(cp.values, task.name)
                 else:
-                    arg = self._state_of(node, cp.values)
+                    arg = calls.state_of(node, cp.values)
                 if self.run.queue is not None and "messages" in self.run.stream_modes:
-                    ret = await self._streaming(node, arg, frame)
+                    ret = await calls.streaming(node, arg, frame)
                 else:
-                    ret = self._call(node, arg, frame) if node.inject else node.fn(arg)
+                    ret = calls.call(node, arg, frame) if node.inject else node.fn(arg)
                 if is_awaitable(ret):
                     ret = await ret
-                result, raw = self._to_result(task.name, ret)
+                result, raw = calls.to_result(task.name, ret)
                 return _TaskOutcome(result=result, raw=raw)
             except GraphInterrupt as gi:
                 # Never retried: the question waits for an answer.

@@ -104,8 +104,9 @@ async def update_state(
 ) -> dict[str, Any]:
     """Write ``values`` as if ``as_node`` returned them; return the new checkpoint's config."""
     if checkpoint_id is not None:
-        await engine.load(thread_id, None)  # the latest, on which the new checkpoint goes
-    loaded = await engine.load(thread_id, checkpoint_id)
+        # The latest, on which the new checkpoint goes.
+        await engine.checkpoints.load(thread_id, None)
+    loaded = await engine.checkpoints.load(thread_id, checkpoint_id)
     cp, pending = loaded if loaded is not None else (None, Pending())
     as_node = _as_node(engine, cp, as_node)
     schema = engine.schema
@@ -139,12 +140,12 @@ async def update_state(
         skip_breakpoint=cp is not None and (cp.skip_breakpoint or pending.breakpoint_hit),
         barriers=barriers,
     )
-    await engine.save_checkpoint(new)
+    await engine.checkpoints.save_checkpoint(new)
     task_of = {t.id: t for t in tasks}
     items = []
     for task_id, rec in carried.tasks.items():
         items.append((task_of[task_id], "interrupt", rec))
         if rec.answers:
             items.append((task_of[task_id], "resume", rec))
-    await engine.save_writes(new, items)
+    await engine.checkpoints.save_writes(new, items)
     return config_of(thread_id, new_id)

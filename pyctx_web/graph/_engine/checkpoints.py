@@ -1,4 +1,4 @@
-"""How the engine reads and writes a thread: checkpoints and pending writes, encoded."""
+"""How a run reads and writes its thread: checkpoints and pending writes, encoded."""
 
 from __future__ import annotations
 
@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.serde import JsonSerde
     from pyctx_web.graph.checkpoint.base import Checkpointer, StoredWrite
 
-__all__ = ["Store"]
+__all__ = ["CheckpointAccess"]
 
 
-class Store:
-    """The engine's access to its checkpointer (none for a graph compiled without one).
+class CheckpointAccess:
+    """One run's reads and writes of its checkpointer (none for a graph compiled without one).
 
     ``durability`` says when checkpoints are written, as LangGraph's:
     ``"sync"`` before the next step starts, ``"async"`` while it runs (the write
@@ -40,17 +40,38 @@ class Store:
     checkpoint of the steps in between.
     """
 
-    checkpointer: Checkpointer | None
-    serde: JsonSerde
-    schema: StateSchema
-    run: Run
-    durability: str = "sync"
-    _saving: asyncio.Future[None] | None = None
-    _unsaved: Checkpoint | None = None
-    _unsaved_writes: list[StoredWrite] | None = None
-    _last_saved: str | None = None
-    _expected: str | EllipsisType | None = ...
-    """The thread's latest checkpoint as this run last saw it (``...``: not read yet)."""
+    __slots__ = (
+        "_expected",
+        "_last_saved",
+        "_saving",
+        "_unsaved",
+        "_unsaved_writes",
+        "checkpointer",
+        "durability",
+        "run",
+        "schema",
+        "serde",
+    )
+
+    def __init__(
+        self,
+        checkpointer: Checkpointer | None,
+        serde: JsonSerde,
+        schema: StateSchema,
+        run: Run,
+        durability: str = "sync",
+    ) -> None:
+        self.checkpointer = checkpointer
+        self.serde = serde
+        self.schema = schema
+        self.run = run
+        self.durability = durability
+        self._saving: asyncio.Future[None] | None = None
+        self._unsaved: Checkpoint | None = None
+        self._unsaved_writes: list[StoredWrite] | None = None
+        self._last_saved: str | None = None
+        self._expected: str | EllipsisType | None = ...
+        """The thread's latest checkpoint as this run last saw it (``...``: not read yet)."""
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
