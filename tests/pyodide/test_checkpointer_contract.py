@@ -1,7 +1,10 @@
-"""The checkpointer contract inside Pyodide: SQLite in Node and Chromium, IndexedDB in Chromium.
+"""What only the IndexedDB checkpointer does, inside Pyodide (Chromium; Node has no IndexedDB).
 
-IndexedDB also holds a thread for a run across tabs (a Web Lock) and posts its changes
-on a BroadcastChannel.
+The checkpointer contract itself (tests/scenarios/checkpointer_contract.py) runs on
+SQLite and IndexedDB in tests/pyodide/test_scenarios.py. Here: IndexedDB refused in
+Node, no JavaScript references left behind, a database deleted by another
+connection, a thread held for a run across tabs (a Web Lock) with its changes posted
+on a BroadcastChannel, and setup().
 """
 
 from __future__ import annotations
@@ -10,21 +13,6 @@ from typing import Any
 
 import pytest
 from pytest_pyodide import run_in_pyodide
-
-from tests.pyodide.scenario_runner import run_scenario, scenario_names
-
-MODULE = "checkpointer_contract"
-SCENARIOS = scenario_names(MODULE)
-BACKENDS = ("sqlite", "indexeddb")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", SCENARIOS)
-def test_contract(pyctx_module: Any, backend: str, name: str) -> None:
-    """Each contract scenario holds for SQLite in both runtimes and for IndexedDB in Chromium."""
-    if backend == "indexeddb" and pyctx_module.browser == "node":
-        pytest.skip("Node has no IndexedDB")
-    run_scenario(pyctx_module, MODULE, name, backend=backend)
 
 
 @run_in_pyodide

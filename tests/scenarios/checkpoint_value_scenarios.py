@@ -20,7 +20,7 @@ import enum
 import json
 import operator
 from collections.abc import Awaitable
-from typing import Annotated, Any, Literal, Protocol, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph import START, StateGraph
@@ -33,28 +33,12 @@ from pyctx_web.graph.errors import (
 )
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, StateSnapshot, interrupt
+from tests.scenarios.common import CheckpointerFactory
 
 MAX_DEPTH = 100
 """The most lists, tuples, dicts and dataclasses a checkpointed value may nest."""
 MAX_INT_DIGITS = 4300
 """The most digits a checkpointed int may have."""
-
-
-class CheckpointerFactory(Protocol):
-    """One fresh storage: each call gives a checkpointer over it."""
-
-    capabilities: frozenset[str]
-
-    def __call__(self) -> Checkpointer: ...
-
-    async def corrupt(
-        self,
-        thread_id: str,
-        checkpoint_id: str,
-        *,
-        write: tuple[str, str] | None = None,
-        text: str | None = None,
-    ) -> None: ...
 
 
 class Level(enum.IntEnum):

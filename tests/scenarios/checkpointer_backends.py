@@ -16,22 +16,23 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
+from tests.scenarios.common import FAILURE, NON_TEXT, PERSISTENT, CheckpointerFactory
 
 if IN_PYODIDE:
     from pyodide.code import run_js
 
 CAPABILITIES: dict[str, frozenset[str]] = {
     "memory": frozenset(),
-    "sqlite": frozenset({"persistent", "failure", "non_text"}),
-    "indexeddb": frozenset({"persistent", "failure", "non_text"}),
+    "sqlite": frozenset({PERSISTENT, FAILURE, NON_TEXT}),
+    "indexeddb": frozenset({PERSISTENT, FAILURE, NON_TEXT}),
 }
-"""What each storage offers the scenarios (see checkpointer_contract.requires)."""
+"""What each storage offers the scenarios (see common.requires)."""
 
 _LACKING = {
     "persistent": "keeps nothing beyond its checkpointer object",
@@ -43,27 +44,6 @@ _LACKING = {
 def lacking(kind: str, capabilities: frozenset[str]) -> str:
     """Why a scenario needing ``capabilities`` cannot run on storage ``kind``."""
     return f"the {kind} storage " + " and ".join(_LACKING[c] for c in sorted(capabilities))
-
-
-class Factory(Protocol):
-    """A storage under test (see checkpointer_contract.CheckpointerFactory)."""
-
-    capabilities: frozenset[str]
-
-    def __call__(self) -> Checkpointer: ...
-
-    async def corrupt(
-        self,
-        thread_id: str,
-        checkpoint_id: str,
-        *,
-        write: tuple[str, str] | None = None,
-        text: str | None = None,
-    ) -> None: ...
-
-    async def fail_writes_with(self, data: str) -> None: ...
-
-    async def aclose(self) -> None: ...
 
 
 class MemoryFactory:
@@ -282,7 +262,7 @@ class IndexedDBFactory:
         await _hooks().drop(self.database_name)
 
 
-def make_factory(kind: str, place: str) -> Factory:
+def make_factory(kind: str, place: str) -> CheckpointerFactory:
     """A fresh storage of ``kind``: ``place`` is a new directory (SQLite) or database name."""
     if kind == "memory":
         return MemoryFactory()

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import operator
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import Annotated, Any, Protocol, TypedDict, TypeVar
+from collections.abc import Awaitable, Iterator, Sequence
+from typing import Annotated, Any, TypedDict
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.base import (
@@ -30,63 +30,13 @@ from pyctx_web.graph.checkpoint.base import (
 )
 from pyctx_web.graph.errors import CheckpointError, ThreadBusyError
 from pyctx_web.graph.types import interrupt
-
-PERSISTENT = "persistent"
-"""A new checkpointer object over the same storage sees everything stored before."""
-FAILURE = "failure"
-"""The storage can be made to fail a write inside its transaction."""
-NON_TEXT = "non_text"
-"""A stored row can hold a value that is not text, as a damaged database would."""
-
-
-class CheckpointerFactory(Protocol):
-    """One fresh storage under test, and the hooks scenarios use on it."""
-
-    capabilities: frozenset[str]
-    """Which of PERSISTENT, FAILURE and NON_TEXT the storage offers."""
-
-    def __call__(self) -> Checkpointer:
-        """Return a checkpointer object over this storage (a new one when PERSISTENT)."""
-        ...
-
-    async def corrupt(
-        self,
-        thread_id: str,
-        checkpoint_id: str,
-        *,
-        write: tuple[str, str] | None = None,
-        text: str | None = None,
-    ) -> None:
-        """Replace the stored data of a checkpoint (or of its write ``(task_id, kind)``).
-
-        The new data is ``text``, or a value that is not text when ``text`` is
-        ``None`` (NON_TEXT).
-        """
-        ...
-
-    async def fail_writes_with(self, data: str) -> None:
-        """From now on, storing a checkpoint or a write whose data is ``data`` fails (FAILURE)."""
-        ...
-
-
-Scenario = Callable[[CheckpointerFactory], Awaitable[None]]
-S = TypeVar("S", bound=Scenario)
-
-
-def requires(*capabilities: str) -> Callable[[S], S]:
-    """Mark a scenario as needing storage capabilities (see :data:`PERSISTENT`...)."""
-
-    def mark(fn: S) -> S:
-        fn.requires = frozenset(capabilities)  # type: ignore[attr-defined]
-        return fn
-
-    return mark
-
-
-def requirements(scenario: Callable[..., Any]) -> frozenset[str]:
-    """The capabilities a scenario needs."""
-    found: frozenset[str] = getattr(scenario, "requires", frozenset())
-    return found
+from tests.scenarios.common import (
+    FAILURE,
+    NON_TEXT,
+    PERSISTENT,
+    CheckpointerFactory,
+    requires,
+)
 
 
 def _cp(

@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import EllipsisType
-from typing import Annotated, Any, Protocol, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import (
@@ -55,15 +55,7 @@ from pyctx_web.graph.checkpoint.base import (
 from pyctx_web.graph.errors import ResumeError, RunCancelledError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Interrupt, StateSnapshot, interrupt
-
-
-class CheckpointerFactory(Protocol):
-    """One fresh storage: each call gives a checkpointer over it."""
-
-    capabilities: frozenset[str]
-
-    def __call__(self) -> Checkpointer: ...
-
+from tests.scenarios.common import CheckpointerFactory
 
 # --- the faulty checkpointer -----------------------------------------------------------------
 
@@ -796,3 +788,26 @@ def fault_table(rows: Sequence[dict[str, Any]]) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+async def scenario_every_fault_and_operation_has_a_row_saying_what_it_left() -> None:
+    """The fault table has one row per fault kind, durability and operation of the clean run."""
+    from tests.scenarios.checkpointer_backends import MemoryFactory
+
+    per_fault = [fn for name, fn in globals().items() if "each_operation" in name]
+    assert len(per_fault) == 6
+    REPORT.clear()
+    for each in per_fault:
+        await each(MemoryFactory())
+    factory = MemoryFactory()
+    ops = {d: len((await clean_run(factory, d)).ops) for d in DURABILITIES}
+    rows = list(REPORT)
+    faults = ("fail_before", "fail_after", "cancel_before", "cancel_after")
+    kinds = (*faults, "pause_release", "pause_cancel")
+    seen = Counter((row["fault"], row["durability"]) for row in rows)
+    assert seen == Counter({(k, d): n for k in kinds for d, n in ops.items()})
+    table = fault_table(rows).splitlines()
+    assert len(table) == 2 + len(rows)
+    assert all(row["thread"] and row["caller_saw"] for row in rows)
+    # No case is broken by a bug in the package (those would be scenarios of their own).
+    assert [row["tid"] for row in rows if row.get("known_bug")] == []

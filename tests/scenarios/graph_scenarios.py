@@ -21,7 +21,7 @@ import operator
 import random
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Protocol, TypedDict, TypeVar
+from typing import Annotated, Any, TypedDict
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.errors import ContextMissingError, PyctxError
@@ -33,31 +33,10 @@ from pyctx_web.graph.errors import ResumeError
 from pyctx_web.graph.runtime import Runtime, get_runtime
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Interrupt, StateSnapshot, interrupt
+from tests.scenarios.common import CheckpointerFactory, requires
 
 MODES = ("sync", "async")
 """Nodes as plain functions, then as coroutine functions."""
-
-
-class CheckpointerFactory(Protocol):
-    """One fresh storage: each call gives a checkpointer over it."""
-
-    capabilities: frozenset[str]
-
-    def __call__(self) -> Checkpointer: ...
-
-
-Scenario = Callable[[CheckpointerFactory], Awaitable[None]]
-S = TypeVar("S", bound=Scenario)
-
-
-def requires(*capabilities: str) -> Callable[[S], S]:
-    """Mark a scenario as needing storage capabilities ("persistent"...)."""
-
-    def mark(fn: S) -> S:
-        fn.requires = frozenset(capabilities)  # type: ignore[attr-defined]
-        return fn
-
-    return mark
 
 
 class State(TypedDict, total=False):

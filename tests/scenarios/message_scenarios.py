@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph import END, START, MessagesState, StateGraph, add_messages
@@ -24,12 +24,10 @@ from pyctx_web.graph import message as messages_module
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.message import REMOVE_ALL_MESSAGES, DictRemoveMessage
 from pyctx_web.graph.types import Command, interrupt
+from tests.scenarios.common import CheckpointerFactory
 
-
-class CheckpointerFactory(Protocol):
-    """One fresh storage: each call gives a checkpointer over it."""
-
-    def __call__(self) -> Checkpointer: ...
+DICT_MESSAGES = True
+"""The CPython runner runs this module as where ``langchain_core`` is not importable."""
 
 
 def remove(message_id: str) -> Any:

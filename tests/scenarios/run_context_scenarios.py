@@ -3,7 +3,8 @@
 Every ``scenario_<behaviour>`` coroutine states one behaviour in its docstring
 and checks it with plain ``assert``; each expects a task of its own on any
 asyncio event loop (``asyncio.run`` on CPython, Pyodide's WebLoop in Node and
-in the browser). Scenarios marked ``pyodide_only`` need JavaScript.
+in the browser). Scenarios marked ``pyodide_only`` need JavaScript. Cancelling
+a run is in cancel_scenarios.py.
 
 This module imports only pyctx_web and the standard library.
 """
@@ -11,28 +12,19 @@ This module imports only pyctx_web and the standard library.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypedDict
 
 from pyctx_web import IN_PYODIDE, AsyncLocalStorage, require_execution_context
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.errors import RunCancelledError
 from pyctx_web.graph.middleware import AgentMiddleware
-from pyctx_web.graph.runtime import RunOutcome, Runtime, get_runtime
+from pyctx_web.graph.runtime import Runtime, get_runtime
 from pyctx_web.graph.tools import tool
-from pyctx_web.graph.types import StateSnapshot, interrupt
-
-F = TypeVar("F", bound=Callable[..., Coroutine[Any, Any, None]])
+from pyctx_web.graph.types import interrupt
+from tests.scenarios.common import SessionData, pyodide_only
 
 marker: AsyncLocalStorage[str] = AsyncLocalStorage(name="run_context_scenarios.marker")
-
-
-def pyodide_only(fn: F) -> F:
-    """Mark a scenario that needs JavaScript; CPython runners skip it."""
-    fn.pyodide_only = True  # type: ignore[attr-defined]
-    return fn
 
 
 class State(TypedDict, total=False):
@@ -46,14 +38,6 @@ class State(TypedDict, total=False):
 def tenant_of_caller() -> str | None:
     """A service function: it finds the tenant without being given anything."""
     return require_execution_context().tenant_id
-
-
-@dataclass
-class SessionData:
-    """The typed context of the session graph."""
-
-    user: str = "anonymous"
-    session_count: int = 0
 
 
 @tool(
@@ -165,67 +149,6 @@ async def scenario_node_tool_and_progress_events_stream_in_order() -> None:
     assert (ended["tool"], ended["result"], ended["error"]) == ("process_items", 2, None)
     ask_end = chunks[-2][1]
     assert [i["value"] for i in ask_end["interrupts"]] == ["more?"]
-
-
-@tool(
-    parameters={
-        "type": "object",
-        "properties": {"confirm": {"type": "boolean"}},
-        "required": ["confirm"],
-    }
-)
-def dangerous_action(args: dict[str, Any], runtime: Runtime[Any]) -> str:
-    """Do something irreversible, or cancel the run when not confirmed."""
-    if not args["confirm"]:
-        runtime.cancel("not confirmed")
-        return "cancelling"
-    return "done"
-
-
-async def scenario_tool_cancel_stops_the_run_and_keeps_the_last_checkpoint() -> None:
-    """A tool calling runtime.cancel() ends the run at its next await and keeps the checkpoint."""
-    reached: list[str] = []
-    before: list[StateSnapshot] = []
-
-    def prepare(state: State) -> dict[str, Any]:
-        return {"text": "prepared"}
-
-    async def act(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
-        assert runtime.execution_info is not None
-        before.append(await app.aget_state(runtime.execution_info.thread_id))
-        confirm = runtime.context["confirm"]
-        result = await runtime.call_tool("dangerous_action", {"confirm": confirm})
-        await asyncio.sleep(0)
-        reached.append("after the await")
-        return {"answer": result}
-
-    app = (
-        StateGraph(State)
-        .add_node("prepare", prepare)
-        .add_node("act", act)
-        .add_edge(START, "prepare")
-        .add_edge("prepare", "act")
-        .compile(
-            InMemoryCheckpointer(),
-            context={"confirm": False},
-            tools=[dangerous_action],
-        )
-    )
-    handle = app.start({}, thread_id="t")
-    cancelled: RunCancelledError | None = None
-    try:
-        await handle
-    except RunCancelledError as caught:
-        cancelled = caught
-    assert cancelled is not None, "the run was not cancelled"
-    assert cancelled.reason == "not confirmed"
-    assert reached == []
-    assert handle.outcome == RunOutcome("cancelled", reason="not confirmed")
-    snapshot = await app.aget_state("t")
-    assert (snapshot.values, snapshot.next) == ({"text": "prepared"}, ("act",))
-    assert [snapshot] == before
-    done = await app.ainvoke(None, thread_id="t", context={"confirm": True})
-    assert done == {"text": "prepared", "answer": "done"}
 
 
 @tool

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import operator
 from typing import Annotated, Any, TypedDict
@@ -283,32 +282,6 @@ async def test_astream_modes(checkpointer: Checkpointer, mode: str) -> None:
     assert resumed_values == [{**EMPTY, "log": ["a"]}, {**EMPTY, "log": ["a"], "answer": "x"}]
     with pytest.raises(ValueError, match="unknown stream_mode 'everything'"):
         [c async for c in graph.astream({}, thread_id="z", stream_mode="everything")]
-
-
-@pytest.mark.asyncio
-async def test_astream_stopped_early_cancels_the_run(checkpointer: Checkpointer) -> None:
-    """Leaving an astream loop early cancels the rest of the run."""
-    finished: list[str] = []
-
-    async def slow(state: State) -> dict[str, Any]:
-        await asyncio.sleep(0.05)
-        finished.append("slow")
-        return {"log": ["slow"]}
-
-    graph = (
-        StateGraph(State)
-        .add_node("fast", lambda s: {"log": ["fast"]})
-        .add_node("slow", slow)
-        .add_edge(START, "fast")
-        .add_edge("fast", "slow")
-        .compile(checkpointer=checkpointer)
-    )
-    stream = graph.astream({"log": []}, thread_id="t")
-    async for chunk in stream:
-        assert chunk == {"fast": {"log": ["fast"]}}
-        break
-    await stream.aclose()
-    assert finished == []
 
 
 def test_get_stream_writer_outside_run_raises() -> None:

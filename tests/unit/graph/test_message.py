@@ -1,7 +1,7 @@
 """pyctx_web.graph.message and langchain_core: imported only when used, coerced as LangGraph does.
 
 The dict form of messages is covered by the scenarios
-(tests/unit/graph/test_message_scenarios.py); here, the look-up of
+(tests/scenarios/message_scenarios.py); here, the look-up of
 ``langchain_core`` in fresh interpreters, and the LangChain form where it is
 installed.
 """

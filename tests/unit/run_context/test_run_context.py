@@ -6,7 +6,6 @@ What CPython and Pyodide share is in tests/scenarios/run_context_scenarios.py.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any, TypedDict
 
 import pytest
@@ -19,6 +18,7 @@ from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry
 from pyctx_web.graph.middleware import AgentMiddleware, NodeCallRequest, ToolCallRequest
 from pyctx_web.graph.runtime import RunLog, Runtime
 from pyctx_web.graph.tools import tool
+from tests.scenarios.common import SessionData
 
 
 class State(TypedDict, total=False):
@@ -27,14 +27,6 @@ class State(TypedDict, total=False):
     text: str
     seen: Any
     answer: Any
-
-
-@dataclass
-class SessionData:
-    """The typed context of the session graphs."""
-
-    user: str = "anonymous"
-    session_count: int = 0
 
 
 @tool(

@@ -1,29 +1,37 @@
-"""Cancelling a run: from a tool (runtime.cancel()), with CompiledGraph.cancel, with a run handle.
+"""Cancelling a run, as scenarios shared by CPython and Pyodide.
 
-What CPython and Pyodide share is in tests/scenarios/run_context_scenarios.py.
+A run ends cancelled when a tool calls ``runtime.cancel()``, when
+``CompiledStateGraph.cancel(thread_id)`` or ``RunHandle.cancel()`` is called, when
+the caller of ``ainvoke`` is cancelled, or when a consumer stops reading
+``astream``. Every case checks what is left: the node's status in the run's log,
+``RunHandle.outcome``, that ``after_agent`` is not called, and the thread's last
+checkpoint. Scenarios taking ``make_checkpointer`` run on every storage.
+
+What only Pyodide has (JavaScript timers and fetches cancelled at the boundary)
+is tested in tests/pyodide (test_jsbridge_api.py, test_openai_model_errors.py).
+
+This module imports only pyctx_web and the standard library: it is copied
+into Pyodide and run there as it is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, TypedDict
-
-import pytest
+import operator
+import re
+from typing import Annotated, Any, TypedDict
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver as SQLiteCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.config import get_stream_writer
-from pyctx_web.graph.errors import RunCancelledError
+from pyctx_web.graph.errors import GraphError, RunCancelledError
 from pyctx_web.graph.middleware import AgentMiddleware
-from pyctx_web.graph.runtime import RunHandle, RunLog, RunOutcome, Runtime
-from pyctx_web.graph.state import CompiledStateGraph as CompiledGraph
-from pyctx_web.graph.tools import tool
+from pyctx_web.graph.runtime import RunLog, RunOutcome, Runtime
+from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, StateSnapshot, interrupt
+from tests.scenarios.common import CheckpointerFactory, dangerous_action, raised, until
 
 
 class State(TypedDict, total=False):
@@ -32,6 +40,12 @@ class State(TypedDict, total=False):
     text: str
     prepared: bool
     answer: Any
+
+
+class LogState(TypedDict, total=False):
+    """A log of what ran."""
+
+    log: Annotated[list[str], operator.add]
 
 
 class Recorder(AgentMiddleware[Any]):
@@ -54,23 +68,9 @@ class Recorder(AgentMiddleware[Any]):
         return [[(s.node, s.status) for s in log.steps] for log in self.logs]
 
 
-@tool(
-    parameters={
-        "type": "object",
-        "properties": {"confirm": {"type": "boolean"}},
-        "required": ["confirm"],
-    }
-)
-def dangerous_action(args: dict[str, Any], runtime: Runtime[Any]) -> str:
-    """Do something irreversible, or cancel the run when not confirmed."""
-    if not args["confirm"]:
-        runtime.cancel("not confirmed")
-        return "cancelling"
-    return "done"
-
-
-def _dangerous_graph(rec: Recorder) -> CompiledGraph:
-    app: CompiledGraph
+def _dangerous_graph(rec: Recorder) -> CompiledStateGraph:
+    """START -> prepare -> act, where act calls dangerous_action with the context's confirm."""
+    app: CompiledStateGraph
 
     def prepare(state: State) -> dict[str, Any]:
         return {"prepared": True}
@@ -93,7 +93,7 @@ def _dangerous_graph(rec: Recorder) -> CompiledGraph:
         .add_edge(START, "prepare")
         .add_edge("prepare", "act")
         .compile(
-            InMemoryCheckpointer(),
+            InMemorySaver(),
             context={"confirm": False},
             middleware=[rec],
             tools=[dangerous_action],
@@ -102,19 +102,48 @@ def _dangerous_graph(rec: Recorder) -> CompiledGraph:
     return app
 
 
-async def _cancelled(handle: RunHandle) -> RunCancelledError:
-    with pytest.raises(RunCancelledError) as caught:
-        await handle
-    return caught.value
+def _blocking_graph(
+    rec: Recorder,
+    started: asyncio.Event,
+    saver: Checkpointer | None = None,
+    gate: asyncio.Event | None = None,
+) -> CompiledStateGraph:
+    """START -> prepare -> wait: wait streams "waiting", sets ``started``, waits for ``gate``.
+
+    Without ``gate``, wait never ends.
+    """
+
+    def prepare(state: State) -> dict[str, Any]:
+        return {"prepared": True}
+
+    async def wait(state: State) -> dict[str, Any]:
+        get_stream_writer()("waiting")
+        started.set()
+        await (gate or asyncio.Event()).wait()
+        rec.reached.append("woke up")
+        return {}
+
+    return (
+        StateGraph(State)
+        .add_node("prepare", prepare)
+        .add_node("wait", wait)
+        .add_edge(START, "prepare")
+        .add_edge("prepare", "wait")
+        .compile(saver or InMemorySaver(), middleware=[rec])
+    )
 
 
-@pytest.mark.asyncio
-async def test_tool_cancel_ends_the_run_cancelled_without_after_agent() -> None:
-    """A cancel from a tool ends the run and its node cancelled; after_agent is not called."""
+def _message_is(error: BaseException, pattern: str) -> None:
+    """The whole message of ``error`` matches ``pattern``."""
+    assert re.fullmatch(pattern, str(error)), str(error)
+
+
+async def scenario_tool_cancel_ends_the_run_and_keeps_the_last_checkpoint() -> None:
+    """A tool's runtime.cancel() ends run and node cancelled, no after_agent, checkpoint kept."""
     rec = Recorder()
     app = _dangerous_graph(rec)
     handle = app.start({"text": "go"}, thread_id="t1")
-    error = await _cancelled(handle)
+    error = await raised(RunCancelledError, handle)
     assert str(error) == f"run {handle.run_id} of thread 't1' was cancelled: not confirmed"
     assert (error.thread_id, error.reason) == ("t1", "not confirmed")
     assert rec.reached == ["tool returned cancelling"]
@@ -123,10 +152,14 @@ async def test_tool_cancel_ends_the_run_cancelled_without_after_agent() -> None:
     assert [(s.node, s.status) for s in handle.log.steps] == rec.steps()[0]
     assert handle.log.finished_at is not None
     assert rec.after == []
+    snapshot = await app.aget_state("t1")
+    assert (snapshot.values, snapshot.next) == ({"text": "go", "prepared": True}, ("act",))
+    assert [snapshot] == rec.snapshots
+    done = await app.ainvoke(None, thread_id="t1", context={"confirm": True})
+    assert done == {"text": "go", "prepared": True, "answer": "done"}
 
 
-@pytest.mark.asyncio
-async def test_confirmed_dangerous_action_runs_to_the_end() -> None:
+async def scenario_confirmed_dangerous_action_runs_to_the_end() -> None:
     """With confirm true the tool does its work, the run succeeds, after_agent sees its values."""
     rec = Recorder()
     app = _dangerous_graph(rec)
@@ -138,45 +171,19 @@ async def test_confirmed_dangerous_action_runs_to_the_end() -> None:
     assert rec.after == [result]
 
 
-def _blocking_graph(rec: Recorder, started: asyncio.Event) -> CompiledGraph:
-    """A graph whose second node signals ``started`` and then waits forever."""
-
-    def prepare(state: State) -> dict[str, Any]:
-        return {"prepared": True}
-
-    async def wait(state: State) -> dict[str, Any]:
-        get_stream_writer()("waiting")
-        started.set()
-        await asyncio.Event().wait()
-        rec.reached.append("woke up")
-        return {}
-
-    return (
-        StateGraph(State)
-        .add_node("prepare", prepare)
-        .add_node("wait", wait)
-        .add_edge(START, "prepare")
-        .add_edge("prepare", "wait")
-        .compile(InMemoryCheckpointer(), middleware=[rec])
-    )
-
-
-@pytest.mark.asyncio
-async def test_compiled_graph_cancel_stops_the_threads_run() -> None:
+async def scenario_compiled_graph_cancel_stops_the_threads_run() -> None:
     """await app.cancel(thread_id) stops the thread's run like runtime.cancel(); checkpoint kept."""
     rec = Recorder()
     started = asyncio.Event()
     app = _blocking_graph(rec, started)
-    running = asyncio.create_task(app.ainvoke({"text": "go"}, thread_id="t1"))
+    running = asyncio.ensure_future(app.ainvoke({"text": "go"}, thread_id="t1"))
     await started.wait()
     before = await app.aget_state("t1")
     assert await app.cancel("other-thread") == 0
     assert await app.cancel("t1", reason="shutting down") == 1
     assert running.done()
-    with pytest.raises(
-        RunCancelledError, match=r"^run \S+ of thread 't1' was cancelled: shutting down$"
-    ):
-        await running
+    error = await raised(RunCancelledError, running)
+    _message_is(error, r"run \S+ of thread 't1' was cancelled: shutting down")
     assert await app.aget_state("t1") == before
     assert before.next == ("wait",)
     assert rec.reached == []
@@ -184,8 +191,7 @@ async def test_compiled_graph_cancel_stops_the_threads_run() -> None:
     assert rec.steps() == [[("prepare", "done"), ("wait", "cancelled")]]
 
 
-@pytest.mark.asyncio
-async def test_run_handle_cancel_stops_the_run() -> None:
+async def scenario_run_handle_cancel_stops_the_run() -> None:
     """handle.cancel() of app.start(...) stops the run; awaiting the handle raises the error."""
     rec = Recorder()
     started = asyncio.Event()
@@ -197,25 +203,22 @@ async def test_run_handle_cancel_stops_the_run() -> None:
     assert handle.outcome is None
     before = await app.aget_state("t1")
     handle.cancel("user left")
-    error = await _cancelled(handle)
+    error = await raised(RunCancelledError, handle)
     assert error.run_id == handle.run_id
     assert handle.done()
     assert await app.aget_state("t1") == before
     assert handle.outcome == RunOutcome("cancelled", reason="user left")
 
 
-@pytest.mark.asyncio
-async def test_run_cancelled_before_it_begins_still_reports_its_end() -> None:
+async def scenario_run_cancelled_before_it_begins_still_reports_its_end() -> None:
     """A handle cancelled before its first step runs no node nor middleware, yet ends cancelled."""
     rec = Recorder()
     started = asyncio.Event()
     app = _blocking_graph(rec, started)
     handle = app.start({"text": "go"}, thread_id="t1")
     handle.cancel("too early")
-    with pytest.raises(
-        RunCancelledError, match=r"^run \S+ of thread 't1' was cancelled: too early$"
-    ):
-        await handle.result()
+    error = await raised(RunCancelledError, handle.result())
+    _message_is(error, r"run \S+ of thread 't1' was cancelled: too early")
     assert not started.is_set()
     assert handle.outcome == RunOutcome("cancelled", reason="too early")
     assert handle.log.steps == ()
@@ -224,8 +227,23 @@ async def test_run_cancelled_before_it_begins_still_reports_its_end() -> None:
     assert (await app.aget_state("t1")).values == {}
 
 
-@pytest.mark.asyncio
-async def test_run_handle_result_gives_the_values() -> None:
+async def scenario_cancel_right_after_start_stops_the_run_before_its_first_step(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
+    """graph.cancel(thread) right after start() ends the run cancelled; the thread goes on."""
+    rec, started, gate = Recorder(), asyncio.Event(), asyncio.Event()
+    gate.set()
+    graph = _blocking_graph(rec, started, make_checkpointer(), gate)
+    handle = graph.start({"text": "x"}, thread_id="t")
+    assert await graph.cancel("t", "changed my mind") == 1
+    cancelled = await raised(RunCancelledError, handle)
+    assert cancelled.reason == "changed my mind"
+    assert not started.is_set()
+    assert (await graph.ainvoke({"text": "y"}, thread_id="t"))["text"] == "y"
+    assert rec.reached == ["woke up"]
+
+
+async def scenario_run_handle_result_gives_the_values() -> None:
     """Awaiting handle.result() of a run that is not cancelled gives what ainvoke returns."""
     rec = Recorder()
     app = _dangerous_graph(rec)
@@ -236,28 +254,27 @@ async def test_run_handle_result_gives_the_values() -> None:
     assert handle.outcome.status == "success"
 
 
-@pytest.mark.asyncio
-async def test_caller_cancelling_ainvoke_ends_the_run_as_cancelled() -> None:
+async def scenario_caller_cancelling_ainvoke_ends_the_run_as_cancelled() -> None:
     """A cancelled caller of ainvoke ends the run: its node is cancelled, after_agent not called."""
     rec = Recorder()
     started = asyncio.Event()
     app = _blocking_graph(rec, started)
-    caller = asyncio.create_task(app.ainvoke({"text": "go"}, thread_id="t1"))
+    caller = asyncio.ensure_future(app.ainvoke({"text": "go"}, thread_id="t1"))
     await started.wait()
     caller.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await caller
+    await raised(asyncio.CancelledError, caller)
     assert rec.steps() == [[("prepare", "done"), ("wait", "cancelled")]]
     assert rec.logs[0].finished_at is not None
     assert rec.after == []
 
 
-@pytest.mark.asyncio
-async def test_stream_consumer_that_stops_early_ends_the_run_as_cancelled() -> None:
+async def scenario_stream_consumer_that_stops_early_ends_the_run_as_cancelled(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
     """A consumer that stops reading astream ends the run, its node cancelled."""
     rec = Recorder()
     started = asyncio.Event()
-    app = _blocking_graph(rec, started)
+    app = _blocking_graph(rec, started, make_checkpointer())
     async with contextlib.aclosing(
         app.astream({"text": "go"}, thread_id="t1", stream_mode="custom")
     ) as stream:
@@ -270,19 +287,9 @@ async def test_stream_consumer_that_stops_early_ends_the_run_as_cancelled() -> N
     assert rec.after == []
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def checkpointer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Checkpointer]:
-    """An InMemoryCheckpointer, or an SQLiteCheckpointer on a fresh file."""
-    if request.param == "memory":
-        yield InMemoryCheckpointer()
-        return
-    saver = SQLiteCheckpointer(tmp_path / "checkpoints.db")
-    yield saver
-    saver.close()
-
-
-@pytest.mark.asyncio
-async def test_cancelled_resume_leaves_the_question_pending(checkpointer: Checkpointer) -> None:
+async def scenario_cancelled_resume_leaves_the_question_pending(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
     """A resumed run that cancels leaves its question waiting, ready for a new answer."""
 
     async def ask(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
@@ -299,13 +306,13 @@ async def test_cancelled_resume_leaves_the_question_pending(checkpointer: Checkp
         .add_node("after", after)
         .add_edge(START, "ask")
         .add_edge("ask", "after")
-        .compile(checkpointer, tools=[dangerous_action])
+        .compile(make_checkpointer(), tools=[dangerous_action])
     )
     first = app.start({"text": "go"}, thread_id="t1")
     [question] = (await first)["__interrupt__"]
     before = await app.aget_state("t1")
     cancelled = app.start(Command(resume=False), thread_id="t1")
-    await _cancelled(cancelled)
+    await raised(RunCancelledError, cancelled)
     after_cancel = await app.aget_state("t1")
     assert after_cancel.interrupts == (question,)
     assert after_cancel == before
@@ -317,8 +324,37 @@ async def test_cancelled_resume_leaves_the_question_pending(checkpointer: Checkp
     assert outcomes == ["interrupt", "cancelled", "success"]
 
 
-@pytest.mark.asyncio
-async def test_node_cancelled_by_its_tool_commits_nothing_even_without_a_later_await() -> None:
+async def scenario_a_resume_cancelled_before_its_node_finishes_leaves_the_question_waiting(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
+    """Cancelled after the answer, before the node's result, the question waits for an answer."""
+    gate, answered = asyncio.Event(), []
+
+    async def ask(state: LogState) -> dict[str, list[str]]:
+        answer = interrupt("which one?")
+        answered.append(answer)
+        await gate.wait()
+        return {"log": [answer]}
+
+    def build() -> CompiledStateGraph:
+        builder = StateGraph(LogState).add_node(ask).add_edge(START, "ask")
+        return builder.compile(checkpointer=make_checkpointer())
+
+    graph = build()
+    config = {"configurable": {"thread_id": "t"}}
+    await graph.ainvoke({"log": []}, config)
+    handle = graph.start(Command(resume="first"), config)
+    await until(lambda: answered == ["first"])
+    handle.cancel("not that one")
+    await raised(RunCancelledError, handle)
+    reread = build()  # another object over the same storage, as after a reload
+    state = await reread.aget_state(config)
+    assert [q.value for q in state.interrupts] == ["which one?"]
+    gate.set()
+    assert (await reread.ainvoke(Command(resume="second"), config))["log"] == ["second"]
+
+
+async def scenario_node_cancelled_by_its_tool_commits_nothing_even_without_a_later_await() -> None:
     """A node returning right after its tool cancels saves no result, and no later node runs."""
     rec = Recorder()
 
@@ -335,12 +371,36 @@ async def test_node_cancelled_by_its_tool_commits_nothing_even_without_a_later_a
         .add_node("later", later)
         .add_edge(START, "act")
         .add_edge("act", "later")
-        .compile(InMemoryCheckpointer(), tools=[dangerous_action])
+        .compile(InMemorySaver(), tools=[dangerous_action])
     )
     handle = app.start({"text": "go"}, thread_id="t1")
-    await _cancelled(handle)
+    await raised(RunCancelledError, handle)
     after = await app.aget_state("t1")
     assert after.values == {"text": "go"}
     assert after.next == ("act",)
     assert rec.reached == []
     assert handle.outcome == RunOutcome("cancelled", reason="not confirmed")
+
+
+async def scenario_a_cancelled_future_inside_a_node_is_that_nodes_error(
+    make_checkpointer: CheckpointerFactory,
+) -> None:
+    """A node awaiting a future someone else cancels fails with an error: no cancelled run."""
+    loop = asyncio.get_running_loop()
+
+    async def waits(state: LogState) -> dict[str, list[str]]:
+        future = loop.create_future()
+        loop.call_soon(future.cancel)
+        await future
+        return {"log": ["unreachable"]}
+
+    builder = StateGraph(LogState).add_node(waits).add_edge(START, "waits")
+    graph = builder.compile(checkpointer=make_checkpointer())
+    config = {"configurable": {"thread_id": "t"}}
+    error = await raised(GraphError, graph.ainvoke({"log": ["in"]}, config))
+    assert not isinstance(error, RunCancelledError)
+    assert "'waits'" in str(error)
+    assert isinstance(error.__cause__, asyncio.CancelledError)
+    state = await graph.aget_state(config)
+    assert state.next == ("waits",)
+    assert state.values == {"log": ["in"]}
