@@ -146,6 +146,7 @@ def test_after_restore_draws_fresh_random_state() -> None:
     module_copy = random.Random()
     module_copy.setstate(random.getstate())
     ids_copy = random.Random()
+    # _random is the bound getrandbits of the ids' generator, which is its __self__.
     ids_copy.setstate(records._random.__self__.getstate())  # type: ignore[attr-defined]
     pyctx_web.after_restore()
     assert random.getrandbits(64) != module_copy.getrandbits(64)

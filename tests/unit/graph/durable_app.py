@@ -27,6 +27,7 @@ from pyctx_web.graph.types import Command, interrupt
 try:
     from .helpers import State, node
 except ImportError:  # run as a script in a fresh process
+    # mypy reads this file as part of the tests package, where only .helpers resolves.
     from helpers import State, node  # type: ignore[no-redef,import-not-found]
 
 

@@ -157,6 +157,7 @@ def test_memory_write_is_all_or_nothing() -> None:
     """A batch with one bad entry stores none of the batch."""
     memory = InMemoryMemory()
     with pytest.raises(TypeError, match=r"^memory entries must be MemoryEntry objects, not 'str'$"):
+        # The str entry is the bad input under test.
         asyncio.run(memory.write([MemoryEntry("kept?"), "not an entry"]))  # type: ignore[list-item]
     assert len(memory) == 0
 
@@ -222,6 +223,7 @@ def test_middleware_must_be_agent_middleware_with_async_wrap_hooks() -> None:
         ArgumentTypeError,
         match=r"^middleware must be AgentMiddleware instances, not 'function'$",
     ):
+        # A plain function where an AgentMiddleware belongs is the case under test.
         graph.compile(middleware=[lambda request, handler: None])  # type: ignore[list-item]
     with pytest.raises(
         ArgumentTypeError,

@@ -271,7 +271,7 @@ async def test_log_additions_are_checked_and_a_hand_made_runtime_has_no_run() ->
         with pytest.raises(
             ArgumentTypeError, match=r"^add_message\(\) takes a role and content of type str$"
         ):
-            runtime.add_message("user", 3)  # type: ignore[arg-type]
+            runtime.add_message("user", 3)  # type: ignore[arg-type]  # refusing it is under test
         with pytest.raises(
             ArgumentValueError, match=r"^completion_tokens must be an int >= 0, not -1$"
         ):

@@ -109,7 +109,7 @@ async def test_execution_context_given_or_merged_onto_the_callers() -> None:
     with pytest.raises(
         TypeError, match=r"^execution_context must be an ExecutionContext or a mapping, not 'int'$"
     ):
-        await app.ainvoke({}, execution_context=42)  # type: ignore[arg-type]
+        await app.ainvoke({}, execution_context=42)  # type: ignore[arg-type]  # under test
 
 
 @pytest.mark.asyncio

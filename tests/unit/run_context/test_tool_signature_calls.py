@@ -91,6 +91,7 @@ def test_a_typed_args_parameter_takes_the_signature_form() -> None:
     assert tagged.parameters["properties"] == {
         "args": {"type": "array", "items": {"type": "string"}}
     }
+    # No run: the tool never reads its runtime, so None stands for it (here and below).
     assert asyncio.run(tagged.invoke({"args": ["a"]}, None)) == ["a"]  # type: ignore[arg-type]
 
 
@@ -276,6 +277,7 @@ def test_a_partial_takes_the_parameters_it_leaves_open() -> None:
     hello = tool(name="hello")(functools.partial(greet, greeting="Hello"))
     assert hello.parameters["required"] == ["name"]
     assert hello.parameters["properties"]["greeting"] == {"type": "string", "default": "Hello"}
+    # No run: the tool has no runtime parameter, so None stands for the runtime (here and below).
     assert asyncio.run(hello.invoke({"name": "Ada"}, None)) == "Hello, Ada"  # type: ignore[arg-type]
 
 
