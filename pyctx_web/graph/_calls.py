@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict
 
-from pyctx_web.errors import ArgumentValueError
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.execution import ExecutionContext
 from pyctx_web.graph._engine.channels import is_state_type
 from pyctx_web.graph._engine.spec import GraphSpec
 from pyctx_web.graph.errors import InvalidGraphError
 
 if TYPE_CHECKING:
-    from pyctx_web.graph._subgraph import ChildPlace
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
 __all__ = [
     "Breakpoints",
     "RunOptions",
     "breakpoints",
+    "check_options",
     "context_of",
     "durability_of",
-    "forwarded",
     "multitask_of",
 ]
 
@@ -52,27 +50,14 @@ class RunOptions(TypedDict, total=False):
     """Tenant, user and correlation id: an ExecutionContext, or a mapping merged onto it."""
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-def forwarded(place: ChildPlace) -> dict[str, Any]:
-    """How a subgraph streams: into its parent's stream when that streams subgraphs."""
-    if place.parent is None:
-        return {}
-    parent = place.parent.run
-    if parent.queue is None or not parent.subgraphs or parent.loop is not _running_loop():
-        # A subgraph run on another loop (a sync call from a sync node) cannot stream into it.
-        return {}
-    return {
-        "queue": parent.queue,
-        "stream_modes": parent.stream_modes,
-        "subgraphs": True,
-        "loop": parent.loop,
-    }
+def check_options(options: RunOptions) -> None:
+    """:class:`ArgumentTypeError` naming a keyword a run does not take."""
+    unknown = set(options) - set(RunOptions.__annotations__)
+    if unknown:
+        raise ArgumentTypeError(
+            f"got an unexpected keyword argument {sorted(unknown)[0]!r}; "
+            f"expected {', '.join(sorted(RunOptions.__annotations__))}"
+        )
 
 
 def breakpoints(

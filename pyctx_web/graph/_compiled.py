@@ -3,33 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Coroutine, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, Mapping, Sequence
 from contextlib import aclosing
-from contextvars import copy_context
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._calls import (
-    Breakpoints,
     RunOptions,
-    breakpoints,
+    check_options,
     context_of,
     durability_of,
-    forwarded,
     multitask_of,
 )
 from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
 from pyctx_web.graph._engine.options import (
-    DONE,
     RunRequest,
     parse_config,
     stream_modes,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._runctx.services import GraphServices
-from pyctx_web.graph._states import StateAccess
+from pyctx_web.graph._runs import RunFactory
+from pyctx_web.graph._states import ThreadStates
 from pyctx_web.graph._subgraph import ChildPlace, Subgraphs
-from pyctx_web.graph._sync import SyncForms
+from pyctx_web.graph._sync import run_sync, stream_sync
+from pyctx_web.graph._waiting import chunks_of, outcome_of
 from pyctx_web.graph.checkpoint.base import Checkpointer
 
 if TYPE_CHECKING:
@@ -44,11 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
 
-def _awaited_below(task: asyncio.Task[None]) -> None:
-    """A run's producer task is awaited by its consumer: nothing to do when it ends."""
-
-
-class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
+class CompiledStateGraph:
     """A checked graph, ready to run: made by :meth:`StateGraph.compile`.
 
     One compiled graph serves any number of concurrent runs; each finds its
@@ -82,6 +76,9 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         self._active_runs: ActiveRuns | None = None
         self.multitask = multitask_of({}, multitask)
         """What a second run of a busy thread does: ``"reject"`` or ``"enqueue"``."""
+        self._runs = RunFactory(self)
+        self._states = ThreadStates(self, self._runs, self._view)
+        self._subgraphs = Subgraphs(self)
 
     @property
     def _active(self) -> ActiveRuns:
@@ -106,56 +103,9 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     def __repr__(self) -> str:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.spec.nodes)}>"
 
-    def _engine(
-        self,
-        run: Run,
-        request: RunRequest | None = None,
-        before: Breakpoints = None,
-        after: Breakpoints = None,
-    ) -> Engine:
-        from pyctx_web.graph._engine.loop import Engine
-
-        return Engine(
-            self.spec,
-            self.serde,
-            run,
-            interrupt_before=breakpoints(
-                self.spec, self.checkpointer, before, "interrupt_before", self.interrupt_before
-            ),
-            interrupt_after=breakpoints(
-                self.spec, self.checkpointer, after, "interrupt_after", self.interrupt_after
-            ),
-            recursion_limit=request.recursion_limit if request is not None else 25,
-        )
-
-    def _pauses(self, names: Breakpoints, what: str, default: frozenset[str]) -> frozenset[str]:
-        return breakpoints(self.spec, self.checkpointer, names, what, default)
-
-    def _run(
-        self, input: Any, request: RunRequest, place: ChildPlace | None = None, **stream: Any
-    ) -> Run:
-        if place is None:
-            checkpointer = self.checkpointer
-        else:
-            checkpointer, stream = place.checkpointer, forwarded(place)
-            stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
-        from pyctx_web.graph._engine.ids import random_uuid
-
-        run_id = random_uuid()
-        return Run(
-            self.name,
-            run_id,
-            request.thread_id,
-            checkpointer,
-            input,
-            config=request.config,
-            **stream,
-        )
-
     def engine_for(self, place: ChildPlace) -> Engine:
         """An engine that reads and writes the checkpoints of this graph run as a subgraph."""
-        request = RunRequest(place.thread_id, None, 25, {})
-        return self._engine(self._run(None, request, place))
+        return self._runs.engine_for(place)
 
     async def run_child(
         self, input: Any, options: RunOptions, place: ChildPlace
@@ -199,7 +149,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         parent = current_task.get_store()
         if parent is not None:
             # Invoked from a node of a running graph: a subgraph of that node's task.
-            return await self._run_as_child(input, options, parent)
+            return await self._subgraphs.run_as_child(input, options, parent)
         return await self.start(input, config, **options)
 
     def start(
@@ -231,16 +181,11 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
         from pyctx_web.graph._engine.execute import execute
         from pyctx_web.graph._runctx.lifecycle import Admission, extend, managed
 
-        unknown = set(options) - set(RunOptions.__annotations__)
-        if unknown:
-            raise ArgumentTypeError(
-                f"got an unexpected keyword argument {sorted(unknown)[0]!r}; "
-                f"expected {', '.join(sorted(RunOptions.__annotations__))}"
-            )
+        check_options(options)
         request = parse_config(config, thread_id=options.get("thread_id"))
         if place is not None:
             request = RunRequest(place.thread_id, None, request.recursion_limit, request.config)
-        run = self._run(input, request, place, **stream)
+        run = self._runs.run(input, request, place, **stream)
         control = Admission(run.run_id, request.thread_id)
         if place is None:
             # At once, so that a second run of the thread is refused (or queued) before it
@@ -259,7 +204,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
             control=control,
         )
         before, after = options.get("interrupt_before"), options.get("interrupt_after")
-        engine = self._engine(run, request, before, after)
+        engine = self._runs.engine(run, request, before, after)
         engine.checkpoints.durability = durability_of(options)
         body = managed(
             extension, control, execution_context, lambda: execute(engine, input, request)
@@ -269,14 +214,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
     async def _tracked(
         self, control: Admission, run: Run, body: Coroutine[Any, Any, Outcome]
     ) -> Any:
-        try:
-            await self._active.turn(control)
-            async with control.hold:
-                outcome = await current_run.run(run, lambda: body)
-            return self._result(outcome)
-        finally:
-            body.close()  # never started when the wait for its turn was cancelled
-            self._active.remove(control)
+        return self._result(await outcome_of(self._active, control, run, body))
 
     async def cancel(self, thread_id: Any, reason: str | None = None) -> int:
         """Cancel every run of ``thread_id`` that is executing now; wait until they stop.
@@ -323,7 +261,7 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
             loop=asyncio.get_running_loop(),
         )
         # Closing the chunks when the caller stops early cancels the run and waits for it.
-        async with aclosing(self._consume(run, control, body, queue)) as chunks:
+        async with aclosing(chunks_of(self._active, run, control, body, queue)) as chunks:
             async for mode, chunk in chunks:
                 namespace: tuple[str, ...] = ()
                 if isinstance(chunk, Namespaced):
@@ -337,44 +275,98 @@ class CompiledStateGraph(SyncForms, Subgraphs, StateAccess):
                     else ((namespace, item) if subgraphs else item)
                 )
 
-    async def _consume(
+    # -- the state of threads ----------------------------------------------------------
+
+    async def aget_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot:
+        """The state of the thread at its latest checkpoint (or the one the config names).
+
+        With ``subgraphs=True``, each pending task that runs a subgraph carries the
+        subgraph's state in its ``state``.
+        """
+        return await self._states.get(config, subgraphs)
+
+    def aget_state_history(
         self,
-        run: Run,
-        control: Admission,
-        body: Coroutine[Any, Any, Outcome],
-        queue: asyncio.Queue[tuple[str, Any]],
-    ) -> AsyncGenerator[tuple[str, Any], None]:
-        """Run ``body`` in a task of its own and yield its chunks as they come."""
+        config: Any,
+        *,
+        limit: int | None = None,
+        before: str | Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[StateSnapshot]:
+        """Yield the thread's checkpoints as snapshots, newest first.
 
-        async def produce() -> None:
-            try:
-                await self._active.turn(control)
-                async with control.hold:
-                    await body
-            finally:
-                body.close()  # never started when the wait for its turn was cancelled
-                self._active.remove(control)
-                queue.put_nowait((DONE, None))
+        ``before`` (a checkpoint id or a config naming one) starts below that
+        checkpoint; ``limit`` caps how many are yielded.
+        """
+        return self._states.history(config, limit, before)
 
-        context = copy_context()
-        context.run(current_run.enter_with, run)
-        producer = asyncio.create_task(produce(), context=context)
-        # The producer's error is raised below by `await producer`, once it has finished: a
-        # loop that calls a task ending with no one waiting on it unhandled (Pyodide's prints
-        # "Unhandled exception in event loop") is told that it is waited on.
-        producer.add_done_callback(_awaited_below)
-        control.task = producer
-        try:
-            while (item := await queue.get())[0] != DONE:
-                yield item
-                queue.task_done()  # the run's next step waits for this
-            await producer
-        finally:
-            if not producer.done():
-                producer.cancel()
-                # Waiting lets the run's finally blocks finish before we return.
-                await asyncio.wait([producer])
-            if not producer.cancelled():
-                # Mark the run's own error as retrieved; it was raised above, or
-                # the consumer stopped early and chose not to see it.
-                producer.exception()
+    async def aupdate_state(
+        self, config: Any, values: Mapping[str, Any] | None, as_node: str | None = None
+    ) -> dict[str, Any]:
+        """Write ``values`` as if ``as_node`` returned them; return the new checkpoint's config.
+
+        The reducers apply. ``as_node`` defaults to the node that ran last;
+        the next step is planned from its edges, so ``invoke(None, config)``
+        continues from there. ``as_node=END`` ends the run: a pending question
+        is dropped. A question still waiting on the same node stays pending with
+        its id.
+        """
+        return await self._states.update(config, values, as_node)
+
+    async def state_at(
+        self, engine: Engine, thread_id: str, checkpoint_id: str | None
+    ) -> StateSnapshot:
+        """The snapshot of ``thread_id`` (a thread, or a subgraph's key) at ``checkpoint_id``."""
+        return await self._states.at(engine, thread_id, checkpoint_id)
+
+    async def with_subgraphs(self, state: StateSnapshot, engine: Engine) -> StateSnapshot:
+        """``state`` with the state of each pending task's subgraph in the task's ``state``."""
+        return await self._subgraphs.with_subgraphs(state, engine)
+
+    # -- sync forms (see _sync) --------------------------------------------------------
+
+    def invoke(
+        self, input: Any, config: Mapping[str, Any] | None = None, **options: Unpack[RunOptions]
+    ) -> dict[str, Any]:
+        """Sync form of :meth:`ainvoke`; async nodes run in a fresh event loop (CPython)."""
+        return run_sync("invoke", self.ainvoke(input, config, **options))
+
+    def stream(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        stream_mode: str | Sequence[str] = "updates",
+        subgraphs: bool = False,
+        **options: Unpack[RunOptions],
+    ) -> Iterator[Any]:
+        """Sync form of :meth:`astream`: each chunk comes as the run reaches it."""
+        return stream_sync(
+            stream_mode,
+            lambda: self.astream(
+                input, config, stream_mode=stream_mode, subgraphs=subgraphs, **options
+            ),
+        )
+
+    def get_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot:
+        """Sync form of :meth:`aget_state`."""
+        return run_sync("get_state", self.aget_state(config, subgraphs=subgraphs))
+
+    def get_state_history(
+        self,
+        config: Any,
+        *,
+        limit: int | None = None,
+        before: str | Mapping[str, Any] | None = None,
+    ) -> Iterator[StateSnapshot]:
+        """Sync form of :meth:`aget_state_history`: the snapshots, newest first."""
+
+        async def collect() -> list[StateSnapshot]:
+            return [s async for s in self.aget_state_history(config, limit=limit, before=before)]
+
+        return iter(run_sync("get_state_history", collect()))
+
+    def update_state(
+        self, config: Any, values: Mapping[str, Any] | None, as_node: str | None = None
+    ) -> dict[str, Any]:
+        """Sync form of :meth:`aupdate_state`."""
+        return run_sync("update_state", self.aupdate_state(config, values, as_node))

@@ -21,6 +21,7 @@ from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, child_thread
 from pyctx_web.graph._engine.values import Command, Interrupt, StateSnapshot
 
 if TYPE_CHECKING:
+    from pyctx_web.graph._engine.loop import Engine
     from pyctx_web.graph._engine.spec import GraphSpec
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
@@ -32,7 +33,7 @@ class ChildGraph(Protocol):
     spec: GraphSpec
     checkpointer: Checkpointer | None
 
-    def engine_for(self, place: ChildPlace) -> Any:
+    def engine_for(self, place: ChildPlace) -> Engine:
         """An engine on the subgraph's checkpoints at ``place``."""
 
     async def run_child(
@@ -40,10 +41,12 @@ class ChildGraph(Protocol):
     ) -> tuple[dict[str, Any], list[Interrupt]]:
         """Run at ``place``; the result's values and the questions it paused on."""
 
-    async def state_at(self, engine: Any, thread_id: str, checkpoint_id: str | None) -> Any:
+    async def state_at(
+        self, engine: Engine, thread_id: str, checkpoint_id: str | None
+    ) -> StateSnapshot:
         """The snapshot of ``thread_id`` at ``checkpoint_id``."""
 
-    async def with_subgraphs(self, state: StateSnapshot, engine: Any) -> StateSnapshot:
+    async def with_subgraphs(self, state: StateSnapshot, engine: Engine) -> StateSnapshot:
         """``state`` with its pending subgraphs' states."""
 
     async def ainvoke(self, input: Any, config: Any = None) -> Any:
@@ -73,28 +76,27 @@ class ChildPlace:
 
 
 class Subgraphs:
-    """What lets a compiled graph run as a subgraph (mixed into ``CompiledStateGraph``)."""
+    """How a compiled graph runs as a subgraph, and reads the states of its own subgraphs."""
 
-    checkpointer: Checkpointer | None
+    __slots__ = ("_graph",)
 
-    @property
-    def _graph(self) -> ChildGraph:
-        return self  # type: ignore[return-value]
+    def __init__(self, graph: ChildGraph) -> None:
+        self._graph = graph
 
     def _place(self, parent: TaskFrame) -> ChildPlace:
         namespace = (*parent.run.namespace, f"{parent.task.name}:{parent.task.id}")
-        checkpointer = self.checkpointer or parent.run.checkpointer
+        checkpointer = self._graph.checkpointer or parent.run.checkpointer
         thread = parent.run.thread_id
         key = child_thread(thread, namespace) if thread is not None and checkpointer else None
         return ChildPlace(parent, namespace, checkpointer, key)
 
-    async def with_subgraphs(self, state: StateSnapshot, engine: Any) -> StateSnapshot:
+    async def with_subgraphs(self, state: StateSnapshot, engine: Engine) -> StateSnapshot:
         """``state`` with the state of each pending task's subgraph in the task's ``state``."""
         nodes = self._graph.spec.nodes
         thread = state.config["configurable"].get("thread_id")
-        if engine.checkpoints.checkpointer is None or thread is None:
-            return state
         key = engine.run.thread_id
+        if engine.checkpoints.checkpointer is None or thread is None or key is None:
+            return state
         tasks = []
         for task in state.tasks:
             child = getattr(nodes[task.name].fn, "subgraph", None) if task.name in nodes else None
@@ -117,7 +119,7 @@ class Subgraphs:
         waiting: list[Interrupt] = pending.waiting(cp.tasks)
         return waiting
 
-    async def _run_as_child(self, input: Any, options: Any, parent: TaskFrame) -> dict[str, Any]:
+    async def run_as_child(self, input: Any, options: Any, parent: TaskFrame) -> dict[str, Any]:
         """Run as a subgraph of ``parent``'s task; questions pause the parent, answers resume."""
         if options.get("context") is None:
             # As in LangGraph, a subgraph runs with its parent's context unless given one.
@@ -134,7 +136,7 @@ class Subgraphs:
             input = Command(resume={questions[0].id: ask_again(questions[0])})
 
 
-async def _nested(graph: ChildGraph, place: ChildPlace) -> Any:
+async def _nested(graph: ChildGraph, place: ChildPlace) -> StateSnapshot:
     engine = graph.engine_for(place)
     assert place.thread_id is not None
     state = await graph.state_at(engine, place.thread_id, None)

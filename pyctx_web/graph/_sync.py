@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph._engine.options import next_item, stream_modes
-from pyctx_web.graph._engine.values import StateSnapshot
 from pyctx_web.graph.errors import SyncUnavailableError
 
-__all__ = ["SyncForms"]
+__all__ = ["run_sync", "stream_sync"]
 
 T = TypeVar("T")
 
@@ -154,7 +153,8 @@ def _runner(name: str) -> _Runner:
     )
 
 
-def _run_sync(name: str, coro: Coroutine[Any, Any, T]) -> T:
+def run_sync(name: str, coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to its end for the sync form ``name`` of a compiled graph's method."""
     try:
         runner = _runner(name)
     except SyncUnavailableError:
@@ -164,77 +164,29 @@ def _run_sync(name: str, coro: Coroutine[Any, Any, T]) -> T:
         return runner.run(coro)
 
 
-class SyncForms:
-    """Sync forms of the async methods a compiled graph defines.
+def stream_sync(
+    stream_mode: str | Sequence[str], chunks: Callable[[], AsyncGenerator[Any, None]]
+) -> Iterator[Any]:
+    """The sync form of a stream: each chunk of ``chunks()`` comes as the run reaches it.
 
-    The async forms are the subclass's: ``ainvoke``, ``astream``, ``aget_state``,
-    ``aget_state_history`` and ``aupdate_state``.
+    The run goes on only when the next chunk is asked for, so what nodes print
+    interleaves with the chunks as the steps happen. The runner and the modes
+    are checked at the call, before the first chunk is asked for.
     """
+    runner = _runner("stream")
+    stream_modes(stream_mode)
+    return _stream_with(runner, chunks)
 
-    @property
-    def _async(self) -> Any:
-        # The subclass's async forms take more keywords than any one signature here.
-        return self
 
-    def invoke(
-        self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        """Sync form of :meth:`ainvoke`; async nodes run in a fresh event loop (CPython)."""
-        return _run_sync("invoke", self._async.ainvoke(input, config, **kwargs))
-
-    def stream(
-        self,
-        input: Any,
-        config: Mapping[str, Any] | None = None,
-        *,
-        stream_mode: str | Sequence[str] = "updates",
-        **kwargs: Any,
-    ) -> Iterator[Any]:
-        """Sync form of :meth:`astream`: each chunk comes as the run reaches it.
-
-        The run goes on only when the next chunk is asked for, so what nodes
-        print interleaves with the chunks as the steps happen.
-        """
-        runner = _runner("stream")
-        stream_modes(stream_mode)
-        return self._stream_sync(runner, input, config, stream_mode, kwargs)
-
-    def _stream_sync(
-        self,
-        runner: _Runner,
-        input: Any,
-        config: Mapping[str, Any] | None,
-        stream_mode: str | Sequence[str],
-        kwargs: dict[str, Any],
-    ) -> Iterator[Any]:
-        with runner:
-            agen = self._async.astream(input, config, stream_mode=stream_mode, **kwargs)
-            try:
-                while True:
-                    try:
-                        item = runner.run(next_item(agen))
-                    except StopAsyncIteration:
-                        return
-                    yield item
-            finally:
-                runner.run(agen.aclose())
-
-    def get_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot:
-        """Sync form of :meth:`aget_state`."""
-        state = self._async.aget_state(config, subgraphs=subgraphs)
-        snapshot: StateSnapshot = _run_sync("get_state", state)
-        return snapshot
-
-    def get_state_history(self, config: Any, **kwargs: Any) -> Iterator[StateSnapshot]:
-        """Sync form of :meth:`aget_state_history`: the snapshots, newest first."""
-
-        async def collect() -> list[StateSnapshot]:
-            return [s async for s in self._async.aget_state_history(config, **kwargs)]
-
-        return iter(_run_sync("get_state_history", collect()))
-
-    def update_state(
-        self, config: Any, values: Mapping[str, Any] | None, as_node: str | None = None
-    ) -> dict[str, Any]:
-        """Sync form of :meth:`aupdate_state`."""
-        return _run_sync("update_state", self._async.aupdate_state(config, values, as_node))
+def _stream_with(runner: _Runner, chunks: Callable[[], AsyncGenerator[Any, None]]) -> Iterator[Any]:
+    with runner:
+        agen = chunks()
+        try:
+            while True:
+                try:
+                    item = runner.run(next_item(agen))
+                except StopAsyncIteration:
+                    return
+                yield item
+        finally:
+            runner.run(agen.aclose())

@@ -1,0 +1,114 @@
+"""How a compiled graph makes a run and the engine that executes it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pyctx_web.graph._calls import Breakpoints, breakpoints
+from pyctx_web.graph._engine.frames import Run
+from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT, RunRequest
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._engine.loop import Engine
+    from pyctx_web.graph._engine.serde import JsonSerde
+    from pyctx_web.graph._engine.spec import GraphSpec
+    from pyctx_web.graph._subgraph import ChildPlace
+    from pyctx_web.graph.checkpoint.base import Checkpointer
+
+__all__ = ["GraphParts", "RunFactory"]
+
+
+class GraphParts(Protocol):
+    """What of a compiled graph its runs are made from."""
+
+    name: str
+    spec: GraphSpec
+    serde: JsonSerde
+    checkpointer: Checkpointer | None
+    interrupt_before: frozenset[str]
+    interrupt_after: frozenset[str]
+
+
+class RunFactory:
+    """Makes a compiled graph's runs and their engines, from the graph as it is now."""
+
+    __slots__ = ("_graph",)
+
+    def __init__(self, graph: GraphParts) -> None:
+        self._graph = graph
+
+    def run(
+        self, input: Any, request: RunRequest, place: ChildPlace | None = None, **stream: Any
+    ) -> Run:
+        """A run of ``input`` on the request's thread, or as a subgraph at ``place``."""
+        from pyctx_web.graph._engine.ids import random_uuid
+
+        checkpointer = self._graph.checkpointer
+        if place is not None:
+            checkpointer, stream = place.checkpointer, _forwarded(place)
+            stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
+        return Run(
+            self._graph.name,
+            random_uuid(),
+            request.thread_id,
+            checkpointer,
+            input,
+            config=request.config,
+            **stream,
+        )
+
+    def engine(
+        self,
+        run: Run,
+        request: RunRequest | None = None,
+        before: Breakpoints = None,
+        after: Breakpoints = None,
+    ) -> Engine:
+        """The engine of ``run``, pausing at the call's breakpoints or else the graph's."""
+        from pyctx_web.graph._engine.loop import Engine  # run machinery: loaded when used
+
+        graph = self._graph
+        spec, checkpointer = graph.spec, graph.checkpointer
+        return Engine(
+            spec,
+            graph.serde,
+            run,
+            interrupt_before=breakpoints(
+                spec, checkpointer, before, "interrupt_before", graph.interrupt_before
+            ),
+            interrupt_after=breakpoints(
+                spec, checkpointer, after, "interrupt_after", graph.interrupt_after
+            ),
+            recursion_limit=(
+                request.recursion_limit if request is not None else DEFAULT_RECURSION_LIMIT
+            ),
+        )
+
+    def engine_for(self, place: ChildPlace) -> Engine:
+        """An engine that reads and writes the checkpoints of the graph run as a subgraph."""
+        request = RunRequest(place.thread_id, None, DEFAULT_RECURSION_LIMIT, {})
+        return self.engine(self.run(None, request, place))
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _forwarded(place: ChildPlace) -> dict[str, Any]:
+    """How a subgraph streams: into its parent's stream when that streams subgraphs."""
+    if place.parent is None:
+        return {}
+    parent = place.parent.run
+    if parent.queue is None or not parent.subgraphs or parent.loop is not _running_loop():
+        # A subgraph run on another loop (a sync call from a sync node) cannot stream into it.
+        return {}
+    return {
+        "queue": parent.queue,
+        "stream_modes": parent.stream_modes,
+        "subgraphs": True,
+        "loop": parent.loop,
+    }
