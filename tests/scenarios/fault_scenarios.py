@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import EllipsisType
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.base import (
@@ -239,7 +239,10 @@ def build(saver: Checkpointer, done: Counter[str]) -> CompiledStateGraph:
     )
 
 
-DURABILITIES = ("sync", "async", "exit")
+Durability = Literal["sync", "async", "exit"]
+"""When a run writes its checkpoints, as ``ainvoke(durability=...)`` takes it."""
+
+DURABILITIES: tuple[Durability, ...] = ("sync", "async", "exit")
 """When the flow's runs write their checkpoints (see ``RunOptions.durability``)."""
 
 
@@ -247,7 +250,7 @@ DURABILITIES = ("sync", "async", "exit")
 class FlowRun:
     """What the flow did on one thread, up to its end or to the fault."""
 
-    durability: str
+    durability: Durability
     steps: list[str] = field(default_factory=list)
     """The steps that completed: ``input``, ``show``, ``history``, ``answer``."""
     question: Interrupt | None = None
@@ -273,12 +276,12 @@ async def flow(graph: CompiledStateGraph, tid: str, run: FlowRun) -> None:
     run.steps.append("show")
     assert_chain(await history(graph, tid))
     run.steps.append("history")
-    answer = Command(resume={run.question.id: ANSWER})
+    answer: Command[str] = Command(resume={run.question.id: ANSWER})
     run.final = await graph.ainvoke(answer, thread_id=tid, durability=run.durability)
     run.steps.append("answer")
 
 
-async def run_flow(graph: CompiledStateGraph, tid: str, durability: str) -> FlowRun:
+async def run_flow(graph: CompiledStateGraph, tid: str, durability: Durability) -> FlowRun:
     """Run :func:`flow` in a task of its own; a fault ends it, recorded in ``error``.
 
     Tasks the flow left running are waited for (and counted), so that the thread
@@ -341,7 +344,7 @@ def saved_nodes(latest: StateSnapshot | None) -> set[str]:
     return {n for n, s in STEP_OF.items() if s < step or (s == step and n in finished)}
 
 
-async def continue_to_end(graph: CompiledStateGraph, tid: str, durability: str) -> list[str]:
+async def continue_to_end(graph: CompiledStateGraph, tid: str, durability: Durability) -> list[str]:
     """Re-issue what the interrupted flow still owes until the thread has no task left.
 
     The input when the thread has none, or its input checkpoint holds no input (see
@@ -357,7 +360,7 @@ async def continue_to_end(graph: CompiledStateGraph, tid: str, durability: str) 
         elif state.interrupts:
             [question] = state.interrupts
             calls.append("resume")
-            answer = Command(resume={question.id: ANSWER})
+            answer: Command[str] = Command(resume={question.id: ANSWER})
             await graph.ainvoke(answer, thread_id=tid, durability=durability)
         elif state.tasks:
             calls.append("None")
@@ -374,7 +377,7 @@ async def continue_to_end(graph: CompiledStateGraph, tid: str, durability: str) 
 class Clean:
     """The clean run of one durability: its operations, history, end state and node counts."""
 
-    durability: str
+    durability: Durability
     ops: list[Op]
     history: list[StateSnapshot]
     final: dict[str, Any]
@@ -395,7 +398,7 @@ def _label(op: Op, snapshots: dict[str, StateSnapshot]) -> str:
     return f"aput_writes on step {step}: {what}"
 
 
-async def clean_run(make_checkpointer: CheckpointerFactory, durability: str) -> Clean:
+async def clean_run(make_checkpointer: CheckpointerFactory, durability: Durability) -> Clean:
     """Run the flow with no fault on its own thread; the reference for every case."""
     done: Counter[str] = Counter()
     saver = FaultyCheckpointer(make_checkpointer())
@@ -481,7 +484,7 @@ async def check_recovery(
         assert state.interrupts == (run.question,) or "ask" in saved, state
         if "ask" in saved and run.final is None:
             # Sending the answer again, as a client unsure it went through would, applies nothing.
-            answer = Command(resume={run.question.id: ANSWER})
+            answer: Command[str] = Command(resume={run.question.id: ANSWER})
             error = await refused(reader.ainvoke(answer, thread_id=tid, durability=run.durability))
             assert "nothing to resume" in str(error), str(error)
             assert await history(reader, tid) == after_fault

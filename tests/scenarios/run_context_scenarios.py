@@ -220,7 +220,7 @@ async def scenario_twenty_concurrent_runs_are_isolated() -> None:
     ended: dict[str, Any] = {}
 
     def look(runtime: Runtime[Any]) -> tuple[Any, ...]:
-        found = get_runtime()
+        found: Runtime[Any] = get_runtime()
         return (
             runtime.context["who"],
             runtime.context["set_before"],
@@ -305,8 +305,8 @@ async def scenario_run_context_is_never_deep_copied() -> None:
     class Seen(TypedDict, total=False):
         seen: Any
 
-    app = StateGraph(Seen).add_node("visit", visit).add_edge(START, "visit")
-    app = app.compile(context=default)
+    builder = StateGraph(Seen).add_node("visit", visit).add_edge(START, "visit")
+    app = builder.compile(context=default)
     assert (await app.ainvoke({}))["seen"] == (1, 1, True)
     assert (await app.ainvoke({}))["seen"] == (1, 1, True)  # the last run's field is not seen
     assert default.visits == 0

@@ -50,7 +50,8 @@ async def scenario_second_run_of_a_busy_thread_is_refused_and_changes_nothing(
     make: CheckpointerFactory,
 ) -> None:
     """A second run on a thread whose run is still going fails at once and writes nothing."""
-    gate, started = asyncio.Event(), []
+    gate = asyncio.Event()
+    started: list[str] = []
     graph = _graph(make, gate, started)
     config = {"configurable": {"thread_id": "t"}}
     first = graph.start({"log": []}, config)
@@ -67,7 +68,8 @@ async def scenario_second_run_of_a_busy_thread_is_refused_and_changes_nothing(
 
 async def scenario_enqueued_runs_wait_in_arrival_order(make: CheckpointerFactory) -> None:
     """With multitask="enqueue", runs of one thread go one after the other, in arrival order."""
-    gate, started = asyncio.Event(), []
+    gate = asyncio.Event()
+    started: list[str] = []
     graph = _graph(make, gate, started, multitask="enqueue")
     config = {"configurable": {"thread_id": "t"}}
     runs = [graph.start({"log": [f"r{i}"]}, config) for i in range(3)]
@@ -82,7 +84,8 @@ async def scenario_enqueued_runs_wait_in_arrival_order(make: CheckpointerFactory
 
 async def scenario_different_threads_never_wait_for_each_other(make: CheckpointerFactory) -> None:
     """A run of one thread does not wait for a run of another thread."""
-    gate, started = asyncio.Event(), []
+    gate = asyncio.Event()
+    started: list[str] = []
     graph = _graph(make, gate, started, multitask="enqueue")
     first = graph.start({"log": []}, {"configurable": {"thread_id": "a"}})
     second = graph.start({"log": []}, {"configurable": {"thread_id": "b"}})
@@ -114,12 +117,14 @@ async def scenario_a_thread_of_another_graph_version_reads_and_moves_on(
     def draft(state: _OldState) -> dict[str, Any]:
         return {"log": ["draft"], "draft": "v1"}
 
-    old = StateGraph(_OldState).add_sequence([step("start"), draft, step("review")])
-    old = old.add_edge(START, "start").compile(checkpointer=saver, interrupt_before=["review"])
+    old_builder = StateGraph(_OldState).add_sequence([step("start"), draft, step("review")])
+    old = old_builder.add_edge(START, "start").compile(
+        checkpointer=saver, interrupt_before=["review"]
+    )
     config = {"configurable": {"thread_id": "t"}}
     await old.ainvoke({"log": []}, config)
-    new = StateGraph(State).add_sequence([step("start"), step("publish")])
-    new = new.add_edge(START, "start").compile(checkpointer=saver)
+    new_builder = StateGraph(State).add_sequence([step("start"), step("publish")])
+    new = new_builder.add_edge(START, "start").compile(checkpointer=saver)
     state = await new.aget_state(config)
     assert state.values == {"log": ["start", "draft"], "draft": "v1"}
     assert state.next == ("review",)
