@@ -8,16 +8,14 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pyctx_web.errors import ArgumentTypeError
-from pyctx_web.graph._calls import (
+from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
+from pyctx_web.graph._engine.options import (
+    ParsedConfig,
     RunOptions,
     check_options,
     context_of,
     durability_of,
     multitask_of,
-)
-from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
-from pyctx_web.graph._engine.options import (
-    RunRequest,
     parse_config,
     stream_modes,
 )
@@ -184,7 +182,7 @@ class CompiledStateGraph:
         check_options(options)
         request = parse_config(config, thread_id=options.get("thread_id"))
         if place is not None:
-            request = RunRequest(place.thread_id, None, request.recursion_limit, request.config)
+            request = ParsedConfig(place.thread_id, None, request.recursion_limit, request.config)
         run = self._runs.run(input, request, place, **stream)
         control = Admission(run.run_id, request.thread_id)
         if place is None:

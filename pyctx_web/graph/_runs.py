@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pyctx_web.graph._calls import Breakpoints, breakpoints
 from pyctx_web.graph._engine.frames import Run
-from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT, RunRequest
+from pyctx_web.graph._engine.options import (
+    DEFAULT_RECURSION_LIMIT,
+    Breakpoints,
+    ParsedConfig,
+    breakpoints,
+)
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
@@ -39,7 +43,7 @@ class RunFactory:
         self._graph = graph
 
     def run(
-        self, input: Any, request: RunRequest, place: ChildPlace | None = None, **stream: Any
+        self, input: Any, request: ParsedConfig, place: ChildPlace | None = None, **stream: Any
     ) -> Run:
         """A run of ``input`` on the request's thread, or as a subgraph at ``place``."""
         from pyctx_web.graph._engine.ids import random_uuid
@@ -61,7 +65,7 @@ class RunFactory:
     def engine(
         self,
         run: Run,
-        request: RunRequest | None = None,
+        request: ParsedConfig | None = None,
         before: Breakpoints = None,
         after: Breakpoints = None,
     ) -> Engine:
@@ -87,7 +91,7 @@ class RunFactory:
 
     def engine_for(self, place: ChildPlace) -> Engine:
         """An engine that reads and writes the checkpoints of the graph run as a subgraph."""
-        request = RunRequest(place.thread_id, None, DEFAULT_RECURSION_LIMIT, {})
+        request = ParsedConfig(place.thread_id, None, DEFAULT_RECURSION_LIMIT, {})
         return self.engine(self.run(None, request, place))
 
 

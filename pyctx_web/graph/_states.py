@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.graph._engine.frames import current_run
-from pyctx_web.graph._engine.options import RunRequest, config_of, parse_config
+from pyctx_web.graph._engine.options import ParsedConfig, config_of, parse_config
 from pyctx_web.graph._engine.values import StateSnapshot
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class ThreadStates:
         self._view = view
         """A snapshot as the caller sees it (a graph that wraps its state changes it)."""
 
-    def _thread(self, config: Any, what: str) -> RunRequest:
+    def _thread(self, config: Any, what: str) -> ParsedConfig:
         """A request from a config, or from a bare thread id (pyctx_web's shorthand)."""
         if isinstance(config, Mapping) or config is None:
             request = parse_config(config, what=what)

@@ -18,7 +18,7 @@ from pyctx_web.graph.errors import GraphConfigError, GraphVersionError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
-    from pyctx_web.graph._engine.options import RunRequest
+    from pyctx_web.graph._engine.options import ParsedConfig
     from pyctx_web.graph._engine.outcome import Outcome
 
 __all__ = ["execute"]
@@ -29,7 +29,7 @@ _NEEDS_CHECKPOINTER = (
 )
 
 
-async def execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
+async def execute(engine: Engine, input: Any, request: ParsedConfig) -> Outcome:
     """Run ``input`` on the request's thread: a new input, ``None`` or ``Command(resume=...)``.
 
     What the run's durability held back is written when it completes, pauses or fails.
@@ -43,7 +43,7 @@ async def execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
     return outcome
 
 
-async def _execute(engine: Engine, input: Any, request: RunRequest) -> Outcome:
+async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> Outcome:
     if engine.checkpoints.checkpointer is None:
         if isinstance(input, Command):
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
