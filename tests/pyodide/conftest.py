@@ -180,6 +180,7 @@ def _discard_module_page(item: pytest.Item) -> None:
     that requested it (pytest registers their teardown on it) and clears their cached
     values, a crashed setup's error included. pytest offers no public call for this.
     """
+    # Private attributes of pytest's Function, which pytest.Item does not declare.
     request: Any = item._request  # type: ignore[attr-defined]
     definitions = item._fixtureinfo.name2fixturedefs  # type: ignore[attr-defined]
     for definition in definitions.get("selenium_module_scope", ()):

@@ -95,7 +95,9 @@ async def _survive_deletion(selenium: Any, database: str) -> list[str | None]:
     )(database)
     seen = [None if (r := await saver.aget("t")) is None else r.checkpoint.checkpoint_id]
     await saver.aput(StoredCheckpoint("t", "after", None, "now", "d"))
-    seen.append((await saver.aget("t")).checkpoint.checkpoint_id)  # type: ignore[union-attr]
+    reopened = await saver.aget("t")
+    assert reopened is not None
+    seen.append(reopened.checkpoint.checkpoint_id)
     saver.close()
     return seen
 

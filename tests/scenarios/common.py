@@ -71,6 +71,7 @@ def requires(*capabilities: str) -> Callable[[F], F]:
     """Mark a scenario as needing storage capabilities (see :data:`PERSISTENT`...)."""
 
     def mark(fn: F) -> F:
+        # A mark on the function object, read back by requirements(); F declares no such field.
         fn.requires = frozenset(capabilities)  # type: ignore[attr-defined]
         return fn
 
@@ -85,6 +86,7 @@ def requirements(scenario: Callable[..., Any]) -> frozenset[str]:
 
 def pyodide_only(fn: F) -> F:
     """Mark a scenario that needs JavaScript; the CPython runner skips it."""
+    # A mark on the function object, read back by the runners; F declares no such field.
     fn.pyodide_only = True  # type: ignore[attr-defined]
     return fn
 

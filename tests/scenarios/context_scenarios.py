@@ -1147,6 +1147,7 @@ def scenario_bind_keeps_the_function_metadata() -> None:
     bound = AsyncLocalStorage.bind(original)
     assert bound.__name__ == "original"
     assert bound.__doc__ == "Doc of the original."
+    # bind() sets __wrapped__, which the Callable it returns does not declare.
     assert bound.__wrapped__ is original  # type: ignore[attr-defined]
 
 
@@ -1374,6 +1375,7 @@ def scenario_with_execution_context_replaces_with_an_execution_context() -> None
         with with_execution_context(replacement, correlation_id="c") as ctx:
             assert dict(ctx) == {"tenant_id": "t2", "correlation_id": "c"}
         assert get_current_tenant_id() == "t1"
+    # An int, neither an ExecutionContext nor a mapping, is the bad input under test.
     _raises(TypeError, lambda: with_execution_context(42).__enter__())  # type: ignore[arg-type]
 
 

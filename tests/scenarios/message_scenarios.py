@@ -191,6 +191,7 @@ def scenario_malformed_messages_are_refused_naming_the_problem() -> None:
     )
     raises(ArgumentValueError, lambda: add_messages([], [("a", "b", "c")]), "(role, content)")
     raises(ArgumentValueError, lambda: add_messages([], {"role": "remove"}), "'id'")
+    # An int id is the bad input under test.
     raises(ArgumentTypeError, lambda: DictRemoveMessage(3), "id must be a str")  # type: ignore[arg-type]
 
 
@@ -200,6 +201,7 @@ def scenario_add_messages_without_both_sides_is_a_reducer_factory() -> None:
     assert roles_and_contents(reducer([], ["x"])) == [("user", "x")]
     raises(ValueError, lambda: add_messages(["x"], None), "Only received: 'left'.")
     raises(ValueError, lambda: add_messages(None, ["x"]), "Only received: 'right'.")
+    # An unknown format is the bad input under test.
     raises(ValueError, lambda: add_messages([], [], format="html"), "Unrecognized format='html'")  # type: ignore[call-overload]
 
 
