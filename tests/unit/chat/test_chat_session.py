@@ -225,7 +225,13 @@ def test_history_shows_the_pending_question_and_the_trace(session: ChatSession) 
 def test_session_needs_the_graphs_checkpointer() -> None:
     """A session over a checkpointer the graph was not compiled with is refused."""
     graph = build_assistant(InMemorySaver())
-    with pytest.raises(ValueError, match="needs the checkpointer the graph was compiled with"):
+    with pytest.raises(
+        ValueError,
+        match=(
+            r"^ChatSession needs the checkpointer the graph was compiled with: "
+            r"graph = builder\.compile\(checkpointer=checkpointer\)$"
+        ),
+    ):
         ChatSession(graph, checkpointer=InMemorySaver(), thread_id="t")
 
 

@@ -101,14 +101,20 @@ def test_tool_calls_without_index_or_id_get_their_own_slot_and_an_id() -> None:
     assert stream.reply().tool_calls == (ToolCall("call_0", "a", {}), ToolCall("call_1", "b", {}))
 
 
-@pytest.mark.parametrize("arguments", ['{"to": ', "[1, 2]", "nope"])
-def test_tool_arguments_that_are_not_a_json_object_name_the_tool(arguments: str) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [('{"to": ', "not valid JSON"), ("[1, 2]", "not a JSON object"), ("nope", "not valid JSON")],
+)
+def test_tool_arguments_that_are_not_a_json_object_name_the_tool(
+    arguments: str, problem: str
+) -> None:
     """Arguments that are not a JSON object raise ModelError naming the tool."""
     _, stream = run(
         chunk({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "send_email"}}]}),
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments}}]}),
     )
-    with pytest.raises(ModelError, match="tool 'send_email' with arguments that are not"):
+    message = f"The model called the tool 'send_email' with arguments that are {problem}: "
+    with pytest.raises(ModelError, match="^" + re.escape(message + repr(arguments)) + "$"):
         stream.reply()
 
 
@@ -117,29 +123,32 @@ def test_an_error_object_in_the_stream_raises_its_message() -> None:
     stream = CompletionStream()
     stream.feed(chunk({"content": "a"}))
     error = json.dumps({"error": {"message": "Context length exceeded", "type": "invalid"}})
-    with pytest.raises(ModelError, match="reported an error: Context length exceeded"):
+    with pytest.raises(
+        ModelError, match=r"^The model API reported an error: Context length exceeded$"
+    ):
         stream.feed(error)
-    with pytest.raises(ModelError, match="reported an error: overloaded"):
+    with pytest.raises(ModelError, match=r"^The model API reported an error: overloaded$"):
         stream.feed(json.dumps({"error": "overloaded"}))
 
 
 def test_an_event_named_error_raises() -> None:
     """An event of type error raises ModelError with its message."""
-    with pytest.raises(ModelError, match="reported an error: busy"):
+    with pytest.raises(ModelError, match=r"^The model API reported an error: busy$"):
         CompletionStream().feed(json.dumps({"message": "busy"}), "error")
 
 
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ("hello there", "not JSON: 'hello there'"),
-        ("[1]", "not an object: '[1]'"),
-        ('{"id": 1}', "without choices"),
+        ("hello there", "that is not JSON: 'hello there'"),
+        ("[1]", "that is not an object: '[1]'"),
+        ('{"id": 1}', "without choices: '{\"id\": 1}'"),
     ],
 )
 def test_a_malformed_event_names_it(data: str, message: str) -> None:
     """A data line that is not a chat completion chunk raises ModelError quoting it."""
-    with pytest.raises(ModelError, match=re.escape(message)):
+    whole = f"The model API sent a stream event {message}"
+    with pytest.raises(ModelError, match="^" + re.escape(whole) + "$"):
         CompletionStream().feed(data)
 
 
@@ -153,7 +162,7 @@ def test_events_after_done_are_ignored() -> None:
 def test_a_content_filter_stop_without_content_raises() -> None:
     """finish_reason content_filter with nothing said raises ModelError."""
     _, stream = run(chunk({}, "content_filter"))
-    with pytest.raises(ModelError, match="content filter"):
+    with pytest.raises(ModelError, match=r"^The model API's content filter stopped the reply\.$"):
         stream.reply()
 
 
@@ -195,13 +204,17 @@ def test_a_plain_json_completion_gives_its_message() -> None:
     ("body", "message"),
     [
         ({"error": {"message": "no such model"}}, "reported an error: no such model"),
-        ({"choices": []}, "not a chat completion"),
-        ([1], "not a chat completion"),
-        ({"choices": [{"index": 0}]}, "without a message"),
-        ({"choices": [{"message": {"tool_calls": [{"id": "x"}]}}]}, "without a function"),
+        ({"choices": []}, "answered JSON that is not a chat completion (no choices)."),
+        ([1], "answered JSON that is not a chat completion (no choices)."),
+        ({"choices": [{"index": 0}]}, "answered a chat completion without a message."),
+        (
+            {"choices": [{"message": {"tool_calls": [{"id": "x"}]}}]},
+            "answered a tool call without a function.",
+        ),
     ],
 )
 def test_a_malformed_json_completion_names_the_problem(body: Any, message: str) -> None:
     """JSON that is not a usable chat completion raises ModelError saying why."""
-    with pytest.raises(ModelError, match=message):
+    whole = f"The model API {message}"
+    with pytest.raises(ModelError, match="^" + re.escape(whole) + "$"):
         reply_from_completion(body)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from openai_model import OpenAICompatibleModel, page_policy
@@ -42,23 +43,42 @@ def test_no_tools_means_no_tools_field() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"base_url": "ftp://h/v1", "model": "m", "api_key": "k"}, "must start with http://"),
-        ({"base_url": "127.0.0.1:8080", "model": "m", "api_key": "k"}, "must start with http://"),
-        ({"base_url": "http://h/v1", "model": " ", "api_key": "k"}, "needs a model"),
-        ({"base_url": "http://h/v1", "model": "m"}, "needs an API key"),
-        ({"model": "m", "api_key": "k"}, "needs a base URL"),
+        (
+            {"base_url": "ftp://h/v1", "model": "m", "api_key": "k"},
+            "The base URL must start with http:// or https://, not 'ftp://h/v1'.",
+        ),
+        (
+            {"base_url": "127.0.0.1:8080", "model": "m", "api_key": "k"},
+            "The base URL must start with http:// or https://, not '127.0.0.1:8080'.",
+        ),
+        (
+            {"base_url": "http://h/v1", "model": " ", "api_key": "k"},
+            "The OpenAI-compatible model needs a model.",
+        ),
+        (
+            {"base_url": "http://h/v1", "model": "m"},
+            "The OpenAI-compatible model needs an API key.",
+        ),
+        ({"model": "m", "api_key": "k"}, "The OpenAI-compatible model needs a base URL."),
     ],
 )
 def test_bad_settings_name_the_field(settings: dict[str, str], message: str) -> None:
     """from_settings refuses a missing field or a base URL that is not http(s) with ModelError."""
-    with pytest.raises(ModelError, match=message):
+    with pytest.raises(ModelError, match="^" + re.escape(message) + "$"):
         OpenAICompatibleModel.from_settings(settings, 0)
 
 
 def test_a_policy_that_blocks_the_url_is_refused_with_the_flag() -> None:
     """A base URL that the given connect-src blocks is refused, naming --api-origin."""
     policy = "connect-src 'self' http://127.0.0.1:*"
-    with pytest.raises(ModelError, match=r"--api-origin https://api\.example\.com$"):
+    with pytest.raises(
+        ModelError,
+        match=(
+            r"^The page's Content-Security-Policy does not allow connecting to "
+            r"https://api\.example\.com; serve the demo with \./build\.sh demo "
+            r"--api-origin https://api\.example\.com$"
+        ),
+    ):
         OpenAICompatibleModel(
             "https://api.example.com/v1",
             "m",
@@ -76,5 +96,8 @@ def test_outside_pyodide_there_is_no_policy_and_no_fetch() -> None:
     """On CPython page_policy() finds none, and complete() says the model needs Pyodide."""
     assert page_policy() == (None, "")
     model = OpenAICompatibleModel("http://127.0.0.1:9/v1", "m", "k")
-    with pytest.raises(ModelError, match="needs Pyodide"):
+    with pytest.raises(
+        ModelError,
+        match=r"^The OpenAI-compatible model fetches with the browser and needs Pyodide\.$",
+    ):
         asyncio.run(model.complete([{"role": "user", "content": "hi"}]))

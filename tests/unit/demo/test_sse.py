@@ -95,5 +95,5 @@ def test_feed_after_close_is_an_error() -> None:
     """Feeding a closed parser raises ValueError."""
     parser = SSEParser()
     parser.close()
-    with pytest.raises(ValueError, match=r"feed\(\) after close\(\)"):
+    with pytest.raises(ValueError, match=r"^feed\(\) after close\(\)$"):
         parser.feed("data: a\n\n")

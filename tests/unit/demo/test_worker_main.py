@@ -56,7 +56,9 @@ def test_a_first_message_after_boot_gets_its_question(monkeypatch: Any) -> None:
 def test_receive_before_boot_says_to_boot_first(monkeypatch: Any) -> None:
     """A page message before boot() is refused with what to call first."""
     monkeypatch.setattr(worker_main, "_worker", None)
-    with pytest.raises(RuntimeError, match=r"not booted: call await boot\(post\) first"):
+    with pytest.raises(
+        RuntimeError, match=r"^the worker is not booted: call await boot\(post\) first$"
+    ):
         worker_main.receive("{}")
 
 

@@ -25,6 +25,12 @@ class State(TypedDict, total=False):
 EMPTY: dict[str, Any] = {"log": [], "answers": [], "results": []}
 """The values of a new State thread before anything is written: its reducer keys, empty."""
 
+SUPPORTED = (
+    " (supported: str, int, float, bool, None, list, tuple, dict with str keys and the "
+    "dataclasses and enums of the state schema)"
+)
+"""The end of the message of a value a checkpoint cannot hold."""
+
 
 # The node wrappers and the history reader are the ones the shared graph scenarios use.
 _scenarios = load("graph_scenarios")

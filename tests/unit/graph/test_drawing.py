@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Literal, TypedDict
 
 import pytest
@@ -158,14 +159,24 @@ def test_print_ascii_prints_the_drawing(capsys: pytest.CaptureFixture[str]) -> N
     assert capsys.readouterr().out == drawable.draw_ascii() + "\n"
 
 
-@pytest.mark.parametrize("method", ["draw_mermaid_png", "draw_png"])
-def test_image_drawings_are_refused_naming_draw_mermaid(method: str) -> None:
+@pytest.mark.parametrize(
+    ("method", "needs"),
+    [
+        ("draw_mermaid_png", "the mermaid.ink web service or pyppeteer"),
+        ("draw_png", "graphviz (pygraphviz)"),
+    ],
+)
+def test_image_drawings_are_refused_naming_draw_mermaid(method: str, needs: str) -> None:
     """PNG drawings raise an ImportError that names draw_mermaid() as the way to draw."""
     drawable = visualize_page_graph().get_graph()
-    with pytest.raises(DrawingUnavailableError, match=r"Use draw_mermaid\(\)") as caught:
+    message = (
+        f"{method}() is not available in pyctx_web: LangGraph's needs {needs}. Use "
+        "draw_mermaid() for the Mermaid text (render it with mermaid.js, e.g. in a "
+        "<pre class='mermaid'> element, or on mermaid.live), or draw_ascii()"
+    )
+    with pytest.raises(DrawingUnavailableError, match="^" + re.escape(message) + "$") as caught:
         getattr(drawable, method)(output_file_path="graph.png")
     assert isinstance(caught.value, ImportError)
-    assert str(caught.value).startswith(f"{method}() is not available in pyctx_web")
 
 
 def test_curve_style_is_an_enum_member_or_its_value() -> None:
@@ -174,7 +185,15 @@ def test_curve_style_is_an_enum_member_or_its_value() -> None:
     by_member = drawable.draw_mermaid(curve_style=CurveStyle.STEP_AFTER)
     assert "    curve: stepAfter\n" in by_member
     assert drawable.draw_mermaid(curve_style="stepAfter") == by_member
-    with pytest.raises(ArgumentValueError, match="curve_style"):
+    with pytest.raises(
+        ArgumentValueError,
+        match=(
+            r"^curve_style must be a CurveStyle or one of \['basis', 'bumpX', "
+            r"'bumpY', 'cardinal', 'catmullRom', 'linear', 'monotoneX', "
+            r"'monotoneY', 'natural', 'step', 'stepAfter', 'stepBefore'\], not "
+            r"'wiggly'$"
+        ),
+    ):
         drawable.draw_mermaid(curve_style="wiggly")
 
 

@@ -114,7 +114,13 @@ async def test_invoke_none_with_pending_interrupt_changes_nothing(
 
 def test_interrupt_outside_a_run_raises_context_missing() -> None:
     """interrupt() outside a graph run raises ContextMissingError saying so."""
-    with pytest.raises(ContextMissingError, match="outside a graph run"):
+    with pytest.raises(
+        ContextMissingError,
+        match=(
+            r"^interrupt\(\) was called outside a graph run; call it from a node "
+            r"while the graph runs$"
+        ),
+    ):
         interrupt("hello?")
 
 
@@ -133,7 +139,13 @@ async def test_interrupt_in_a_router_raises_context_missing(checkpointer: Checkp
         .add_conditional_edges("a", router)
         .compile(checkpointer=checkpointer)
     )
-    with pytest.raises(ContextMissingError, match="outside a node"):
+    with pytest.raises(
+        ContextMissingError,
+        match=(
+            r"^interrupt\(\) was called outside a node of the graph run \(in a "
+            r"router\?\); only nodes can be paused$"
+        ),
+    ):
         await graph.ainvoke({"log": []}, thread_id="t")
 
 
@@ -143,9 +155,21 @@ async def test_resume_without_checkpointer_says_so(mode: str) -> None:
     graph = (
         StateGraph(State).add_node("a", node(lambda s: None, mode)).add_edge(START, "a").compile()
     )
-    with pytest.raises(GraphConfigError, match="needs a checkpointer"):
+    with pytest.raises(
+        GraphConfigError,
+        match=(
+            r"^Command\(resume=\.\.\.\) needs a checkpointer that saved the run: "
+            r"compile\(checkpointer=InMemorySaver\(\)\) and pass a thread_id$"
+        ),
+    ):
         await graph.ainvoke(Command(resume="x"))
-    with pytest.raises(GraphConfigError, match="needs a checkpointer"):
+    with pytest.raises(
+        GraphConfigError,
+        match=(
+            r"^invoke\(None\) needs a checkpointer that saved the run: "
+            r"compile\(checkpointer=InMemorySaver\(\)\) and pass a thread_id$"
+        ),
+    ):
         await graph.ainvoke(None)
 
 
@@ -158,11 +182,32 @@ async def test_checkpointer_without_thread_id_says_so(checkpointer: Checkpointer
         .add_edge(START, "a")
         .compile(checkpointer=checkpointer)
     )
-    with pytest.raises(GraphConfigError, match="needs a thread_id"):
+    with pytest.raises(
+        GraphConfigError,
+        match=(
+            r"^a graph run needs a thread_id because the graph has a checkpointer: "
+            r"pass config=\{'configurable': \{'thread_id': '\.\.\.'\}\} \(or "
+            r"thread_id='\.\.\.'\)$"
+        ),
+    ):
         await graph.ainvoke({"log": []})
-    with pytest.raises(GraphConfigError, match="needs a thread_id"):
+    with pytest.raises(
+        GraphConfigError,
+        match=(
+            r"^Command\(resume=\.\.\.\) needs a thread_id because the graph has a "
+            r"checkpointer: pass config=\{'configurable': \{'thread_id': "
+            r"'\.\.\.'\}\} \(or thread_id='\.\.\.'\)$"
+        ),
+    ):
         await graph.ainvoke(Command(resume="x"))
-    with pytest.raises(GraphConfigError, match="needs a thread_id"):
+    with pytest.raises(
+        GraphConfigError,
+        match=(
+            r"^get_state\(\) needs a thread_id because the graph has a "
+            r"checkpointer: pass config=\{'configurable': \{'thread_id': "
+            r"'\.\.\.'\}\} \(or thread_id='\.\.\.'\)$"
+        ),
+    ):
         await graph.aget_state(None)
 
 
@@ -175,7 +220,13 @@ async def test_interrupt_without_checkpointer_says_so(mode: str) -> None:
         .add_edge(START, "a")
         .compile()
     )
-    with pytest.raises(GraphConfigError, match="needs a checkpointer"):
+    with pytest.raises(
+        GraphConfigError,
+        match=(
+            r"^interrupt\(\) needs a checkpointer to save the paused run: "
+            r"compile\(checkpointer=InMemorySaver\(\)\) and pass a thread_id$"
+        ),
+    ):
         await graph.ainvoke({"log": []})
 
 

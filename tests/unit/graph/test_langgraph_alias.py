@@ -94,5 +94,7 @@ def test_the_package_exports_a_small_namespace() -> None:
         "add_messages",
         "install_as_langgraph",
     ]
-    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+    with pytest.raises(
+        AttributeError, match=r"^module 'pyctx_web\.graph' has no attribute 'nothing'$"
+    ):
         _ = pyctx_web.graph.nothing

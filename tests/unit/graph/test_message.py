@@ -84,5 +84,8 @@ def test_with_langchain_core_messages_are_its_objects() -> None:
 
 def test_unknown_attribute_of_the_module_raises_attribute_error() -> None:
     """A name the module lacks raises AttributeError naming it, as for any module."""
-    with pytest.raises(AttributeError, match="has no attribute 'MessageGraph'"):
+    with pytest.raises(
+        AttributeError,
+        match=r"^module 'pyctx_web\.graph\.message' has no attribute 'MessageGraph'$",
+    ):
         _ = message.MessageGraph  # type: ignore[attr-defined]  # the missing name is under test

@@ -176,5 +176,8 @@ async def test_async_task_outside_any_graph_runs_plainly() -> None:
 
 def test_async_task_without_a_loop_names_the_problem() -> None:
     """An async task called where no event loop runs raises UsageError naming the task."""
-    with pytest.raises(UsageError, match="task 'acall_model' is async"):
+    with pytest.raises(
+        UsageError,
+        match=r"^task 'acall_model' is async: call it from an async node or entrypoint$",
+    ):
         acall_model("z")
