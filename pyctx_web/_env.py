@@ -54,3 +54,9 @@ def after_restore() -> None:
         module.seed()
     for hook in _restore_hooks:
         hook()
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (after_restore,):
+    _public.__module__ = "pyctx_web"
+del _public

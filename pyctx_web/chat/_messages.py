@@ -180,3 +180,9 @@ def transcript(messages: Iterable[Any]) -> list[dict[str, Any]]:
             entry["index"] = index
         entries.extend(made)
     return entries
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (openai_message, plain_message, transcript):
+    _public.__module__ = "pyctx_web.chat"
+del _public

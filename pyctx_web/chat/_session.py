@@ -369,3 +369,9 @@ class ChatSession:
         entries = transcript((state.values or {}).get("messages", []))
         answers = [e["content"] for e in entries if e["kind"] == "answer"]
         yield {"type": "done", "text": answers[-1] if answers else "", "checkpoint_id": head}
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (ChatSession,):
+    _public.__module__ = "pyctx_web.chat"
+del _public

@@ -65,3 +65,9 @@ def install_as_langgraph() -> None:
         sys.modules[name] = module
         parent, _, child = name.rpartition(".")
         setattr(sys.modules[parent], child, module)
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (install_as_langgraph,):
+    _public.__module__ = "pyctx_web.graph"
+del _public

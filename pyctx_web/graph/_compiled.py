@@ -368,3 +368,6 @@ class CompiledStateGraph:
     ) -> dict[str, Any]:
         """Sync form of :meth:`aupdate_state`."""
         return run_sync("update_state", self.aupdate_state(config, values, as_node))
+
+
+CompiledStateGraph.__module__ = "pyctx_web.graph.state"  # its public home, as in LangGraph

@@ -118,8 +118,7 @@ every function that needs JavaScript raises
 
 from __future__ import annotations
 
-from pyctx_web._js import JS_MODULE_NAME
-from pyctx_web._js import module_source as js_module_source
+from pyctx_web._js import JS_MODULE_NAME, module_source
 from pyctx_web.jsbridge._api import (
     JsCallback,
     ListenerContext,
@@ -155,3 +154,12 @@ __all__ = [
     "set_timeout",
     "then",
 ]
+
+
+def js_module_source() -> str:
+    """An ES module of pyctx_web's JavaScript, to serve same-origin where ``eval`` is refused.
+
+    It exports each of pyctx_web's scripts and ``loadPyctxWeb``; register it
+    before Python asks for it (see this module's docstring).
+    """
+    return module_source()

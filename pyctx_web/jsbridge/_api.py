@@ -264,3 +264,19 @@ def add_event_listener(
         entries.pop(key, None)
         raise
     return Subscription(key, target, type, listener)
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (
+    JsCallback,
+    Subscription,
+    TimerHandle,
+    add_event_listener,
+    bind_js,
+    queue_microtask,
+    request_animation_frame,
+    set_interval,
+    set_timeout,
+):
+    _public.__module__ = "pyctx_web.jsbridge"
+del _public

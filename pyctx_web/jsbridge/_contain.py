@@ -100,3 +100,9 @@ def release() -> None:
 
     ffi.create_proxy = _originals.pop("create_proxy")
     ffi.create_once_callable = _originals.pop("create_once_callable")
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (contain, is_contained, release):
+    _public.__module__ = "pyctx_web.jsbridge"
+del _public

@@ -220,3 +220,9 @@ def _resolve(deferred: Any, value: Any, what: str) -> None:
         deferred.reject(helpers().error(type(exc).__name__, str(exc)))
         return
     deferred.resolve(converted, borrowed)
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (live_callbacks,):
+    _public.__module__ = "pyctx_web.jsbridge"
+del _public

@@ -185,3 +185,9 @@ def _adopt_task(derived: asyncio.Future[Any], task: asyncio.Task[Any]) -> None:
     else:
         exc = task.exception()
         _settle(derived, exc, None if exc is not None else task.result())
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (then,):
+    _public.__module__ = "pyctx_web.jsbridge"
+del _public

@@ -80,3 +80,9 @@ def _ask(value: Any, response_schema: dict[str, Any] | None, given_id: str | Non
     frame.raised_index = index
     question = Interrupt(value, given_id or interrupt_id(frame.task.id, index), response_schema)
     raise GraphInterrupt((question,))
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (interrupt,):
+    _public.__module__ = "pyctx_web.graph.types"
+del _public

@@ -8,8 +8,8 @@
 often a failing node is tried again.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: these classes name graph.types as their
+# module, and typing.get_type_hints() could not resolve string annotations there.
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -230,3 +230,9 @@ class RetryPolicy:
         """Seconds to wait after failed attempt number ``attempt`` (counted from 1)."""
         base = min(self.initial_interval * self.backoff_factor ** (attempt - 1), self.max_interval)
         return base + (random.random() if self.jitter else 0.0)
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (Send, Command, Interrupt, PregelTask, StateSnapshot, RetryPolicy):
+    _public.__module__ = "pyctx_web.graph.types"
+del _public

@@ -197,3 +197,9 @@ def _node_json(node: Node) -> dict[str, Any]:
     if node.metadata is not None:
         result["metadata"] = node.metadata
     return result
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (Graph,):
+    _public.__module__ = "pyctx_web.graph.drawing"
+del _public

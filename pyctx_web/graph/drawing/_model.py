@@ -93,3 +93,9 @@ class Edge(NamedTuple):
     def copy(self, *, source: str | None = None, target: str | None = None) -> Edge:
         """This edge with another ``source`` or ``target``."""
         return Edge(source or self.source, target or self.target, self.data, self.conditional)
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (CurveStyle, DrawingUnavailableError, Edge, MermaidDrawMethod, Node, NodeStyles):
+    _public.__module__ = "pyctx_web.graph.drawing"
+del _public

@@ -361,3 +361,9 @@ def _expand(graph: Graph, name: str, subgraph: Graph) -> None:
         if edge.target == name:
             edge = edge.copy(target=first.id)
         graph.edges[index] = edge
+
+
+# Their public home: where users import them and what reprs and docs show.
+for _public in (Drawable,):
+    _public.__module__ = "pyctx_web.graph.drawing"
+del _public

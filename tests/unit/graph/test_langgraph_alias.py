@@ -49,7 +49,7 @@ def test_langgraph_names_import_pyctx_web_modules() -> None:
     assert done.stdout.split() == [
         "pyctx_web.graph.state",
         "InMemorySaver",
-        "pyctx_web.graph._engine.values",
+        "pyctx_web.graph.types",
     ]
 
 
