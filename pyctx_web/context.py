@@ -53,6 +53,8 @@ __all__ = [
     "ContextCoroutine",
     "Snapshot",
     "Variable",
+    "is_awaitable",
+    "is_coroutine",
 ]
 
 T = TypeVar("T")

@@ -27,6 +27,7 @@ __all__ = [
     "REMOVE_ALL_MESSAGES",
     "AnyMessage",
     "DictRemoveMessage",
+    "Format",
     "Messages",
     "MessagesState",
     "RemoveMessage",

@@ -35,6 +35,7 @@ __all__ = [
     "Checkpointer",
     "StoredCheckpoint",
     "StoredWrite",
+    "check_limit",
     "expected_latest",
 ]
 

@@ -60,7 +60,7 @@ from pyctx_web.jsonparse import EVENT_CHARS, STORED_CHARS, STORED_DEPTH, parse_j
 if IN_PYODIDE:
     import js
 
-__all__ = ["IndexedDBSaver"]
+__all__ = ["SCHEMA_VERSION", "IndexedDBSaver"]
 
 SCHEMA_VERSION: Final = 1
 """The IndexedDB version of the database layout described in the module docstring."""
