@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
     from pyctx_web.graph._engine.outcome import Outcome
     from pyctx_web.graph._engine.spec import GraphSpec
-    from pyctx_web.graph._engine.values import Interrupt, StateSnapshot
     from pyctx_web.graph._runctx.lifecycle import ActiveRuns, Admission, RunHandle
+    from pyctx_web.graph._values import Interrupt, StateSnapshot
     from pyctx_web.graph.drawing import Graph
 
 __all__ = ["CompiledStateGraph", "RunOptions"]

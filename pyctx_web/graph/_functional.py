@@ -18,9 +18,9 @@ from pyctx_web.graph._engine.frames import Run
 from pyctx_web.graph._engine.outcome import Outcome
 from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._engine.signatures import signature
-from pyctx_web.graph._engine.values import Command, RetryPolicy, StateSnapshot
 from pyctx_web.graph._runctx.lifecycle import Admission
 from pyctx_web.graph._subgraph import ChildPlace
+from pyctx_web.graph._values import Command, RetryPolicy, StateSnapshot
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.config import get_config
 from pyctx_web.graph.constants import START

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.graph._engine.frames import current_run
 from pyctx_web.graph._engine.options import ParsedConfig, config_of, parse_config
-from pyctx_web.graph._engine.values import StateSnapshot
+from pyctx_web.graph._values import StateSnapshot
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pyctx_web.graph._engine.frames import TaskFrame
 from pyctx_web.graph._engine.interrupts import ask_again
 from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, child_thread
-from pyctx_web.graph._engine.values import Command, Interrupt, StateSnapshot
+from pyctx_web.graph._values import Command, Interrupt, StateSnapshot
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine

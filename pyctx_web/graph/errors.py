@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from pyctx_web.errors import PyctxError
 
 if TYPE_CHECKING:
-    from pyctx_web.graph._engine.values import Interrupt
+    from pyctx_web.graph._values import Interrupt
 
 __all__ = [
     "CheckpointError",

@@ -30,8 +30,8 @@ from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph._engine.frames import TaskFrame, current_task
 from pyctx_web.graph._engine.records import task_id
 from pyctx_web.graph._engine.streams import emit_call, emit_call_result
-from pyctx_web.graph._engine.values import RetryPolicy
 from pyctx_web.graph._functional import FunctionalGraph, entry_graph
+from pyctx_web.graph._values import RetryPolicy
 from pyctx_web.graph.checkpoint.base import Checkpointer
 
 __all__ = ["TaskFuture", "entrypoint", "task"]

@@ -17,9 +17,9 @@ from pyctx_web.graph._engine.spec import (
     NodeSpec,
     command_destinations,
 )
-from pyctx_web.graph._engine.values import RetryPolicy
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._subgraph import subgraph_node
+from pyctx_web.graph._values import RetryPolicy
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.errors import InvalidGraphError
 

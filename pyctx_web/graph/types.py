@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from pyctx_web.graph._engine.interrupts import interrupt
-from pyctx_web.graph._engine.values import (
+from pyctx_web.graph._values import (
     Command,
     Interrupt,
     PregelTask,

@@ -122,7 +122,7 @@ def test_importing_the_chat_protocol_loads_nothing_a_session_needs_later() -> No
     assert "pyctx_web.graph.checkpoint" not in loaded  # the chat is handed a compiled graph
     assert "pyctx_web.graph.state" not in loaded  # nor does it build one
     assert "pyctx_web.chat._branches" not in loaded  # read for history and edits only
-    assert "pyctx_web.graph._engine.values" not in loaded  # the graph's run brings Command
+    assert "pyctx_web.graph._values" not in loaded  # the graph's run brings Command
 
 
 def test_graph_errors_import_without_the_graph_builder() -> None:

@@ -9,7 +9,7 @@ from pyctx_web.context import is_awaitable
 from pyctx_web.graph._engine.injection import injected
 from pyctx_web.graph._engine.messages_mode import emit_messages, metadata_of, streaming_tokens
 from pyctx_web.graph._engine.records import TaskResult
-from pyctx_web.graph._engine.values import UNSET, Command
+from pyctx_web.graph._values import UNSET, Command
 from pyctx_web.graph.errors import GraphError, InvalidUpdateError
 
 if TYPE_CHECKING:

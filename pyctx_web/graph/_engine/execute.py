@@ -12,7 +12,7 @@ from pyctx_web.graph._engine.records import (
     task_id,
 )
 from pyctx_web.graph._engine.resume import resume
-from pyctx_web.graph._engine.values import Command
+from pyctx_web.graph._values import Command
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import GraphConfigError, GraphVersionError
 

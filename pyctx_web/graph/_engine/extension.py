@@ -33,7 +33,7 @@ from pyctx_web.errors import ArgumentTypeError, ImmutableError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.records import TaskSpec
-    from pyctx_web.graph._engine.values import Interrupt
+    from pyctx_web.graph._values import Interrupt
 
 __all__ = [
     "MemoryEntry",

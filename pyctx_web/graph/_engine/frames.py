@@ -26,7 +26,7 @@ from pyctx_web.context import AsyncLocalStorage
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.extension import RunExtension
     from pyctx_web.graph._engine.records import TaskSpec
-    from pyctx_web.graph._engine.values import Interrupt
+    from pyctx_web.graph._values import Interrupt
     from pyctx_web.graph.checkpoint.base import Checkpointer
 
 __all__ = [

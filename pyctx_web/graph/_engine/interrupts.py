@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError
-from pyctx_web.graph._engine.values import Interrupt
+from pyctx_web.graph._values import Interrupt
 from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt
 
 __all__ = ["ask_again", "interrupt", "interrupt_id"]

@@ -39,7 +39,7 @@ from pyctx_web.graph._engine.records import (
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
 from pyctx_web.graph._engine.streams import emit_task, emit_task_result
-from pyctx_web.graph._engine.values import Interrupt
+from pyctx_web.graph._values import Interrupt
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import (
     GraphError,

@@ -11,7 +11,7 @@ from pyctx_web.graph.errors import CheckpointError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
-    from pyctx_web.graph._engine.values import Interrupt
+    from pyctx_web.graph._values import Interrupt
 
 __all__ = ["Outcome", "current_values", "retake_input", "state_values", "step_writes"]
 

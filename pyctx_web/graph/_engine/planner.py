@@ -9,7 +9,7 @@ from typing import Any, Final
 from pyctx_web.context import is_awaitable
 from pyctx_web.graph._engine.records import TaskResult, TaskSpec, task_id
 from pyctx_web.graph._engine.spec import Branch, GraphSpec
-from pyctx_web.graph._engine.values import Send
+from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END
 from pyctx_web.graph.errors import InvalidUpdateError
 

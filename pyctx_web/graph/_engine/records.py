@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from pyctx_web._env import on_restore
 from pyctx_web.graph._engine.serde import JsonSerde
-from pyctx_web.graph._engine.values import Interrupt, Send
+from pyctx_web.graph._values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
 from pyctx_web.graph.errors import CorruptCheckpointError, ResumeError
 

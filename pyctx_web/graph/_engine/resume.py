@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.records import Checkpoint, Pending
-from pyctx_web.graph._engine.values import UNSET, Command
+from pyctx_web.graph._values import UNSET, Command
 from pyctx_web.graph.errors import InvalidUpdateError, ResumeError
 
 if TYPE_CHECKING:

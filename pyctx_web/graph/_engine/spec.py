@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from pyctx_web.graph._engine.channels import StateSchema
-from pyctx_web.graph._engine.values import Command, RetryPolicy
+from pyctx_web.graph._values import Command, RetryPolicy
 
 __all__ = ["Branch", "GraphSpec", "Join", "NodeSpec", "command_destinations"]
 

@@ -18,7 +18,7 @@ from pyctx_web.graph._engine.records import NO_ARG, Checkpoint, TaskSpec, now_is
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._engine.frames import Run
-    from pyctx_web.graph._engine.values import Interrupt
+    from pyctx_web.graph._values import Interrupt
 
 __all__ = [
     "TASK_MODES",

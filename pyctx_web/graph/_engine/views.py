@@ -17,7 +17,7 @@ from pyctx_web.graph._engine.records import (
     new_checkpoint_id,
     now_iso,
 )
-from pyctx_web.graph._engine.values import PregelTask, StateSnapshot
+from pyctx_web.graph._values import PregelTask, StateSnapshot
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.errors import InvalidUpdateError
 

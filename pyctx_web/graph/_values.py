@@ -1,11 +1,11 @@
-"""The values a graph exchanges with its nodes and callers.
+"""The values a graph exchanges with its nodes and callers, which :mod:`.types` exports.
 
-:data:`START` and :data:`END` name the virtual entry and exit nodes;
 :class:`Send` and :class:`Command` steer the run from routers and nodes;
-:class:`Interrupt` describes a question a node asked with
-:func:`~pyctx_web.graph._engine.interrupts`; :class:`StateSnapshot` and
-:class:`PregelTask` describe a saved checkpoint; :class:`RetryPolicy` says how
-often a failing node is tried again.
+:class:`Interrupt` describes a question a node asked with ``interrupt()``;
+:class:`StateSnapshot` and :class:`PregelTask` describe a saved checkpoint;
+:class:`RetryPolicy` says how often a failing node is tried again. They sit
+below the engine, which imports them, and name ``pyctx_web.graph.types`` as
+their module.
 """
 
 # No ``from __future__ import annotations``: these classes name graph.types as their
