@@ -399,7 +399,7 @@ async def scenario_a_cancelled_future_inside_a_node_is_that_nodes_error(
     config = {"configurable": {"thread_id": "t"}}
     error = await raised(GraphError, graph.ainvoke({"log": ["in"]}, config))
     assert not isinstance(error, RunCancelledError)
-    assert "'waits'" in str(error)
+    assert str(error) == "node 'waits' failed: something it awaited was cancelled"
     assert isinstance(error.__cause__, asyncio.CancelledError)
     state = await graph.aget_state(config)
     assert state.next == ("waits",)
