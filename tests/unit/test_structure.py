@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +30,29 @@ RUN_CONTEXT_LAYER = (
 
 FRONT = ("pyctx_web.graph.state", "pyctx_web.graph._compiled", "pyctx_web.graph._sync")
 """The builder and the compiled graph, which assemble the engine and the run-context layer."""
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("pyctx_web.errors", "pyctx_web._env", "pyctx_web.jsonparse"),
+    ("pyctx_web.context", "pyctx_web.execution", "pyctx_web"),
+    ("pyctx_web._js", "pyctx_web.jsbridge"),
+    ("pyctx_web.graph.errors", "pyctx_web.graph.constants", "pyctx_web.graph._values"),
+    ("pyctx_web.graph.checkpoint",),
+    ("pyctx_web.graph._engine",),
+    ("pyctx_web.graph._runctx",),
+    ("pyctx_web.graph",),
+    ("pyctx_web.chat",),
+)
+"""The layers, bottom first: a module imports only from its own layer and those below.
+
+An entry names a module and everything under it, except ``pyctx_web`` (the
+package's own ``__init__``), which names only itself; a module belongs to the
+longest entry that names it. The graph's public facades (``state``, ``types``,
+``runtime``, ``middleware``, ``drawing``...) and its private front
+(``_compiled``, ``_sync``...) are ``pyctx_web.graph``.
+"""
+
+DEPRECATED_NAMES = re.compile(r"^_*(MOVED|DEPRECATED|RENAMED|OLD_NAMES|ALIASES)\b")
+"""Module-level names that keep old names alive: a table of moved or renamed names."""
 
 
 def _module_name(path: Path) -> str:
@@ -183,3 +209,80 @@ def _private_writes(path: Path) -> Iterator[str]:
 def test_no_module_writes_private_attributes_of_another(name: str) -> None:
     """A module sets private attributes only on ``self`` or ``cls``."""
     assert list(_private_writes(_modules()[name])) == []
+
+
+def _layer_of(module: str) -> int:
+    best, found = -1, -1
+    for index, layer in enumerate(LAYERS):
+        for entry in layer:
+            exact = module == entry
+            under = entry != "pyctx_web" and module.startswith(entry + ".")
+            if (exact or under) and len(entry) > best:
+                best, found = len(entry), index
+    return found
+
+
+def test_every_module_has_a_layer() -> None:
+    """Each module of the package belongs to one of the listed layers."""
+    assert [name for name in _modules() if _layer_of(name) < 0] == []
+
+
+def test_no_module_imports_from_a_higher_layer() -> None:
+    """Imports run down the layers only, counting TYPE_CHECKING and function-level imports."""
+    wrong = [
+        f"{name} -> {target}"
+        for name, targets in _graph().items()
+        for target in targets
+        if not _is_ancestor_package(name, target) and _layer_of(target) > _layer_of(name)
+    ]
+    assert wrong == []
+
+
+def _keeps_old_names(path: Path) -> Iterator[str]:
+    """A table of moved names, or a module ``__getattr__`` that warns of a deprecation."""
+    for node in ast.parse(path.read_text()).body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name) and DEPRECATED_NAMES.match(target.id):
+                yield f"{path.name}:{node.lineno} {target.id}"
+        if (
+            isinstance(node, ast.FunctionDef)
+            and node.name == "__getattr__"
+            and "DeprecationWarning" in ast.unparse(node)
+        ):
+            yield f"{path.name}:{node.lineno} __getattr__ warns DeprecationWarning"
+
+
+@pytest.mark.parametrize("name", sorted(_modules()))
+def test_no_deprecated_aliases(name: str) -> None:
+    """No module keeps an old name alive: the package has never been released."""
+    assert list(_keeps_old_names(_modules()[name])) == []
+
+
+_PRIVATE_HOMES_PENDING = {
+    "pyctx_web.graph.memory": "InMemoryMemory names pyctx_web.graph._runctx.memory",
+    "pyctx_web.graph.middleware": "the middleware classes name pyctx_web.graph._runctx",
+    "pyctx_web.graph.tools": "Tool and tool name pyctx_web.graph._runctx.tools",
+}
+"""Public modules whose types still name the private module that defines them."""
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in sorted(_modules()) if not any(p.startswith("_") for p in n.split("."))]
+)
+def test_no_public_type_names_a_private_module(name: str) -> None:
+    """What a public module exports names no private module as its ``__module__``."""
+    module = importlib.import_module(name)
+    private = [
+        f"{member}: {value.__module__}"
+        for member in getattr(module, "__all__", ())
+        if inspect.isclass(value := getattr(module, member)) or inspect.isfunction(value)
+        if any(part.startswith("_") for part in value.__module__.split("."))
+    ]
+    if private and name in _PRIVATE_HOMES_PENDING:
+        pytest.xfail(f"{name}: {_PRIVATE_HOMES_PENDING[name]}")
+    assert private == []
