@@ -20,6 +20,7 @@
                +-- CheckpointNotFoundError(LookupError)  the thread has no checkpoint with that id
                +-- CheckpointExistsError           the thread already has a checkpoint with that id
                +-- CorruptCheckpointError          a stored checkpoint or write cannot be decoded
+               +-- GraphVersionError               the thread was stored by another version of the graph
                +-- CheckpointStorageError          the storage failed to open, read or write
                +-- SerializationError(TypeError)   a value JSON cannot hold faithfully
 
