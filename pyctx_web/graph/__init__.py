@@ -1,5 +1,34 @@
 """Interruptible state graphs with LangGraph's names and behaviour, on CPython and in Pyodide.
 
+Where things are, bottom layer first; a module imports only from its own layer
+and those below (``tests/unit/test_structure.py`` holds it to this):
+
+1. :mod:`.errors` (the exceptions), :mod:`.constants` (``START``, ``END``) and
+   ``_values.py`` (``Command``, ``Send``, ``Interrupt``, ``StateSnapshot``... which
+   :mod:`.types` exports and whose ``__module__`` it is).
+2. :mod:`.checkpoint` -- the ``Checkpointer`` contract (:mod:`.checkpoint.base`) and
+   the savers: :mod:`.checkpoint.memory`, :mod:`.checkpoint.sqlite`,
+   :mod:`.checkpoint.indexeddb` (in a browser).
+3. ``_engine/`` -- what runs a compiled graph: its spec and channels, the step loop
+   (``loop.py``) with its checkpoint access (``checkpoints.py``) and node calls
+   (``calling.py``), resume, records and serde, a call's options (``options.py``).
+   It declares ``RunExtension`` (``extension.py``), the interface through which the
+   layer above plugs in, and never imports that layer.
+4. ``_runctx/`` -- what pyctx_web adds to a run: services, a run's log and life,
+   middleware (human in the loop), tools and their JSON Schemas, memory.
+5. The public facades, as LangGraph names them: :mod:`.state` (``StateGraph``,
+   ``CompiledStateGraph``), :mod:`.types`, :mod:`.config`, :mod:`.message`,
+   :mod:`.func`, :mod:`.runtime` (``Runtime``, through which a node also reaches
+   pyctx_web's :mod:`.tools`, :mod:`.middleware` and :mod:`.memory`),
+   :mod:`.drawing`; and the compiled graph's own parts: ``_compiled.py`` (the
+   class), ``_runs.py`` (its runs and engines), ``_states.py`` (its threads'
+   state), ``_subgraph.py``, ``_sync.py`` (the sync forms), ``_waiting.py``,
+   ``_functional.py`` (the graph behind ``@entrypoint``). :func:`install_as_langgraph`
+   (``_alias.py``) registers the public modules under LangGraph's names.
+
+:mod:`pyctx_web.chat` sits above all of these; :mod:`pyctx_web.context`,
+:mod:`pyctx_web.execution` and :mod:`pyctx_web.jsbridge` below.
+
 Build a :class:`StateGraph`, compile it with a checkpointer, and run it::
 
     from pyctx_web.graph import END, START, StateGraph
@@ -19,13 +48,6 @@ Build a :class:`StateGraph`, compile it with a checkpointer, and run it::
     config = {"configurable": {"thread_id": "1"}}
     graph.invoke({"question": "name?"}, config)["__interrupt__"]  # [Interrupt(value='name?', ...)]
     graph.invoke(Command(resume="Ada"), config)                     # {..., 'answer': 'Ada'}
-
-The modules mirror LangGraph's: :mod:`.state`, :mod:`.constants`, :mod:`.types`,
-:mod:`.errors`, :mod:`.config`, :mod:`.checkpoint.memory`, :mod:`.checkpoint.sqlite`
-(and :mod:`.checkpoint.indexeddb` in a browser). :func:`install_as_langgraph`
-registers them under LangGraph's names. :mod:`.runtime` holds LangGraph's
-``Runtime``, through which a node also reaches what pyctx_web adds:
-:mod:`.tools`, :mod:`.middleware` and :mod:`.memory`.
 
 The current run and task are found through :class:`pyctx_web.AsyncLocalStorage`,
 so ``interrupt()`` works under any concurrency.
