@@ -298,14 +298,16 @@ def test_a_thread_of_another_assistant_version_reads_and_answers_graph_version()
     asyncio.run(flow())
 
 
-def test_a_graph_that_cannot_be_read_still_answers_with_an_error(tmp_path: Path) -> None:
+def test_a_graph_that_cannot_be_read_still_answers_with_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A turn whose thread cannot be read ends with an error event, not an exception."""
     session = make_session(tmp_path)
 
     async def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("storage is gone")
 
-    session.graph.aget_state = broken  # type: ignore[method-assign]
+    monkeypatch.setattr(session.graph, "aget_state", broken)
 
     async def flow() -> None:
         events = await collect(session, {"type": "chat", "text": "hello"})

@@ -351,6 +351,7 @@ async def test_interrupts_are_never_retried(checkpointer: Checkpointer, mode: st
         .add_node(
             "ask",
             node(counting(counts, "ask", lambda s: {"answer": interrupt("q")}), mode),
+            # BaseException, wider than retry_on's Exception types: interrupt() must still pause.
             retry=RetryPolicy(initial_interval=0, jitter=False, retry_on=BaseException),  # type: ignore[arg-type]
         )
         .add_edge(START, "ask")

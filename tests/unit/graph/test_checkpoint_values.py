@@ -124,7 +124,9 @@ def test_checkpoint_errors_build_their_messages_from_their_data() -> None:
         assert err.thread_id in ("t", None)
     assert isinstance(cases[0][0], LookupError)
     assert isinstance(cases[-1][0], TypeError)
-    assert (cases[3][0].checkpoint_id, cases[3][0].detail) == ("c", "bad JSON")  # type: ignore[attr-defined]
+    corrupt = cases[3][0]
+    assert isinstance(corrupt, CorruptCheckpointError)
+    assert (corrupt.checkpoint_id, corrupt.detail) == ("c", "bad JSON")
 
 
 def test_the_schema_names_enums_and_dataclasses_at_any_depth() -> None:

@@ -232,7 +232,9 @@ async def test_failed_sqlite_write_leaves_previous_checkpoint(tmp_path: Path) ->
 
 
 @pytest.mark.asyncio
-async def test_step_reads_do_not_scan_history(checkpointer: Checkpointer) -> None:
+async def test_step_reads_do_not_scan_history(
+    checkpointer: Checkpointer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Resuming reads only the latest checkpoint: a long history is never listed during a step."""
     listed: list[str] = []
     original = checkpointer.alist
@@ -241,7 +243,7 @@ async def test_step_reads_do_not_scan_history(checkpointer: Checkpointer) -> Non
         listed.append(thread_id)
         return original(thread_id, **kw)
 
-    checkpointer.alist = spy  # type: ignore[method-assign]
+    monkeypatch.setattr(checkpointer, "alist", spy)
     graph = (
         StateGraph(State)
         .add_node(
