@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.graph._engine.frames import TaskFrame
 from pyctx_web.graph._engine.interrupts import ask_again
-from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, child_thread
+from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, RunOptions, child_thread
 from pyctx_web.graph._values import Command, Interrupt, StateSnapshot
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class ChildGraph(Protocol):
         """An engine on the subgraph's checkpoints at ``place``."""
 
     async def run_child(
-        self, input: Any, options: Any, place: ChildPlace
+        self, input: Any, options: RunOptions, place: ChildPlace
     ) -> tuple[dict[str, Any], list[Interrupt]]:
         """Run at ``place``; the result's values and the questions it paused on."""
 
@@ -119,7 +119,9 @@ class Subgraphs:
         waiting: list[Interrupt] = pending.waiting(cp.tasks)
         return waiting
 
-    async def run_as_child(self, input: Any, options: Any, parent: TaskFrame) -> dict[str, Any]:
+    async def run_as_child(
+        self, input: Any, options: RunOptions, parent: TaskFrame
+    ) -> dict[str, Any]:
         """Run as a subgraph of ``parent``'s task; questions pause the parent, answers resume."""
         if options.get("context") is None:
             # As in LangGraph, a subgraph runs with its parent's context unless given one.
