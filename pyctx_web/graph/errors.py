@@ -20,7 +20,7 @@
                +-- CheckpointNotFoundError(LookupError)  the thread has no checkpoint with that id
                +-- CheckpointExistsError           the thread already has a checkpoint with that id
                +-- CorruptCheckpointError          a stored checkpoint or write cannot be decoded
-               +-- GraphVersionError               the thread was stored by another version of the graph
+               +-- GraphVersionError               another version of the graph stored the thread
                +-- CheckpointStorageError          the storage failed to open, read or write
                +-- SerializationError(TypeError)   a value JSON cannot hold faithfully
 
