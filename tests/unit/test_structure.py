@@ -263,14 +263,6 @@ def test_no_deprecated_aliases(name: str) -> None:
     assert list(_keeps_old_names(_modules()[name])) == []
 
 
-_PRIVATE_HOMES_PENDING = {
-    "pyctx_web.graph.memory": "InMemoryMemory names pyctx_web.graph._runctx.memory",
-    "pyctx_web.graph.middleware": "the middleware classes name pyctx_web.graph._runctx",
-    "pyctx_web.graph.tools": "Tool and tool name pyctx_web.graph._runctx.tools",
-}
-"""Public modules whose types still name the private module that defines them."""
-
-
 @pytest.mark.parametrize(
     "name", [n for n in sorted(_modules()) if not any(p.startswith("_") for p in n.split("."))]
 )
@@ -283,6 +275,4 @@ def test_no_public_type_names_a_private_module(name: str) -> None:
         if inspect.isclass(value := getattr(module, member)) or inspect.isfunction(value)
         if any(part.startswith("_") for part in value.__module__.split("."))
     ]
-    if private and name in _PRIVATE_HOMES_PENDING:
-        pytest.xfail(f"{name}: {_PRIVATE_HOMES_PENDING[name]}")
     assert private == []

@@ -202,3 +202,8 @@ class HumanInTheLoopMiddleware(AgentMiddleware[Any]):
                 f"{', '.join(map(repr, missing))} that the graph does not have; "
                 f"its tools: {names}"
             )
+
+
+for _public in (HumanInTheLoopMiddleware, ReviewConfig):
+    _public.__module__ = "pyctx_web.graph.middleware"  # their public home
+del _public

@@ -69,3 +69,6 @@ class InMemoryMemory:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+InMemoryMemory.__module__ = "pyctx_web.graph.memory"  # its public home

@@ -216,3 +216,8 @@ async def wrap_node_call(
 ) -> Any:
     """Run ``run`` (the node) inside every ``awrap_node_call`` hook."""
     return await _chain(middleware, "awrap_node_call", run)(request)
+
+
+for _public in (AgentMiddleware, NodeCallRequest, ToolCallRequest):
+    _public.__module__ = "pyctx_web.graph.middleware"  # their public home
+del _public

@@ -234,3 +234,8 @@ def tool_table(tools: Any) -> dict[str, Tool]:
             raise ArgumentValueError(f"two tools are named {item.name!r}")
         table[item.name] = item
     return table
+
+
+for _public in (Tool, tool):
+    _public.__module__ = "pyctx_web.graph.tools"  # their public home
+del _public
