@@ -14,13 +14,6 @@ import pytest
 
 import pyctx_web
 
-_NOT_YET_AT_HOME = {
-    "pyctx_web.graph.memory": "InMemoryMemory is defined in pyctx_web.graph._runctx.memory",
-    "pyctx_web.graph.middleware": "the middleware classes are defined in pyctx_web.graph._runctx",
-    "pyctx_web.graph.tools": "Tool and tool are defined in pyctx_web.graph._runctx.tools",
-}
-"""Public modules whose run-context types do not yet name them as ``__module__``."""
-
 
 def _is_public(name: str) -> bool:
     return not any(part.startswith("_") for part in name.split("."))
@@ -92,6 +85,4 @@ def test_exported_classes_and_functions_name_a_public_home(name: str) -> None:
             or getattr(importlib.import_module(home), member, None) is not value
         ):
             wrong.append(f"{member}: {home}")
-    if wrong and name in _NOT_YET_AT_HOME:
-        pytest.xfail(f"{name}: {_NOT_YET_AT_HOME[name]}")
     assert wrong == []
