@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from pyctx_web._homes import publish
+
 __all__ = ["IN_BROWSER", "IN_PYODIDE", "after_restore", "on_restore"]
 
 IN_PYODIDE: bool = sys.platform == "emscripten"
@@ -56,7 +58,4 @@ def after_restore() -> None:
         hook()
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (after_restore,):
-    _public.__module__ = "pyctx_web"
-del _public
+publish("pyctx_web", after_restore)

@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from pyctx_web._homes import publish
 from pyctx_web.jsonparse import EVENT_CHARS, parse_json
 
 __all__ = ["ASK_TOOL", "openai_message", "plain_message", "transcript"]
@@ -182,7 +183,4 @@ def transcript(messages: Iterable[Any]) -> list[dict[str, Any]]:
     return entries
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (openai_message, plain_message, transcript):
-    _public.__module__ = "pyctx_web.chat"
-del _public
+publish("pyctx_web.chat", openai_message, plain_message, transcript)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web._homes import publish
 from pyctx_web.chat._events import (
     BUSY,
     OTHER_VERSION,
@@ -371,7 +372,4 @@ class ChatSession:
         yield {"type": "done", "text": answers[-1] if answers else "", "checkpoint_id": head}
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (ChatSession,):
-    _public.__module__ = "pyctx_web.chat"
-del _public
+publish("pyctx_web.chat", ChatSession)

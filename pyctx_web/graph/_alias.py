@@ -13,6 +13,7 @@ import sys
 import types
 from typing import Final
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import UsageError
 
 __all__ = ["LANGGRAPH_MODULES", "install_as_langgraph"]
@@ -67,7 +68,4 @@ def install_as_langgraph() -> None:
         setattr(sys.modules[parent], child, module)
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (install_as_langgraph,):
-    _public.__module__ = "pyctx_web.graph"
-del _public
+publish("pyctx_web.graph", install_as_langgraph)

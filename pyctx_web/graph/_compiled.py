@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, 
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Unpack
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
 from pyctx_web.graph._engine.options import (
@@ -370,4 +371,4 @@ class CompiledStateGraph:
         return run_sync("update_state", self.aupdate_state(config, values, as_node))
 
 
-CompiledStateGraph.__module__ = "pyctx_web.graph.state"  # its public home, as in LangGraph
+publish("pyctx_web.graph.state", CompiledStateGraph)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar, final
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 
 __all__ = [
@@ -232,7 +233,4 @@ class RetryPolicy:
         return base + (random.random() if self.jitter else 0.0)
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (Send, Command, Interrupt, PregelTask, StateSnapshot, RetryPolicy):
-    _public.__module__ = "pyctx_web.graph.types"
-del _public
+publish("pyctx_web.graph.types", Send, Command, Interrupt, PregelTask, StateSnapshot, RetryPolicy)

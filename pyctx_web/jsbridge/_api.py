@@ -8,6 +8,7 @@ from types import TracebackType
 from typing import Any, Literal, final
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentValueError, JsUnavailableError
 from pyctx_web.jsbridge._core import (
     Entry,
@@ -266,8 +267,8 @@ def add_event_listener(
     return Subscription(key, target, type, listener)
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (
+publish(
+    "pyctx_web.jsbridge",
     JsCallback,
     Subscription,
     TimerHandle,
@@ -277,6 +278,4 @@ for _public in (
     request_animation_frame,
     set_interval,
     set_timeout,
-):
-    _public.__module__ = "pyctx_web.jsbridge"
-del _public
+)

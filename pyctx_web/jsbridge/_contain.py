@@ -7,6 +7,7 @@ from contextvars import Context, copy_context
 from types import CoroutineType
 from typing import Any, final
 
+from pyctx_web._homes import publish
 from pyctx_web.context import ContextCoroutine
 from pyctx_web.jsbridge._core import require_pyodide
 
@@ -102,7 +103,4 @@ def release() -> None:
     ffi.create_once_callable = _originals.pop("create_once_callable")
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (contain, is_contained, release):
-    _public.__module__ = "pyctx_web.jsbridge"
-del _public
+publish("pyctx_web.jsbridge", contain, is_contained, release)

@@ -9,6 +9,7 @@ from contextvars import Context, copy_context
 from typing import Any, Final, TypeAlias, final
 
 from pyctx_web._env import IN_PYODIDE
+from pyctx_web._homes import publish
 from pyctx_web._js import load_js
 from pyctx_web.context import is_coroutine
 from pyctx_web.errors import ArgumentTypeError, CallbackConsumedError, JsUnavailableError
@@ -222,7 +223,4 @@ def _resolve(deferred: Any, value: Any, what: str) -> None:
     deferred.resolve(converted, borrowed)
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (live_callbacks,):
-    _public.__module__ = "pyctx_web.jsbridge"
-del _public
+publish("pyctx_web.jsbridge", live_callbacks)

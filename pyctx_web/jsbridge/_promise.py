@@ -17,6 +17,7 @@ from contextvars import Context, copy_context
 from functools import partial
 from typing import Any, final
 
+from pyctx_web._homes import publish
 from pyctx_web.jsbridge._core import (
     RAISE,
     Entry,
@@ -187,7 +188,4 @@ def _adopt_task(derived: asyncio.Future[Any], task: asyncio.Task[Any]) -> None:
         _settle(derived, exc, None if exc is not None else task.result())
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (then,):
-    _public.__module__ = "pyctx_web.jsbridge"
-del _public
+publish("pyctx_web.jsbridge", then)

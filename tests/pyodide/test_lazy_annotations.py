@@ -41,3 +41,31 @@ async def _undefined_annotations(selenium: Any) -> list[Any]:
 def test_nodes_reducers_and_entrypoints_with_undefined_annotations_run(pyctx_module: Any) -> None:
     """A node, reducer or entrypoint annotated with undefined names builds and runs on 3.14."""
     assert _undefined_annotations(pyctx_module) == [{"log": ["in", "step"]}, 42]
+
+
+@run_in_pyodide
+async def _published_hints(selenium: Any) -> dict[str, str]:
+    import typing
+
+    from pyctx_web.graph.middleware import ToolCallRequest
+    from pyctx_web.graph.runtime import RunHandle, Runtime, ToolResult
+
+    return {
+        cls.__qualname__: f"{cls.__module__}: {sorted(typing.get_type_hints(cls))}"
+        for cls in (Runtime, RunHandle, ToolResult, ToolCallRequest)
+    }
+
+
+def test_published_classes_keep_their_annotations_on_python_3_14(selenium: Any) -> None:
+    """On 3.14, a class defined in a private module and published elsewhere resolves its hints."""
+    assert _published_hints(selenium) == {
+        "Runtime": (
+            "pyctx_web.graph.runtime: ['_extension', 'context', 'execution_info', "
+            "'previous', 'store', 'stream_writer']"
+        ),
+        "RunHandle": (
+            "pyctx_web.graph.runtime: ['control', 'extension', 'run_id', 'task', 'thread_id']"
+        ),
+        "ToolResult": "pyctx_web.graph.runtime: ['arguments', 'id', 'name', 'result', 'status']",
+        "ToolCallRequest": "pyctx_web.graph.middleware: ['runtime', 'tool', 'tool_call']",
+    }

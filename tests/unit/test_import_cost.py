@@ -107,6 +107,7 @@ def test_importing_the_context_store_loads_no_graph_and_no_heavy_stdlib() -> Non
     assert loaded & unwanted == set()
     assert {m for m in loaded if m.startswith("pyctx_web.")} == {
         "pyctx_web._env",
+        "pyctx_web._homes",
         "pyctx_web.context",
         "pyctx_web.errors",
         "pyctx_web.execution",

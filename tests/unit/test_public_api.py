@@ -6,6 +6,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import typing
 from pathlib import Path
 from types import ModuleType
 from typing import ParamSpec, TypeVar
@@ -86,3 +87,30 @@ def test_exported_classes_and_functions_name_a_public_home(name: str) -> None:
         ):
             wrong.append(f"{member}: {home}")
     assert wrong == []
+
+
+_HINTS_UNRESOLVED = {
+    "pyctx_web.graph.errors.GraphInterrupt": (
+        "its Interrupt is imported for type checking only, so that importing the errors "
+        "loads no graph values"
+    ),
+}
+"""Exported names whose annotations do not resolve at run time, and why."""
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_the_annotations_of_exported_names_resolve(name: str) -> None:
+    """typing.get_type_hints works on every exported class and function, published ones too."""
+    module = importlib.import_module(name)
+    unresolved = []
+    for export in module.__all__:
+        value = getattr(module, export)
+        if not (inspect.isclass(value) or inspect.isfunction(value)):
+            continue
+        if f"{value.__module__}.{value.__qualname__}" in _HINTS_UNRESOLVED:
+            continue
+        try:
+            typing.get_type_hints(value, include_extras=True)
+        except NameError as error:
+            unresolved.append(f"{export}: {error}")
+    assert unresolved == []

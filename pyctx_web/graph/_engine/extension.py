@@ -29,6 +29,7 @@ from typing import (
     runtime_checkable,
 )
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ImmutableError
 
 if TYPE_CHECKING:
@@ -348,14 +349,14 @@ class RunExtension(Protocol):
 
 
 # Their public homes: where users import them and what reprs and docs show.
-_HOMES: dict[type[Any], str] = {
-    MemoryEntry: "pyctx_web.graph.memory",
-    MemoryProvider: "pyctx_web.graph.memory",
-    **dict.fromkeys(
-        (Usage, StepRecord, ToolCallRecord, ToolResult, Message, RunLog, RunOutcome),
-        "pyctx_web.graph.runtime",
-    ),
-}
-for _public, _home in _HOMES.items():
-    _public.__module__ = _home
-del _public, _home
+publish("pyctx_web.graph.memory", MemoryEntry, MemoryProvider)
+publish(
+    "pyctx_web.graph.runtime",
+    Usage,
+    StepRecord,
+    ToolCallRecord,
+    ToolResult,
+    Message,
+    RunLog,
+    RunOutcome,
+)

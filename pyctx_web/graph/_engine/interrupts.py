@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError
 from pyctx_web.graph._values import Interrupt
 from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt
@@ -82,7 +83,4 @@ def _ask(value: Any, response_schema: dict[str, Any] | None, given_id: str | Non
     raise GraphInterrupt((question,))
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (interrupt,):
-    _public.__module__ = "pyctx_web.graph.types"
-del _public
+publish("pyctx_web.graph.types", interrupt)

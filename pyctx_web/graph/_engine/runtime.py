@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, ContextMissingError
 from pyctx_web.graph._engine.extension import (
     MemoryProvider,
@@ -217,6 +218,4 @@ def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[Context
     return runtime_of(run, current_task.get_store())
 
 
-for _public in (ExecutionInfo, Runtime, get_runtime):
-    _public.__module__ = "pyctx_web.graph.runtime"
-del _public
+publish("pyctx_web.graph.runtime", ExecutionInfo, Runtime, get_runtime)

@@ -8,13 +8,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._runctx.middleware import AgentMiddleware
-
-if TYPE_CHECKING:
-    from pyctx_web.graph._engine.runtime import Runtime
 
 __all__ = ["DECISIONS", "HumanInTheLoopMiddleware", "ReviewConfig"]
 
@@ -204,6 +203,4 @@ class HumanInTheLoopMiddleware(AgentMiddleware[Any]):
             )
 
 
-for _public in (HumanInTheLoopMiddleware, ReviewConfig):
-    _public.__module__ = "pyctx_web.graph.middleware"  # their public home
-del _public
+publish("pyctx_web.graph.middleware", HumanInTheLoopMiddleware, ReviewConfig)

@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
 from pyctx_web.graph._engine.extension import RunLog, RunOutcome
@@ -234,4 +235,4 @@ class RunHandle:
         return self.task.__await__()
 
 
-RunHandle.__module__ = "pyctx_web.graph.runtime"
+publish("pyctx_web.graph.runtime", RunHandle)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._engine.extension import MemoryEntry
 from pyctx_web.graph.checkpoint.base import check_limit
@@ -71,4 +72,4 @@ class InMemoryMemory:
         return len(self._entries)
 
 
-InMemoryMemory.__module__ = "pyctx_web.graph.memory"  # its public home
+publish("pyctx_web.graph.memory", InMemoryMemory)

@@ -33,14 +33,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
+from pyctx_web._homes import publish
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, UsageError
-
-if TYPE_CHECKING:
-    from pyctx_web.graph._engine.runtime import Runtime
-    from pyctx_web.graph._runctx.tools import Tool
+from pyctx_web.graph._engine.runtime import Runtime
+from pyctx_web.graph._runctx.tools import Tool
 
 __all__ = [
     "AgentMiddleware",
@@ -218,6 +217,4 @@ async def wrap_node_call(
     return await _chain(middleware, "awrap_node_call", run)(request)
 
 
-for _public in (AgentMiddleware, NodeCallRequest, ToolCallRequest):
-    _public.__module__ = "pyctx_web.graph.middleware"  # their public home
-del _public
+publish("pyctx_web.graph.middleware", AgentMiddleware, NodeCallRequest, ToolCallRequest)

@@ -60,16 +60,14 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
+from pyctx_web._homes import publish
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
-from pyctx_web.graph._runctx.signature_schema import is_args_form, signature_tool
+from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._runctx.signature_text import signature, summary
 from pyctx_web.graph.errors import ToolArgumentError
-
-if TYPE_CHECKING:
-    from pyctx_web.graph._engine.runtime import Runtime
 
 __all__ = ["Tool", "tool", "tool_table"]
 
@@ -162,6 +160,10 @@ def _make_tool(
     tool_name = name or getattr(fn, "__name__", None)
     if not isinstance(tool_name, str) or not tool_name:
         raise ArgumentValueError("a tool needs a name: pass tool(name=...)")
+    # The schema reader (and the validator it uses) loads with the first tool, not with the
+    # middleware that names tools.
+    from pyctx_web.graph._runctx.signature_schema import is_args_form, signature_tool
+
     call: ToolFunction
     if parameters is None and not is_args_form(fn):
         # A schema made from the signature is well-formed by construction: not checked again.
@@ -236,6 +238,4 @@ def tool_table(tools: Any) -> dict[str, Tool]:
     return table
 
 
-for _public in (Tool, tool):
-    _public.__module__ = "pyctx_web.graph.tools"  # their public home
-del _public
+publish("pyctx_web.graph.tools", Tool, tool)

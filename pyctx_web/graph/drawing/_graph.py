@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.drawing._ascii import draw_ascii
 from pyctx_web.graph.drawing._mermaid import draw_mermaid
@@ -199,7 +200,4 @@ def _node_json(node: Node) -> dict[str, Any]:
     return result
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (Graph,):
-    _public.__module__ = "pyctx_web.graph.drawing"
-del _public
+publish("pyctx_web.graph.drawing", Graph)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, NamedTuple
 
+from pyctx_web._homes import publish
 from pyctx_web.graph.errors import GraphError
 
 __all__ = [
@@ -95,7 +96,12 @@ class Edge(NamedTuple):
         return Edge(source or self.source, target or self.target, self.data, self.conditional)
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (CurveStyle, DrawingUnavailableError, Edge, MermaidDrawMethod, Node, NodeStyles):
-    _public.__module__ = "pyctx_web.graph.drawing"
-del _public
+publish(
+    "pyctx_web.graph.drawing",
+    CurveStyle,
+    DrawingUnavailableError,
+    Edge,
+    MermaidDrawMethod,
+    Node,
+    NodeStyles,
+)

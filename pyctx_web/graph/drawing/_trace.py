@@ -25,6 +25,7 @@ from typing import (
     runtime_checkable,
 )
 
+from pyctx_web._homes import publish
 from pyctx_web.graph._engine.spec import GraphSpec
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.drawing._graph import Graph
@@ -363,7 +364,4 @@ def _expand(graph: Graph, name: str, subgraph: Graph) -> None:
         graph.edges[index] = edge
 
 
-# Their public home: where users import them and what reprs and docs show.
-for _public in (Drawable,):
-    _public.__module__ = "pyctx_web.graph.drawing"
-del _public
+publish("pyctx_web.graph.drawing", Drawable)
