@@ -32,7 +32,7 @@ from pyctx_web.graph.checkpoint.base import Checkpointer
 if TYPE_CHECKING:
     # The run machinery is imported by the first run (see _prepare), not with the graph.
     from pyctx_web.graph._engine.loop import Engine
-    from pyctx_web.graph._engine.outcome import Outcome
+    from pyctx_web.graph._engine.outcome import EngineResult
     from pyctx_web.graph._engine.spec import GraphSpec
     from pyctx_web.graph._runctx.lifecycle import ActiveRuns, Admission, RunHandle
     from pyctx_web.graph._values import Interrupt, StateSnapshot
@@ -122,7 +122,7 @@ class CompiledStateGraph:
         """A stream chunk as the caller sees it (a graph that wraps its state changes it)."""
         return chunk
 
-    def _result(self, outcome: Outcome) -> Any:
+    def _result(self, outcome: EngineResult) -> Any:
         values = self.spec.schema.result(outcome.values)
         if outcome.interrupts:
             values["__interrupt__"] = list(outcome.interrupts)
@@ -175,7 +175,7 @@ class CompiledStateGraph:
         options: RunOptions,
         place: ChildPlace | None = None,
         **stream: Any,
-    ) -> tuple[Run, Admission, Coroutine[Any, Any, Outcome]]:
+    ) -> tuple[Run, Admission, Coroutine[Any, Any, EngineResult]]:
         """A run with its context and cancel control, and the coroutine that executes it."""
         from pyctx_web.graph._engine.execute import execute
         from pyctx_web.graph._runctx.lifecycle import Admission, extend, managed
@@ -211,7 +211,7 @@ class CompiledStateGraph:
         return run, control, body
 
     async def _tracked(
-        self, control: Admission, run: Run, body: Coroutine[Any, Any, Outcome]
+        self, control: Admission, run: Run, body: Coroutine[Any, Any, EngineResult]
     ) -> Any:
         return self._result(await outcome_of(self._active, control, run, body))
 

@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 
 from pyctx_web.graph._compiled import CompiledStateGraph, RunOptions
 from pyctx_web.graph._engine.frames import Run
-from pyctx_web.graph._engine.outcome import Outcome
+from pyctx_web.graph._engine.outcome import EngineResult
 from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph._runctx.lifecycle import Admission
@@ -47,12 +47,12 @@ class FunctionalGraph(CompiledStateGraph):
         options: RunOptions,
         place: ChildPlace | None = None,
         **stream: Any,
-    ) -> tuple[Run, Admission, Coroutine[Any, Any, Outcome]]:
+    ) -> tuple[Run, Admission, Coroutine[Any, Any, EngineResult]]:
         if input is not None and not isinstance(input, Command):
             input = {"input": input}
         return super()._prepare(input, config, options, place, **stream)
 
-    def _result(self, outcome: Outcome) -> Any:
+    def _result(self, outcome: EngineResult) -> Any:
         return _shown(outcome.values, list(outcome.interrupts) if outcome.interrupts else None)
 
     def _present(self, mode: str, chunk: Any) -> Any:

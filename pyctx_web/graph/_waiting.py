@@ -11,7 +11,7 @@ from pyctx_web.graph._engine.frames import Run, current_run
 from pyctx_web.graph._engine.options import DONE
 
 if TYPE_CHECKING:
-    from pyctx_web.graph._engine.outcome import Outcome
+    from pyctx_web.graph._engine.outcome import EngineResult
     from pyctx_web.graph._runctx.lifecycle import ActiveRuns, Admission
 
 __all__ = ["chunks_of", "outcome_of"]
@@ -22,8 +22,8 @@ def _awaited_below(task: asyncio.Task[None]) -> None:
 
 
 async def outcome_of(
-    active: ActiveRuns, control: Admission, run: Run, body: Coroutine[Any, Any, Outcome]
-) -> Outcome:
+    active: ActiveRuns, control: Admission, run: Run, body: Coroutine[Any, Any, EngineResult]
+) -> EngineResult:
     """Run ``body`` when its thread's turn comes, holding the thread; its outcome."""
     try:
         await active.turn(control)
@@ -38,7 +38,7 @@ async def chunks_of(
     active: ActiveRuns,
     run: Run,
     control: Admission,
-    body: Coroutine[Any, Any, Outcome],
+    body: Coroutine[Any, Any, EngineResult],
     queue: asyncio.Queue[tuple[str, Any]],
 ) -> AsyncGenerator[tuple[str, Any], None]:
     """Run ``body`` in a task of its own and yield its chunks as they come."""

@@ -151,7 +151,7 @@ def invoke(entry: Entry, js_args: tuple[Any, ...]) -> Any:
     return result
 
 
-Outcome: TypeAlias = tuple[BaseException | None, Any]
+CallbackOutcome: TypeAlias = tuple[BaseException | None, Any]
 """What a callback's coroutine ended with: ``(exception, None)`` or ``(None, result)``."""
 
 
@@ -161,11 +161,11 @@ class Started:
 
     __slots__ = ("task",)
 
-    def __init__(self, task: asyncio.Task[Outcome]) -> None:
+    def __init__(self, task: asyncio.Task[CallbackOutcome]) -> None:
         self.task = task
 
 
-async def _guarded(coro: Coroutine[Any, Any, Any], what: str) -> Outcome:
+async def _guarded(coro: Coroutine[Any, Any, Any], what: str) -> CallbackOutcome:
     """Await ``coro``; report what it raises and return it as an outcome, never re-raised.
 
     A task must not end with ``KeyboardInterrupt`` or ``SystemExit``: asyncio
@@ -180,18 +180,18 @@ async def _guarded(coro: Coroutine[Any, Any, Any], what: str) -> Outcome:
         return exc, None
 
 
-def outcome(task: asyncio.Task[Outcome]) -> Outcome:
+def outcome(task: asyncio.Task[CallbackOutcome]) -> CallbackOutcome:
     """The outcome of a :func:`_guarded` task; a task cancelled before it started is cancelled."""
     if task.cancelled():
         return asyncio.CancelledError("the callback's task was cancelled"), None
     return task.result()
 
 
-def _promise_of(task: asyncio.Task[Outcome], what: str) -> Any:
+def _promise_of(task: asyncio.Task[CallbackOutcome], what: str) -> Any:
     """A deferred JavaScript promise settled by ``task`` (the ``make`` closure unwraps it)."""
     deferred = helpers().deferred()
 
-    def settle(task: asyncio.Task[Outcome]) -> None:
+    def settle(task: asyncio.Task[CallbackOutcome]) -> None:
         exc, value = outcome(task)
         if exc is None:
             _resolve(deferred, value, what)

@@ -17,7 +17,7 @@ from typing import Any, TypedDict
 
 from pyctx_web import IN_PYODIDE, AsyncLocalStorage, require_execution_context
 from pyctx_web.graph import START, StateGraph
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.middleware import AgentMiddleware
 from pyctx_web.graph.runtime import Runtime, get_runtime
 from pyctx_web.graph.tools import tool
@@ -119,7 +119,7 @@ async def scenario_node_tool_and_progress_events_stream_in_order() -> None:
         .add_node("ask", ask)
         .add_edge(START, "work")
         .add_edge("work", "ask")
-        .compile(InMemoryCheckpointer(), tools=[process_items])
+        .compile(InMemorySaver(), tools=[process_items])
     )
     modes = ["tasks", "custom", "updates"]
     chunks = [c async for c in app.astream({}, thread_id="t", stream_mode=modes)]

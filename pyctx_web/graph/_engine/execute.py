@@ -19,7 +19,7 @@ from pyctx_web.graph.errors import GraphConfigError, GraphVersionError
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
     from pyctx_web.graph._engine.options import ParsedConfig
-    from pyctx_web.graph._engine.outcome import Outcome
+    from pyctx_web.graph._engine.outcome import EngineResult
 
 __all__ = ["execute"]
 
@@ -29,7 +29,7 @@ _NEEDS_CHECKPOINTER = (
 )
 
 
-async def execute(engine: Engine, input: Any, request: ParsedConfig) -> Outcome:
+async def execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineResult:
     """Run ``input`` on the request's thread: a new input, ``None`` or ``Command(resume=...)``.
 
     What the run's durability held back is written when it completes, pauses or fails.
@@ -43,7 +43,7 @@ async def execute(engine: Engine, input: Any, request: ParsedConfig) -> Outcome:
     return outcome
 
 
-async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> Outcome:
+async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineResult:
     if engine.checkpoints.checkpointer is None:
         if isinstance(input, Command):
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
@@ -88,7 +88,7 @@ def _check_written_by_this_graph(engine: Engine, cp: Checkpoint, pending: Pendin
 
 async def _continue(
     engine: Engine, thread_id: str, target: tuple[Checkpoint, Pending] | None, is_fork: bool
-) -> Outcome:
+) -> EngineResult:
     """Run on from the thread's latest checkpoint, or fork from an older one."""
     if target is None:
         raise GraphConfigError(

@@ -22,7 +22,7 @@ from pyctx_web.graph._engine.checkpoints import CheckpointAccess
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT
-from pyctx_web.graph._engine.outcome import Outcome, current_values, retake_input, step_writes
+from pyctx_web.graph._engine.outcome import EngineResult, current_values, retake_input, step_writes
 from pyctx_web.graph._engine.planner import Planner
 from pyctx_web.graph._engine.records import (
     NO_ARG,
@@ -98,14 +98,14 @@ class Engine:
         if self.run.listens("values"):
             self.run.emit("values", self.schema.output(current_values(self.schema, cp, pending)))
 
-    def paused(self, cp: Checkpoint, pending: Pending) -> Outcome:
+    def paused(self, cp: Checkpoint, pending: Pending) -> EngineResult:
         """The outcome of a run that stops at ``cp`` with questions waiting."""
         waiting = pending.waiting(cp.tasks)
         values = current_values(self.schema, cp, pending)
         self.run.emit("updates", {"__interrupt__": tuple(waiting)})
         if self.run.listens("values"):
             self.run.emit("values", {**self.schema.output(values), "__interrupt__": tuple(waiting)})
-        return Outcome(cp, values, waiting)
+        return EngineResult(cp, values, waiting)
 
     # -- starting ------------------------------------------------------------------
 
@@ -146,7 +146,9 @@ class Engine:
 
     # -- the loop ------------------------------------------------------------------
 
-    async def loop(self, cp: Checkpoint, pending: Pending, *, skip_breakpoint: bool) -> Outcome:
+    async def loop(
+        self, cp: Checkpoint, pending: Pending, *, skip_breakpoint: bool
+    ) -> EngineResult:
         """Run steps from ``cp`` until the graph ends, pauses, or a task fails."""
         steps = 0
         while True:
@@ -156,7 +158,7 @@ class Engine:
                 await self.run.queue.join()
             self.run.step = cp.step + 1
             if not cp.tasks:
-                return Outcome(cp, cp.values)
+                return EngineResult(cp, cp.values)
             retake_input(cp, pending)
             runnable = [
                 t
@@ -175,7 +177,7 @@ class Engine:
                 pending.breakpoint_hit = True
                 await self.checkpoints.save_writes(cp, [(None, "breakpoint", TaskRecord())])
                 self.run.emit("updates", {"__interrupt__": ()})
-                return Outcome(cp, current_values(self.schema, cp, pending))
+                return EngineResult(cp, current_values(self.schema, cp, pending))
             errors = await self._run_step(cp, pending, runnable)
             if errors:
                 raise errors[0]
@@ -194,13 +196,13 @@ class Engine:
                 )
             cp, pending, skip_breakpoint = new, Pending(), False
 
-    async def _after_breakpoint(self, new: Checkpoint) -> Outcome:
+    async def _after_breakpoint(self, new: Checkpoint) -> EngineResult:
         """Pause after an ``interrupt_after`` node, once even if the next node is in
         ``interrupt_before``: continuing runs that node without pausing again."""
         if any(t.name in self.interrupt_before for t in new.tasks):
             await self.checkpoints.save_writes(new, [(None, "breakpoint", TaskRecord())])
         self.run.emit("updates", {"__interrupt__": ()})
-        return Outcome(new, new.values)
+        return EngineResult(new, new.values)
 
     async def _advance(self, cp: Checkpoint, pending: Pending) -> Checkpoint:
         """Apply the finished step of ``cp`` and write the next checkpoint."""

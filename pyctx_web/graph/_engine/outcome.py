@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._values import Interrupt
 
-__all__ = ["Outcome", "current_values", "retake_input", "state_values", "step_writes"]
+__all__ = ["EngineResult", "current_values", "retake_input", "state_values", "step_writes"]
 
 
 def step_writes(cp: Checkpoint, pending: Pending) -> list[tuple[str, str, Any]]:
@@ -77,8 +77,8 @@ def retake_input(cp: Checkpoint, pending: Pending) -> None:
 
 
 @dataclass(slots=True)
-class Outcome:
-    """How an invocation ended."""
+class EngineResult:
+    """Where the engine's steps of an invocation stopped: the checkpoint, values, questions."""
 
     checkpoint: Checkpoint
     """The checkpoint the run stopped at."""

@@ -20,7 +20,7 @@ from pyctx_web.graph.errors import InvalidUpdateError, ResumeError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
-    from pyctx_web.graph._engine.outcome import Outcome
+    from pyctx_web.graph._engine.outcome import EngineResult
 
 __all__ = ["plan_resume", "resume"]
 
@@ -96,7 +96,7 @@ def plan_resume(resume: Any, cp: Checkpoint, pending: Pending) -> dict[str, Any]
 
 async def resume(
     engine: Engine, command: Command[Any], target: tuple[Checkpoint, Pending] | None, is_fork: bool
-) -> Outcome:
+) -> EngineResult:
     """Answer the questions of ``target`` (the thread's latest checkpoint) and run on."""
     thread_id = engine.run.thread_id or ""
     if command.goto is not None and command.goto != ():

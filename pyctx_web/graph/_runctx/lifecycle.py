@@ -25,7 +25,7 @@ from pyctx_web.graph.errors import RunCancelledError, ThreadBusyError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
-    from pyctx_web.graph._engine.outcome import Outcome
+    from pyctx_web.graph._engine.outcome import EngineResult
 
 __all__ = ["ActiveRuns", "Admission", "RunHandle", "extend", "managed"]
 
@@ -147,8 +147,8 @@ async def managed(
     extension: RuntimeExtension,
     control: Admission,
     execution_context: ExecutionContext,
-    execute: Callable[[], Awaitable[Outcome]],
-) -> Outcome:
+    execute: Callable[[], Awaitable[EngineResult]],
+) -> EngineResult:
     """Run ``execute`` between the middleware's ``before_agent`` and ``after_agent``.
 
     Runs in the run's own task, in ``execution_context``. ``after_agent`` runs
@@ -186,7 +186,7 @@ async def managed(
         extension.record.finished_at = time.time()
 
 
-def _ended(outcome: Outcome) -> RunOutcome:
+def _ended(outcome: EngineResult) -> RunOutcome:
     if outcome.interrupts:
         return RunOutcome(
             "interrupt", values=dict(outcome.values), interrupts=tuple(outcome.interrupts)

@@ -12,7 +12,7 @@ import pytest
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph import END, START, StateGraph
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.config import get_config
 from pyctx_web.graph.memory import InMemoryMemory, MemoryEntry
 from pyctx_web.graph.middleware import AgentMiddleware, NodeCallRequest, ToolCallRequest
@@ -125,7 +125,7 @@ def _chat_graph(memory: InMemoryMemory) -> Any:
         StateGraph(State)
         .add_node("chat", chat)
         .add_edge(START, "chat")
-        .compile(InMemoryCheckpointer(), memory=memory, tools=[get_history])
+        .compile(InMemorySaver(), memory=memory, tools=[get_history])
     )
 
 

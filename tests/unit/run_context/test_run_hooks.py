@@ -16,7 +16,7 @@ from pyctx_web.errors import (
     ImmutableError,
 )
 from pyctx_web.graph import START, StateGraph
-from pyctx_web.graph.checkpoint.memory import InMemorySaver as InMemoryCheckpointer
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.errors import RunCancelledError
 from pyctx_web.graph.middleware import AgentMiddleware
 from pyctx_web.graph.runtime import Runtime, get_runtime
@@ -106,7 +106,7 @@ def _resource_graph() -> Any:
         StateGraph(State)
         .add_node("work", work)
         .add_edge(START, "work")
-        .compile(InMemoryCheckpointer(), tools=[use_resource])
+        .compile(InMemorySaver(), tools=[use_resource])
     )
 
 
@@ -237,7 +237,7 @@ async def test_before_agent_gets_the_input_or_the_resuming_command() -> None:
         StateGraph(State)
         .add_node("ask", ask)
         .add_edge(START, "ask")
-        .compile(InMemoryCheckpointer(), middleware=[Inputs()])
+        .compile(InMemorySaver(), middleware=[Inputs()])
     )
     await app.ainvoke({"text": "hi"}, thread_id="t")
     resume: Command[Any] = Command(resume="Ada")
