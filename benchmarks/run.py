@@ -27,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "demo"))
+sys.path.insert(0, str(ROOT))
 
 import against  # noqa: E402
 import baseline  # noqa: E402
@@ -34,19 +35,7 @@ import chart  # noqa: E402
 import startup  # noqa: E402
 import stats  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Keeps Chromium's sampling heap profiler off: its stack walk from a WebAssembly
-    # stack-switching (JSPI) stack can crash the renderer (see tests/pyodide/conftest.py).
-    "--enable-benchmarking",
-]
+from tools.chromium import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 SUPPORT_FILES = ["stats.py", "driver.py"]
 
@@ -135,7 +124,7 @@ def run_chromium(dist: Path, quick: bool) -> list[Measured]:
     from playwright.sync_api import sync_playwright
 
     with served(dist) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         runtime = f"pyodide-chromium {browser.version}"
         try:
             figures = cold_start(browser, url, runtime, rounds=3 if quick else 9)
@@ -291,7 +280,7 @@ def table(figures: list[dict[str, Any]]) -> str:
 
 def measure(quick: bool, dist: Path) -> tuple[list[Measured], list[str]]:
     """Every runtime's measurements, and one line for each runtime that could not be measured."""
-    launch = {"executable_path": CHROMIUM, "args": CHROMIUM_FLAGS}
+    launch = {"executable_path": CHROMIUM, "args": list(CHROMIUM_FLAGS)}
     ref = baseline.BASELINE_REF
     steps: list[tuple[str, Callable[[], list[Measured]]]] = [
         ("CPython", lambda: run_cpython(quick)),

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-# --enable-benchmarking keeps Chromium's sampling heap profiler off: its stack walk from a
-# WebAssembly stack-switching (JSPI) stack can crash the renderer (tests/pyodide/conftest.py).
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--enable-benchmarking"]
+sys.path.insert(0, str(ROOT))
+
+from tools.chromium import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
+
 WORKER_PATH = "/__snapshot_worker.mjs"
 PAGE_PATH = "/__snapshot.html"
 TIMEOUT_MS = 300_000
@@ -69,7 +69,7 @@ def take(dist: Path, app_dir: str) -> bytes:
         serve.running(serve.make_server("127.0.0.1", 0, dist)) as origin,
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         context = browser.new_context()
         # Routes on the context, not the page: they also serve the worker's requests.
         context.route(

@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS, served_demo  # noqa: E402
+from tests.e2e.conftest import served_demo  # noqa: E402
 from tests.e2e.test_chat import (  # noqa: E402
     EMAIL_QUESTION,
     READY_TIMEOUT_MS,
@@ -42,6 +42,7 @@ from tests.e2e.test_chat import (  # noqa: E402
     chat,
     configure_offline,
 )
+from tools.chromium import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 REQUEST = "help me with email"
 """A request the offline model asks a question about."""
@@ -155,7 +156,7 @@ def soak(url: str, turns: int, marks: set[int]) -> list[tuple[int, float, dict[s
 
     rows: list[tuple[int, float, dict[str, int]]] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         page = browser.new_page()
         crashes: list[str] = []
         page.on("crash", lambda crashed: crashes.append(crashed.url))

@@ -14,22 +14,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tools.chromium import CHROMIUM, CHROMIUM_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "build" / "dist"
 ARTIFACTS = ROOT / "build" / "e2e"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Keeps Chromium's sampling heap profiler off: its stack walk from a WebAssembly
-    # stack-switching (JSPI) stack can crash the renderer (see tests/pyodide/conftest.py).
-    "--enable-benchmarking",
-]
 
 
 @contextmanager
@@ -73,7 +62,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         try:
             yield launched
         finally:

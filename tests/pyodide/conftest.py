@@ -23,24 +23,10 @@ from pytest_pyodide.utils import (
     set_webdriver_script_timeout,
 )
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--js-flags=--expose-gc",
-    # Turns off Chromium's in-process sampling heap profiler, which it starts in a random
-    # share of browser sessions (feature HeapProfilerReporting) and then in their child
-    # processes (--subproc-heap-profiling). On a sampled allocation it walks frame
-    # pointers up to the end of the thread's native stack; while Pyodide runs on a
-    # WebAssembly stack-switching (JSPI) stack, that walk scans past the top of the
-    # switched stack into its guard page and the renderer dies of SIGSEGV ("Target
-    # crashed"). "Never profile during benchmarking" is Chromium's own rule.
-    "--enable-benchmarking",
-]
+from tools import chromium
+
+CHROMIUM_FLAGS = [*chromium.CHROMIUM_FLAGS, "--js-flags=--expose-gc"]
+"""Every launch's flags (tools/chromium.py), and V8's gc() for the memory tests."""
 CRASH_TEXT = "Target crashed"
 """What Playwright says of a page whose renderer died."""
 
@@ -108,7 +94,9 @@ def playwright_browsers(request: pytest.FixtureRequest) -> Iterator[dict[str, An
             # Node needs no browser; "chrome" is the only browser runtime used here.
             if "chrome" in pytest_wrapper.pyodide_runtimes:
                 browsers["chrome"] = WatchedBrowser(
-                    playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+                    playwright.chromium.launch(
+                        executable_path=chromium.CHROMIUM, args=CHROMIUM_FLAGS
+                    )
                 )
             yield browsers
         finally:
