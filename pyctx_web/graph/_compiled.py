@@ -162,11 +162,10 @@ class CompiledStateGraph:
         run, control, body = self._prepare(input, config, options)
         task = asyncio.get_running_loop().create_task(self._tracked(control, run, body))
         control.task = task
-        from pyctx_web.graph._runctx.extension import RuntimeExtension
         from pyctx_web.graph._runctx.lifecycle import RunHandle
 
-        assert isinstance(run.extension, RuntimeExtension)
-        return RunHandle(run.run_id, run.thread_id, run.extension, control, task)
+        assert run.extension is not None  # _prepare gave the run its extension
+        return RunHandle(run.run_id, run.thread_id, run.extension.record, control, task)
 
     def _prepare(
         self,

@@ -64,7 +64,7 @@ def test_published_classes_keep_their_annotations_on_python_3_14(selenium: Any) 
             "'previous', 'store', 'stream_writer']"
         ),
         "RunHandle": (
-            "pyctx_web.graph.runtime: ['control', 'extension', 'run_id', 'task', 'thread_id']"
+            "pyctx_web.graph.runtime: ['control', 'record', 'run_id', 'task', 'thread_id']"
         ),
         "ToolResult": "pyctx_web.graph.runtime: ['arguments', 'id', 'name', 'result', 'status']",
         "ToolCallRequest": "pyctx_web.graph.middleware: ['runtime', 'tool', 'tool_call']",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
-from pyctx_web.graph._engine.extension import RunLog, RunOutcome
+from pyctx_web.graph._engine.extension import RunLog, RunOutcome, RunRecord
 from pyctx_web.graph._runctx.extension import RuntimeExtension
 from pyctx_web.graph._runctx.middleware import run_after_agent, run_before_agent
 from pyctx_web.graph._runctx.services import GraphServices, merge_context
@@ -202,8 +202,8 @@ class RunHandle:
     """The run's id."""
     thread_id: str | None
     """The run's thread; ``None`` without a checkpointer."""
-    extension: RuntimeExtension
-    """The run's part of the graph's services, holding its log."""
+    record: RunRecord
+    """What the run has done, behind :attr:`log`."""
     control: Admission
     """Its cancellation control."""
     task: asyncio.Task[dict[str, Any]]
@@ -212,7 +212,7 @@ class RunHandle:
     @property
     def log(self) -> RunLog:
         """What the run has done so far: steps, tool calls, messages, token usage."""
-        return RunLog(self.extension.record)
+        return RunLog(self.record)
 
     @property
     def outcome(self) -> RunOutcome | None:

@@ -93,42 +93,42 @@ class ToolRun:
     runtime: Runtime[Any]
 
 
-async def call_tools(extension: ToolRun, calls: Any) -> list[ToolResult]:
+async def call_tools(tooling: ToolRun, calls: Any) -> list[ToolResult]:
     """Run ``calls`` after their review; see :meth:`Runtime.call_tools`."""
-    services = extension.services
+    services = tooling.services
     planned = _planned(services.tools, calls)
-    verdicts = await review(services.tools, services.middleware, extension.runtime, planned)
+    verdicts = await review(services.tools, services.middleware, tooling.runtime, planned)
     results = []
     for call, verdict in zip(planned, verdicts, strict=True):
         if verdict is None:
-            result, args = await _run(extension, call.name, call.arguments, call.id, None)
+            result, args = await _run(tooling, call.name, call.arguments, call.id, None)
             results.append(ToolResult(call.name, args, result, "ran", call.id))
         elif verdict.status == "rejected":
             # The tool does not run; the record keeps the call and the reject message.
             record = ToolCallRecord(
                 call.name, dict(call.arguments), verdict.message, None, _node(), 0.0, "rejected"
             )
-            extension.record.tool_calls.append(record)
+            tooling.record.tool_calls.append(record)
             results.append(
                 ToolResult(call.name, call.arguments, verdict.message, "rejected", call.id)
             )
         else:
             status = verdict.status
-            result, args = await _run(extension, verdict.name, verdict.arguments, call.id, status)
+            result, args = await _run(tooling, verdict.name, verdict.arguments, call.id, status)
             results.append(ToolResult(verdict.name, args, result, status, call.id))
     return results
 
 
 async def _run(
-    extension: ToolRun,
+    tooling: ToolRun,
     name: str,
     args: Mapping[str, Any],
     call_id: str | None,
     reviewed: str | None,
 ) -> tuple[Any, dict[str, Any]]:
     """Run one checked call inside its ``awrap_tool_call`` middleware; return result and args."""
-    run, services, node = extension.run, extension.services, _node()
-    runtime = extension.runtime
+    run, services, node = tooling.run, tooling.services, _node()
+    runtime = tooling.runtime
     ran: dict[str, Any] = dict(args)
 
     async def execute(request: ToolCallRequest) -> Any:
@@ -158,7 +158,7 @@ async def _run(
             "event": "tool:end", "tool": name, "id": call_id, "result": result,
             "error": None if error is None else repr(error), "duration_ms": duration_ms,
         })  # fmt: skip
-    extension.record.tool_calls.append(
+    tooling.record.tool_calls.append(
         ToolCallRecord(
             name=name,
             args=ran,
