@@ -15,7 +15,6 @@ import argparse
 import errno
 import http.server
 import os
-import re
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -23,47 +22,26 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pyctx_web._js import module_source
-
 DEMO_DIR = Path(__file__).resolve().parent
+if str(DEMO_DIR.parent) not in sys.path:  # tools/, when run as a script of another checkout
+    sys.path.insert(0, str(DEMO_DIR.parent))
 
-LOCAL_CONNECT_SOURCES = ("'self'", "http://127.0.0.1:*", "http://localhost:*")
-"""Where the page may connect without any ``--api-origin``: itself and local ports."""
-
-_ORIGIN = re.compile(r"^(https?|wss?)://(\*\.)?[A-Za-z0-9.-]+(:(\d{1,5}|\*))?$")
-
-
-def content_security_policy(api_origins: Sequence[str] = ()) -> str:
-    """The page's policy; ``api_origins`` are added to its ``connect-src``."""
-    return "; ".join(
-        [
-            "default-src 'self'",
-            "script-src 'self' 'wasm-unsafe-eval'",
-            "worker-src 'self'",
-            "connect-src " + " ".join([*LOCAL_CONNECT_SOURCES, *api_origins]),
-            "style-src 'self'",
-            "img-src 'self' data:",
-            "object-src 'none'",
-            "base-uri 'none'",
-            "frame-ancestors 'none'",
-            "form-action 'none'",
-        ]
-    )
-
+from pyctx_web._js import module_source  # noqa: E402
+from tools.site_headers import (  # noqa: E402
+    ENCODINGS,
+    TYPES,
+    api_origin,
+    choose_encoding,
+    content_security_policy,
+    headers_for,
+    suffix_of,
+)
+from tools.site_headers import (  # noqa: E402
+    LOCAL_CONNECT_SOURCES as LOCAL_CONNECT_SOURCES,
+)
 
 CONTENT_SECURITY_POLICY = content_security_policy()
 """The policy with no ``--api-origin``."""
-
-
-def api_origin(text: str) -> str:
-    """An ``--api-origin`` value: ``scheme://host[:port]``; ``ArgumentTypeError`` otherwise."""
-    origin = text.strip().rstrip("/")
-    if not _ORIGIN.match(origin):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an origin such as https://api.example.com "
-            "(a scheme, a host, an optional port, and no path)"
-        )
-    return origin
 
 
 JS_MODULE_PATH = "/pyctx_web.mjs"
@@ -75,16 +53,7 @@ APP_ARCHIVE_PATH = "/app.zip"
 SNAPSHOT_PATH = "/demo.snapshot"
 """Where the worker fetches its memory snapshot from (``tools/snapshot.py``)."""
 
-EXTRA_TYPES = {
-    ".wasm": "application/wasm",
-    ".mjs": "text/javascript",
-    ".js": "text/javascript",
-    ".whl": "application/zip",
-    ".zip": "application/zip",
-    ".json": "application/json",
-    ".py": "text/plain; charset=utf-8",
-    ".snapshot": "application/octet-stream",
-}
+EXTRA_TYPES = TYPES
 
 
 CROSS_ORIGIN_ISOLATION = {
@@ -146,9 +115,8 @@ def make_handler(
             return super().translate_path(path)
 
         def end_headers(self) -> None:
-            self.send_header("Content-Security-Policy", policy)
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Cache-Control", "no-cache")
+            for name, value in headers_for(self.path, policy).items():
+                self.send_header(name, value)
             if isolated:
                 for name, value in CROSS_ORIGIN_ISOLATION.items():
                     self.send_header(name, value)
@@ -182,6 +150,93 @@ def make_server(
     return http.server.ThreadingHTTPServer((host, port), handler)
 
 
+def make_static_handler(
+    root: Path, *, isolated: bool = False, api_origins: Sequence[str] = ()
+) -> type[http.server.SimpleHTTPRequestHandler]:
+    """A handler of the static folder ``root``, as a static host serves it.
+
+    A file with precompressed siblings (``NAME.br``, ``NAME.gz``) is sent as the sibling that
+    the request's ``Accept-Encoding`` prefers, with ``Content-Encoding`` and ``Vary``; every
+    response has the headers of :func:`tools.site_headers.headers_for`.
+    """
+    policy = content_security_policy(api_origins)
+
+    class StaticHandler(http.server.SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        extensions_map: ClassVar[dict[str, str]] = {
+            **http.server.SimpleHTTPRequestHandler.extensions_map,
+            **EXTRA_TYPES,
+        }
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def send_head(self) -> Any:
+            path = Path(self.translate_path(self.path))
+            if path.is_dir():
+                if not self.path.split("?", 1)[0].endswith("/"):
+                    return super().send_head()  # the redirect to the folder's own URL
+                path = path / "index.html"
+            if not path.is_file():
+                self.send_error(404, "File not found")
+                return None
+            return self.send_file(path)
+
+        def send_file(self, path: Path) -> Any:
+            available = [
+                coding
+                for coding, suffix in ENCODINGS
+                if path.with_name(path.name + suffix).is_file()
+            ]
+            coding = choose_encoding(self.headers.get("Accept-Encoding"), available)
+            body = path.with_name(path.name + suffix_of(coding)) if coding else path
+            stat = body.stat()
+            etag = f'"{stat.st_mtime_ns:x}-{stat.st_size:x}{"-" + coding if coding else ""}"'
+            matched = etag in (self.headers.get("If-None-Match") or "")
+            self.send_response(304 if matched else 200)
+            self.send_header("ETag", etag)
+            if available:
+                self.send_header("Vary", "Accept-Encoding")
+            if matched:
+                self.end_headers()
+                return None
+            self.send_header("Content-Type", self.guess_type(str(path)))
+            self.send_header("Content-Length", str(stat.st_size))
+            self.send_header("Last-Modified", self.date_time_string(int(stat.st_mtime)))
+            if coding:
+                self.send_header("Content-Encoding", coding)
+            self.end_headers()
+            return body.open("rb")
+
+        def end_headers(self) -> None:
+            for name, value in headers_for(self.path, policy).items():
+                self.send_header(name, value)
+            if isolated:
+                for name, value in CROSS_ORIGIN_ISOLATION.items():
+                    self.send_header(name, value)
+            super().end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            if os.environ.get("PYCTX_DEMO_QUIET"):
+                return
+            super().log_message(format, *args)
+
+    return StaticHandler
+
+
+def make_static_server(
+    host: str,
+    port: int,
+    root: Path,
+    *,
+    isolated: bool = False,
+    api_origins: Sequence[str] = (),
+) -> http.server.ThreadingHTTPServer:
+    """Bind a server of the static folder ``root`` (:func:`make_static_handler`)."""
+    handler = make_static_handler(root.resolve(), isolated=isolated, api_origins=api_origins)
+    return http.server.ThreadingHTTPServer((host, port), handler)
+
+
 @contextmanager
 def running(server: http.server.ThreadingHTTPServer) -> Iterator[str]:
     """Serve ``server`` on a thread of its own while the block runs; yields its URL."""
@@ -200,6 +255,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--dist", type=Path, default=DEMO_DIR.parent / "build" / "dist")
     parser.add_argument(
+        "--root",
+        type=Path,
+        metavar="FOLDER",
+        help="serve this static folder (such as build/site) as a static host would: "
+        "precompressed .br and .gz siblings by Accept-Encoding, Cache-Control by name",
+    )
+    parser.add_argument(
+        "--isolated",
+        action="store_true",
+        help="also send the headers of cross-origin isolation (COOP and COEP)",
+    )
+    parser.add_argument(
         "--api-origin",
         dest="api_origins",
         action="append",
@@ -210,14 +277,21 @@ def main(argv: list[str] | None = None) -> int:
         "(repeatable; local ports are always allowed)",
     )
     args = parser.parse_args(argv)
-    if not (args.dist / "pyodide.mjs").is_file():
+    options: dict[str, Any] = {"isolated": args.isolated, "api_origins": args.api_origins}
+    if args.root is not None and not args.root.is_dir():
+        print(f"serve.py: --root {args.root} is not a folder", file=sys.stderr)
+        return 2
+    if args.root is None and not (args.dist / "pyodide.mjs").is_file():
         print(
             f"serve.py: no Pyodide distribution in {args.dist}: run ./build.sh dist",
             file=sys.stderr,
         )
         return 2
     try:
-        server = make_server(args.host, args.port, args.dist, api_origins=args.api_origins)
+        if args.root is not None:
+            server = make_static_server(args.host, args.port, args.root, **options)
+        else:
+            server = make_server(args.host, args.port, args.dist, **options)
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             print(
