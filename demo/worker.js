@@ -5,14 +5,21 @@
 // watches that its worker still answers), and a fatal error of Pyodide, after which this
 // worker's Python can do nothing more, is reported as {type: "fatal", message} (once it
 // happens, and again for every later message) so that the page starts another worker.
+//
+// The URLs below are those of demo/serve.py's unbuilt layout: tools/site.py rewrites each
+// (the two imports' and the three constants') to the content-hashed names of one build of
+// the static site. The server's Cache-Control decides what is revalidated, so the fetches
+// use the HTTP cache as it says.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
 import { loadPyctxWeb, resumePyctxWeb } from "/pyctx_web.mjs";
 
+// The Pyodide distribution, for loadPyodide's indexURL.
+const PYODIDE_URL = "/pyodide/";
 // demo/app compiled to bytecode by ./build.sh setup, whose code names APP_DIR as its folder.
-const APP_ARCHIVE = "./app.zip";
+const APP_ARCHIVE = "/app.zip";
 // The memory snapshot of this worker's Pyodide with pyctx_web and the app imported (taken
 // by tools/snapshot.py in ./build.sh setup); without it, all of that is imported here.
-const SNAPSHOT = "./demo.snapshot";
+const SNAPSHOT = "/demo.snapshot";
 const APP_DIR = "/home/pyodide/demo_app";
 
 /**
@@ -202,7 +209,7 @@ async function timed(stage, label, work) {
 }
 
 async function fetchApp() {
-  const response = await fetch(new URL(APP_ARCHIVE, import.meta.url), { cache: "no-cache" });
+  const response = await fetch(new URL(APP_ARCHIVE, import.meta.url));
   if (!response.ok) {
     throw new Error(
       `could not fetch app.zip: HTTP ${response.status} (./build.sh setup builds it)`,
@@ -214,7 +221,7 @@ async function fetchApp() {
 // The snapshot's response once its headers came, or null when there is none to use.
 async function fetchSnapshot() {
   try {
-    const response = await fetch(new URL(SNAPSHOT, import.meta.url), { cache: "no-cache" });
+    const response = await fetch(new URL(SNAPSHOT, import.meta.url));
     return response.ok ? response : null;
   } catch {
     return null;
@@ -256,7 +263,7 @@ function prefetch(base) {
 
 async function boot() {
   // packageBaseUrl also replaces the CDN that Pyodide would otherwise fall back to.
-  const base = new URL("/pyodide/", self.location.href).href;
+  const base = new URL(PYODIDE_URL, import.meta.url).href;
   const { lockFile, wheelURL, wheel, app, policy, snapshot } = prefetch(base);
   let restored = false;
   const pyodide = await timed("runtime", "Loading the Python runtime…", async () => {
