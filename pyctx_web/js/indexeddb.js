@@ -125,6 +125,26 @@
     );
   };
 
+  // Stores the first writes of a checkpoint that has none yet: numbered in order, a later
+  // write of the same (task, kind) replacing an earlier one in its place.
+  /**
+   * @param {IDBObjectStore} store the writes store
+   * @param {string} t @param {string} c
+   * @param {[string, string, string][]} writes
+   */
+  const addWrites = (store, t, c, writes) => {
+    const seqs = new Map();
+    for (const [task_id, kind, data] of writes) {
+      const pair = JSON.stringify([task_id, kind]);
+      let seq = seqs.get(pair);
+      if (seq === undefined) {
+        seq = seqs.size + 1;
+        seqs.set(pair, seq);
+      }
+      store.put({ thread_id: t, checkpoint_id: c, task_id, kind, seq, data });
+    }
+  };
+
   return {
     /**
      * @param {string} name
@@ -240,31 +260,44 @@
         });
       }),
 
-    put: (/** @type {IDBConn} */ conn, /** @type {string} */ payload) =>
-      run(conn, ["checkpoints"], "readwrite", (tx, state, stop, guard) => {
-        const c = JSON.parse(payload);
-        const store = tx.objectStore("checkpoints");
-        const existing = store.index("by_id").getKey([c.thread_id, c.checkpoint_id]);
-        existing.onsuccess = guard(() => {
-          if (existing.result !== undefined) {
-            stop({ status: "duplicate" });
-            return;
-          }
-          const last = store.openCursor(threadRange(c.thread_id), "prev");
-          last.onsuccess = guard(() => {
-            // Compare-and-set in this transaction: only on top of the latest the writer saw.
-            const latest = last.result ? last.result.value.checkpoint_id : null;
-            if (latest !== (c.expected ?? null)) {
-              stop({ status: "busy" });
+    // A new checkpoint, with the pending writes it is made with (`writes`, maybe none): one
+    // transaction, so that the checkpoint is never stored without them.
+    put: (/** @type {IDBConn} */ conn, /** @type {string} */ payload) => {
+      const c = JSON.parse(payload);
+      /** @type {[string, string, string][]} */
+      const writes = c.writes ?? [];
+      delete c.writes;
+      return run(
+        conn,
+        writes.length ? BOTH : ["checkpoints"],
+        "readwrite",
+        (tx, state, stop, guard) => {
+          const store = tx.objectStore("checkpoints");
+          const existing = store.index("by_id").getKey([c.thread_id, c.checkpoint_id]);
+          existing.onsuccess = guard(() => {
+            if (existing.result !== undefined) {
+              stop({ status: "duplicate" });
               return;
             }
-            delete c.expected;
-            const key = /** @type {[string, number] | undefined} */ (last.result?.primaryKey);
-            c.seq = key ? key[1] + 1 : 1;
-            store.add(c);
+            const last = store.openCursor(threadRange(c.thread_id), "prev");
+            last.onsuccess = guard(() => {
+              // Compare-and-set in this transaction: only on top of the latest the writer saw.
+              const latest = last.result ? last.result.value.checkpoint_id : null;
+              if (latest !== (c.expected ?? null)) {
+                stop({ status: "busy" });
+                return;
+              }
+              delete c.expected;
+              const key = /** @type {[string, number] | undefined} */ (last.result?.primaryKey);
+              c.seq = key ? key[1] + 1 : 1;
+              store.add(c);
+              if (writes.length)
+                addWrites(tx.objectStore("writes"), c.thread_id, c.checkpoint_id, writes);
+            });
           });
-        });
-      }),
+        },
+      );
+    },
 
     /** @param {IDBConn} conn @param {string} t @param {string} c @param {string} payload */
     putWrites: (conn, t, c, payload) =>

@@ -15,6 +15,10 @@ Rules every implementation follows:
   previous checkpoints readable.
 * ``aput_writes`` stores all the given writes or none; a write replaces an
   earlier one with the same ``(task_id, kind)`` of the same checkpoint.
+* ``aput_with_writes`` stores a new checkpoint with writes known when it is
+  made (a run's input): a storage with transactions stores both in one, so
+  that no crash leaves the checkpoint without them. By default it is
+  ``aput`` then ``aput_writes``.
 * Reading the latest checkpoint, one checkpoint by id, and storing one, cost
   the same however long the thread's history is.
 * ``alist`` yields the newest checkpoint first.
@@ -108,6 +112,23 @@ class Checkpointer(ABC):
         self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
     ) -> None:
         """Store pending writes of a checkpoint, all or none, replacing same ``(task_id, kind)``."""
+
+    async def aput_with_writes(
+        self,
+        checkpoint: StoredCheckpoint,
+        writes: Sequence[StoredWrite],
+        *,
+        latest: str | EllipsisType | None = ...,
+    ) -> None:
+        """Store a new checkpoint as :meth:`aput` does, with pending writes of its own.
+
+        The graph calls it for a checkpoint whose writes exist when it is made (the
+        input of a run). A storage with transactions overrides it to store both in
+        one, all or nothing; this default stores the checkpoint, then the writes.
+        """
+        await self.aput(checkpoint, latest=latest)
+        if writes:
+            await self.aput_writes(checkpoint.thread_id, checkpoint.checkpoint_id, writes)
 
     @abstractmethod
     def alist(

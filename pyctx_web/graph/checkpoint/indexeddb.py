@@ -18,8 +18,9 @@ Storage (database version 1):
 
 Every operation is one IndexedDB transaction whose requests are all issued
 from JavaScript callbacks of that transaction, so it cannot commit early
-while Python code runs; a checkpoint or a batch of writes is stored whole or
-not at all. The JavaScript side resolves each operation with a JSON text:
+while Python code runs; a checkpoint (with the writes it is made with, for
+``aput_with_writes``) or a batch of writes is stored whole or not at all.
+The JavaScript side resolves each operation with a JSON text:
 no Python object is ever handed to JavaScript, so no proxy can leak.
 
 Outside Pyodide in a browser the module imports, and constructing the
@@ -234,6 +235,25 @@ class IndexedDBSaver(Checkpointer):
         class), read in the same readwrite transaction, which IndexedDB runs
         after any other on the store, from any tab.
         """
+        await self._put(checkpoint, (), latest)
+
+    async def aput_with_writes(
+        self,
+        checkpoint: StoredCheckpoint,
+        writes: Sequence[StoredWrite],
+        *,
+        latest: str | EllipsisType | None = ...,
+    ) -> None:
+        """Store ``checkpoint`` as :meth:`aput` does and its ``writes``, in one transaction:
+        both or neither."""
+        await self._put(checkpoint, writes, latest)
+
+    async def _put(
+        self,
+        checkpoint: StoredCheckpoint,
+        writes: Sequence[StoredWrite],
+        latest: str | EllipsisType | None,
+    ) -> None:
         payload = json.dumps(
             {
                 "thread_id": checkpoint.thread_id,
@@ -242,14 +262,11 @@ class IndexedDBSaver(Checkpointer):
                 "created_at": checkpoint.created_at,
                 "data": checkpoint.data,
                 "expected": expected_latest(checkpoint, latest),
+                "writes": [[w.task_id, w.kind, w.data] for w in writes],
             }
         )
-        outcome = await self._call(
-            "put",
-            payload,
-            what=f"write checkpoint {checkpoint.checkpoint_id!r} of thread "
-            f"{checkpoint.thread_id!r}",
-        )
+        what = f"write checkpoint {checkpoint.checkpoint_id!r} of thread {checkpoint.thread_id!r}"
+        outcome = await self._call("put", payload, what=what)
         if outcome["status"] == "ok":
             _tabs.announce(
                 self.database_name, checkpoint.thread_id, "checkpoint", checkpoint.checkpoint_id
@@ -260,7 +277,7 @@ class IndexedDBSaver(Checkpointer):
         if outcome["status"] == "duplicate":
             raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
         raise CheckpointStorageError(
-            f"write checkpoint {checkpoint.checkpoint_id!r} of thread {checkpoint.thread_id!r}",
+            what,
             self._failed(outcome),
             thread_id=checkpoint.thread_id,
             checkpoint_id=checkpoint.checkpoint_id,
