@@ -31,6 +31,7 @@ __all__ = [
     "TaskRecord",
     "TaskResult",
     "TaskSpec",
+    "checkpoint_document",
     "decode_record",
     "encode_checkpoint",
     "encode_input_update",
@@ -248,6 +249,13 @@ def _encode_goto(serde: JsonSerde, goto: Sequence[str | Send]) -> list[Any]:
 
 def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
     """Encode ``cp`` for a checkpointer; raise ``SerializationError`` naming the state key."""
+    doc = checkpoint_document(serde, cp)
+    return StoredCheckpoint(cp.thread_id, cp.id, cp.parent_id, cp.created_at, serde.dumps(doc))
+
+
+def checkpoint_document(serde: JsonSerde, cp: Checkpoint) -> dict[str, Any]:
+    """The JSON-ready document of ``cp``: a tree made for it alone, sharing nothing mutable
+    with the run; ``SerializationError`` naming the state key of a value it cannot hold."""
     values = _encode_values(serde, cp.values)
     tasks = []
     for t in cp.tasks:
@@ -273,8 +281,8 @@ def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
         "answered": list(cp.answered),
     }
     if cp.barriers:
-        doc["barriers"] = cp.barriers
-    return StoredCheckpoint(cp.thread_id, cp.id, cp.parent_id, cp.created_at, serde.dumps(doc))
+        doc["barriers"] = {key: list(sources) for key, sources in cp.barriers.items()}
+    return doc
 
 
 def encode_input_update(serde: JsonSerde, updates: Sequence[tuple[str, Any]]) -> StoredWrite:

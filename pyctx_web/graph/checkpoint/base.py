@@ -27,16 +27,18 @@ Rules every implementation follows:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from types import EllipsisType
+from typing import Any
 
 from pyctx_web.errors import ArgumentValueError
 
 __all__ = [
     "CheckpointRecord",
     "Checkpointer",
+    "DocumentCheckpointer",
     "StoredCheckpoint",
     "StoredWrite",
     "check_limit",
@@ -155,6 +157,30 @@ class Checkpointer(ABC):
         compare-and-set of :meth:`aput` alone keeps the thread whole.
         """
         return nullcontext()
+
+
+class DocumentCheckpointer(Checkpointer):
+    """A checkpointer that keeps a checkpoint as its document, not as text (one in memory).
+
+    The graph calls :meth:`aput_document` instead of :meth:`aput`, with the checkpoint's
+    JSON-ready document: a tree of dicts, lists, str, int, float, bool and None made for
+    this checkpoint alone, which nothing else holds. Kept as it is, it needs no JSON text
+    until the checkpoint is read; ``to_text`` makes that text.
+    """
+
+    @abstractmethod
+    async def aput_document(
+        self,
+        thread_id: str,
+        checkpoint_id: str,
+        parent_id: str | None,
+        created_at: str,
+        document: dict[str, Any],
+        to_text: Callable[[dict[str, Any]], str],
+        *,
+        latest: str | EllipsisType | None = ...,
+    ) -> None:
+        """Store a new checkpoint given as its document, as :meth:`aput` stores one."""
 
 
 def expected_latest(checkpoint: StoredCheckpoint, latest: str | EllipsisType | None) -> str | None:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from types import EllipsisType
+from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.base import (
-    Checkpointer,
     CheckpointRecord,
+    DocumentCheckpointer,
     StoredCheckpoint,
     StoredWrite,
     check_limit,
-    expected_latest,
 )
 from pyctx_web.graph.errors import CheckpointExistsError, CheckpointNotFoundError, ThreadBusyError
 
@@ -24,21 +24,43 @@ __all__ = ["InMemorySaver", "MemorySaver"]
 class _Thread:
     """The checkpoints and writes of one thread."""
 
+    thread_id: str
+    """The thread's id."""
     order: list[str] = field(default_factory=list)
     """Checkpoint ids, oldest first."""
     position: dict[str, int] = field(default_factory=dict)
     """Index of each checkpoint id in ``order``."""
-    checkpoints: dict[str, StoredCheckpoint] = field(default_factory=dict)
-    """Checkpoints by id."""
+    checkpoints: dict[str, StoredCheckpoint | _Document] = field(default_factory=dict)
+    """Checkpoints by id: as text, or as the document the graph gave, until it is read."""
     writes: dict[str, dict[tuple[str, str], StoredWrite]] = field(default_factory=dict)
     """Pending writes by checkpoint id, then by ``(task_id, kind)``."""
 
 
-class InMemorySaver(Checkpointer):
+class _Document:
+    """A checkpoint as the graph gave it: its document, turned into text when first read."""
+
+    __slots__ = ("created_at", "document", "parent_id", "to_text")
+
+    def __init__(
+        self,
+        parent_id: str | None,
+        created_at: str,
+        document: dict[str, Any],
+        to_text: Callable[[dict[str, Any]], str],
+    ) -> None:
+        self.parent_id = parent_id
+        self.created_at = created_at
+        self.document = document
+        self.to_text = to_text
+
+
+class InMemorySaver(DocumentCheckpointer):
     """Stores checkpoints in a dict; they live as long as this object.
 
-    Documents are kept as encoded text, exactly as a persistent checkpointer
-    stores them, so a run behaves the same with either.
+    A checkpoint is kept as its encoded document, a copy that shares nothing with
+    the run's values, and read back as the same text a persistent checkpointer
+    stores, so a run behaves the same with either. The text is made when the
+    checkpoint is first read, not when a step writes it.
     """
 
     def __init__(self) -> None:
@@ -46,7 +68,14 @@ class InMemorySaver(Checkpointer):
 
     def _record(self, thread: _Thread, checkpoint_id: str) -> CheckpointRecord:
         writes = thread.writes.get(checkpoint_id, {})
-        return CheckpointRecord(thread.checkpoints[checkpoint_id], tuple(writes.values()))
+        stored = thread.checkpoints[checkpoint_id]
+        if isinstance(stored, _Document):
+            text = stored.to_text(stored.document)
+            stored = StoredCheckpoint(
+                thread.thread_id, checkpoint_id, stored.parent_id, stored.created_at, text
+            )
+            thread.checkpoints[checkpoint_id] = stored
+        return CheckpointRecord(stored, tuple(writes.values()))
 
     async def aget(
         self, thread_id: str, checkpoint_id: str | None = None
@@ -65,17 +94,43 @@ class InMemorySaver(Checkpointer):
         self, checkpoint: StoredCheckpoint, *, latest: str | EllipsisType | None = ...
     ) -> None:
         """Store ``checkpoint`` as the latest of its thread, if ``latest`` still is (see base)."""
-        thread = self._threads.setdefault(checkpoint.thread_id, _Thread())
-        if checkpoint.checkpoint_id in thread.checkpoints:
-            raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
+        self._store(checkpoint.thread_id, checkpoint.checkpoint_id, checkpoint, latest)
+
+    async def aput_document(
+        self,
+        thread_id: str,
+        checkpoint_id: str,
+        parent_id: str | None,
+        created_at: str,
+        document: dict[str, Any],
+        to_text: Callable[[dict[str, Any]], str],
+        *,
+        latest: str | EllipsisType | None = ...,
+    ) -> None:
+        """Store a checkpoint given as its document, as :meth:`aput` stores one."""
+        stored = _Document(parent_id, created_at, document, to_text)
+        self._store(thread_id, checkpoint_id, stored, latest)
+
+    def _store(
+        self,
+        thread_id: str,
+        checkpoint_id: str,
+        stored: StoredCheckpoint | _Document,
+        latest: str | EllipsisType | None,
+    ) -> None:
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            thread = self._threads[thread_id] = _Thread(thread_id)
+        if checkpoint_id in thread.checkpoints:
+            raise CheckpointExistsError(thread_id, checkpoint_id)
         current = thread.order[-1] if thread.order else None
-        if current != expected_latest(checkpoint, latest):
+        if current != (stored.parent_id if latest is ... else latest):
             if not thread.order:
-                del self._threads[checkpoint.thread_id]
-            raise ThreadBusyError(checkpoint.thread_id)
-        thread.position[checkpoint.checkpoint_id] = len(thread.order)
-        thread.order.append(checkpoint.checkpoint_id)
-        thread.checkpoints[checkpoint.checkpoint_id] = checkpoint
+                del self._threads[thread_id]
+            raise ThreadBusyError(thread_id)
+        thread.position[checkpoint_id] = len(thread.order)
+        thread.order.append(checkpoint_id)
+        thread.checkpoints[checkpoint_id] = stored
 
     async def aput_writes(
         self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
