@@ -43,7 +43,13 @@ FRONT = ("pyctx_web.graph.state", "pyctx_web.graph._compiled", "pyctx_web.graph.
 """The builder and the compiled graph, which assemble the engine and the run-context layer."""
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("pyctx_web.errors", "pyctx_web._env", "pyctx_web._homes", "pyctx_web.jsonparse"),
+    (
+        "pyctx_web.errors",
+        "pyctx_web._env",
+        "pyctx_web._homes",
+        "pyctx_web._records",
+        "pyctx_web.jsonparse",
+    ),
     ("pyctx_web.context", "pyctx_web.execution", "pyctx_web"),
     ("pyctx_web._js", "pyctx_web.jsbridge"),
     ("pyctx_web.graph.errors", "pyctx_web.graph.constants", "pyctx_web.graph._values"),

@@ -1,0 +1,314 @@
+"""Records: :func:`record`, a class decorator that defines what ``@dataclass`` does, cheaply.
+
+pyctx_web's own record classes (a run's log entries, the engine's frames and
+specs, a tool, ...) are declared as dataclasses are, with annotations, defaults
+and :func:`dataclasses.field`, and get the same ``__init__``, ``repr``,
+equality, hash, frozenness, ``__slots__`` and ``__match_args__``. They are not
+dataclasses: :func:`dataclasses.fields`, ``replace`` and ``asdict`` do not take
+them. The types LangGraph defines as dataclasses (``Send``, ``Command``,
+``Interrupt``, ``StateSnapshot``, ``Runtime``...) stay dataclasses.
+
+Why: ``@dataclass`` writes the source of each generated method, compiles it and,
+for ``slots=True``, builds the class a second time; in Pyodide that is 1 to 3 ms a
+class, which a page importing pyctx_web without a memory snapshot pays for every
+record it imports. :func:`record` compiles ``__init__`` only (it runs for every
+record made, so it stays a plain function of assignments) and shares one
+``__repr__``, ``__eq__``, ``__hash__`` and frozen ``__setattr__`` between all records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, dataclass_transform, overload
+
+__all__ = ["record"]
+
+T = TypeVar("T")
+
+_MISSING: Final[Any] = dataclasses.MISSING
+
+
+class _Factory:
+    """The default an ``__init__`` parameter shows for a field with a ``default_factory``."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY: Final = _Factory()
+
+
+class _Field:
+    """One field of a record, as its declaration gives it."""
+
+    __slots__ = ("annotation", "compare", "default", "factory", "init", "name", "repr")
+
+    def __init__(self, name: str, annotation: Any, declared: Any) -> None:
+        self.name, self.annotation = name, annotation
+        self.default, self.factory = declared, _MISSING
+        self.init = self.repr = self.compare = True
+        if isinstance(declared, dataclasses.Field):
+            self.default, self.factory = declared.default, declared.default_factory
+            self.init, self.repr = declared.init, declared.repr
+            self.compare = bool(declared.compare)
+        elif declared is not _MISSING and type(declared).__hash__ is None:
+            # As dataclasses refuse them: one list (dict, set) would be shared by every record.
+            raise ValueError(
+                f"mutable default {type(declared)} for field {name} is not allowed: "
+                "use default_factory"
+            )
+
+
+def _is_class_var(annotation: Any) -> bool:
+    if isinstance(annotation, str):
+        return annotation.startswith(("ClassVar", "typing.ClassVar", "t.ClassVar"))
+    return getattr(annotation, "__origin__", annotation) is getattr(
+        sys.modules.get("typing"), "ClassVar", None
+    )
+
+
+def _own_annotations(cls: type) -> dict[str, Any]:
+    own = cls.__dict__.get("__annotations__")  # noqa: RUF063 (annotationlib costs an import)
+    if own is None and sys.version_info >= (3, 14):
+        # A module without ``from __future__ import annotations``: 3.14 defers them.
+        import annotationlib
+
+        own = annotationlib.get_annotations(cls, format=annotationlib.Format.STRING)
+    return dict(own or {})
+
+
+def _fields(cls: type) -> list[_Field]:
+    """The fields of ``cls``: those of its record bases first, then its own, in order."""
+    fields: dict[str, _Field] = {}
+    for base in reversed(cls.__mro__[1:]):
+        for inherited in base.__dict__.get("__record_fields__", ()):
+            fields[inherited.name] = inherited
+    for name, annotation in _own_annotations(cls).items():
+        if not _is_class_var(annotation):
+            fields[name] = _Field(name, annotation, cls.__dict__.get(name, _MISSING))
+    return list(fields.values())
+
+
+def _init_source(fields: list[_Field], frozen: bool, post_init: bool) -> tuple[str, dict[str, Any]]:
+    """The source of a function returning ``__init__``, and the values it takes."""
+    params, body = ["self"], []
+    values: dict[str, Any] = {"__MISSING": _MISSING, "__setattr": object.__setattr__}
+    for index, field in enumerate(fields):
+        value = field.name
+        if field.factory is not _MISSING:
+            values[f"__factory{index}"] = field.factory
+            if field.init:
+                values[f"__default{index}"] = _FACTORY
+                params.append(f"{field.name}=__default{index}")
+                value = f"__factory{index}() if {field.name} is __default{index} else {field.name}"
+            else:
+                value = f"__factory{index}()"
+        elif field.init and field.default is not _MISSING:
+            values[f"__default{index}"] = field.default
+            params.append(f"{field.name}=__default{index}")
+        elif field.init:
+            params.append(field.name)
+        elif field.default is not _MISSING:
+            values[f"__default{index}"] = field.default
+            value = f"__default{index}"
+        else:
+            continue  # init=False and no default: set by __post_init__ or later
+        if frozen:
+            body.append(f"  __setattr(self, {field.name!r}, {value})")
+        else:
+            body.append(f"  self.{field.name} = {value}")
+    if post_init:
+        body.append("  self.__post_init__()")
+    source = (
+        f"def __make__({', '.join(values)}):\n"
+        f" def __init__({', '.join(params)}):\n"
+        + ("\n".join(body) or "  pass")
+        + "\n return __init__\n"
+    )
+    return source, values
+
+
+def _init(cls: type, fields: list[_Field], frozen: bool) -> Callable[..., None]:
+    source, values = _init_source(fields, frozen, hasattr(cls, "__post_init__"))
+    namespace: dict[str, Any] = {}
+    module = sys.modules.get(cls.__module__)
+    exec(source, vars(module) if module is not None else {}, namespace)
+    init: Callable[..., None] = namespace["__make__"](**values)
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = {f.name: f.annotation for f in fields if f.init} | {"return": None}
+    return init
+
+
+class _LazyInit:
+    """A record's ``__init__`` until it is first looked up (by the first record made, or by
+    ``inspect.signature``): then it is compiled and takes this object's place in the class.
+
+    Compiling is most of what defining a class with a generated ``__init__`` costs, and
+    many records are first made long after their module is imported, if ever.
+    """
+
+    __slots__ = ("fields", "frozen")
+
+    def __init__(self, fields: list[_Field], frozen: bool) -> None:
+        self.fields, self.frozen = fields, frozen
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        init = _init(owner, self.fields, self.frozen)
+        if owner.__dict__.get("__init__") is self:
+            owner.__init__ = init  # type: ignore[misc]
+        return init if instance is None else init.__get__(instance, owner)
+
+
+_repr_running: set[tuple[int, int]] = set()
+
+
+def _repr(self: Any) -> str:
+    # As dataclasses' repr: a record that contains itself shows "..." there.
+    key = (id(self), threading.get_ident())
+    if key in _repr_running:
+        return "..."
+    _repr_running.add(key)
+    try:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__record_repr__)
+    finally:
+        _repr_running.discard(key)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _eq(self: Any, other: Any) -> Any:
+    if self is other:
+        return True
+    if other.__class__ is self.__class__:
+        key = type(self).__record_key__
+        return key(self) == key(other)
+    return NotImplemented
+
+
+def _hash(self: Any) -> int:
+    return hash(type(self).__record_key__(self))
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _getstate(self: Any) -> list[Any]:
+    return [getattr(self, field.name) for field in type(self).__record_fields__]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    # Pickling and copying a frozen record with __slots__ sets its fields past __setattr__.
+    for field, value in zip(type(self).__record_fields__, state, strict=True):
+        object.__setattr__(self, field.name, value)
+
+
+def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function giving a record's compared fields as a tuple (as dataclasses compare)."""
+    if len(names) >= 2:
+        return operator.attrgetter(*names)
+    if names:
+        (name,) = names
+        return lambda record: (getattr(record, name),)
+    return lambda record: ()
+
+
+def _set_new(cls: type, name: str, value: Any) -> None:
+    if name not in cls.__dict__:
+        setattr(cls, name, value)
+
+
+def _methods(cls: type, fields: list[_Field], *, frozen: bool, eq: bool) -> None:
+    """Give ``cls`` the methods and attributes a dataclass declared the same way has."""
+    _set_new(cls, "__init__", _LazyInit(fields, frozen))
+    _set_new(cls, "__repr__", _repr)
+    _set_new(cls, "__match_args__", tuple(f.name for f in fields if f.init))
+    cls.__record_fields__ = tuple(fields)  # type: ignore[attr-defined]
+    cls.__record_repr__ = tuple(f.name for f in fields if f.repr)  # type: ignore[attr-defined]
+    cls.__record_key__ = staticmethod(  # type: ignore[attr-defined]
+        _key(tuple(f.name for f in fields if f.compare))
+    )
+    explicit_hash = "__hash__" in cls.__dict__ and not (
+        cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__
+    )
+    if eq:
+        _set_new(cls, "__eq__", _eq)
+        if not explicit_hash:
+            # Equal records hash alike: frozen ones by their fields, mutable ones not at all.
+            cls.__hash__ = _hash if frozen else None  # type: ignore[assignment]
+    if frozen:
+        for name, method in (("__setattr__", _frozen_setattr), ("__delattr__", _frozen_delattr)):
+            if name in cls.__dict__:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+            setattr(cls, name, method)
+
+
+def _class_cell_fixed(value: Any, old: type, new: type) -> None:
+    """Point the ``__class__`` cell of a method (for zero-argument ``super()``) at ``new``."""
+    for function in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
+        closure = getattr(getattr(function, "__code__", None), "co_freevars", ())
+        if "__class__" in closure:
+            cell = getattr(function, "__closure__", ())[closure.index("__class__")]
+            if cell.cell_contents is old:
+                cell.cell_contents = new
+
+
+def _with_slots(cls: type, fields: list[_Field]) -> type:
+    """``cls`` made again with a slot for each of its own fields (a class's slots are fixed
+    when it is made); the defaults stay with ``__init__``."""
+    inherited = {name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())}
+    namespace = dict(cls.__dict__)
+    for name in ("__dict__", "__weakref__", *(f.name for f in fields)):
+        namespace.pop(name, None)
+    namespace["__slots__"] = tuple(f.name for f in fields if f.name not in inherited)
+    made = type(cls)(cls.__name__, cls.__bases__, namespace)
+    made.__qualname__ = cls.__qualname__
+    for value in namespace.values():
+        _class_cell_fixed(value, cls, made)
+    return made
+
+
+def _build(cls: type[T], *, frozen: bool, eq: bool, slots: bool) -> type[T]:
+    fields = _fields(cls)
+    for field in fields:
+        if not slots and field.name in cls.__dict__:
+            if field.default is _MISSING:
+                delattr(cls, field.name)  # a field(default_factory=...) leaves no class value
+            else:
+                setattr(cls, field.name, field.default)
+    made: type[T] = _with_slots(cls, fields) if slots else cls
+    _methods(made, fields, frozen=frozen, eq=eq)
+    if frozen and slots:
+        _set_new(made, "__getstate__", _getstate)
+        _set_new(made, "__setstate__", _setstate)
+    return made
+
+
+@overload
+def record(cls: type[T], /) -> type[T]: ...
+
+
+@overload
+def record(
+    *, frozen: bool = False, eq: bool = True, slots: bool = False
+) -> Callable[[type[T]], type[T]]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def record(
+    cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True, slots: bool = False
+) -> type[T] | Callable[[type[T]], type[T]]:
+    """Make ``cls`` a record: ``@record`` or ``@record(frozen=..., eq=..., slots=...)``, each
+    option as :func:`dataclasses.dataclass` takes it."""
+
+    def wrap(target: type[T]) -> type[T]:
+        return _build(target, frozen=frozen, eq=eq, slots=slots)
+
+    return wrap if cls is None else wrap(cls)

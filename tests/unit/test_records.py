@@ -1,0 +1,165 @@
+"""pyctx_web._records.record: the same classes as ``@dataclass`` makes, declared the same way."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+import pytest
+
+from pyctx_web._records import record
+
+T = TypeVar("T")
+
+OPTIONS: list[dict[str, bool]] = [
+    {},
+    {"frozen": True},
+    {"slots": True},
+    {"frozen": True, "slots": True},
+    {"eq": False},
+    {"eq": False, "slots": True},
+]
+
+
+def _declared(decorator: Callable[[type[Any]], type[Any]]) -> type[Any]:
+    @decorator
+    class Point(Generic[T]):
+        x: int
+        tags: list[str] = field(default_factory=list)
+        label: str = "p"
+        weight: float = field(default=1.0, repr=False, compare=False)
+        kind: ClassVar[str] = "point"
+
+        def size(self) -> int:
+            return self.x + len(self.tags)
+
+    return Point
+
+
+def _pair(options: dict[str, Any]) -> tuple[type[Any], type[Any]]:
+    """The same declaration made a dataclass and a record with ``options``."""
+    return _declared(dataclass(**options)), _declared(record(**options))
+
+
+def _outcome(action: Callable[[], Any]) -> Any:
+    try:
+        return action()
+    except Exception as error:
+        return type(error), str(error)
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_a_record_behaves_as_the_dataclass_declared_alike(options: dict[str, bool]) -> None:
+    """init, repr, equality, hash, match args, signature, slots, frozenness and copies agree."""
+    dc, rec = _pair(options)
+    assert str(inspect.signature(rec)) == str(inspect.signature(dc))
+    a, b = dc(1, ["t"]), rec(1, ["t"])
+    assert repr(b) == repr(a)
+    assert repr(b).endswith("Point(x=1, tags=['t'], label='p')")
+    assert (b == rec(1, ["t"], weight=5.0)) is (a == dc(1, ["t"], weight=5.0))
+    assert (b == rec(2)) is (a == dc(2)) is False
+    assert (rec.__hash__ is None) is (dc.__hash__ is None)
+    if options.get("frozen"):
+        assert hash(rec(1, ("t",))) == hash(dc(1, ("t",)))
+    assert rec.__match_args__ == dc.__match_args__
+    assert hasattr(b, "__dict__") is hasattr(a, "__dict__")
+    assert rec.kind == "point"
+    assert b.size() == a.size()
+    for clone in (copy.copy(b), copy.deepcopy(b)):
+        assert repr(clone) == repr(b)
+    assert _outcome(lambda: setattr(b, "x", 5)) == _outcome(lambda: setattr(a, "x", 5))
+    assert _outcome(lambda: delattr(b, "label")) == _outcome(lambda: delattr(a, "label"))
+
+
+def test_a_record_is_not_a_dataclass() -> None:
+    """dataclasses.fields and replace do not take a record (its class says what it is)."""
+    _, rec = _pair({"frozen": True})
+    assert not dataclasses.is_dataclass(rec)
+
+
+def test_signature_before_the_first_record_is_made() -> None:
+    """inspect.signature shows the fields of a record class no record of which was made yet."""
+
+    @record(frozen=True, slots=True)
+    class Call:
+        name: str
+        args: dict[str, Any] = field(default_factory=dict)
+
+    assert (
+        str(inspect.signature(Call)) == "(name: 'str', args: 'dict[str, Any]' = <factory>) -> None"
+    )
+    assert Call("f") == Call("f", {})
+
+
+def test_post_init_and_fields_outside_init() -> None:
+    """__post_init__ runs after the fields are set; a field(init=False) is not a parameter."""
+
+    @record
+    class Tree:
+        items: list[int]
+        total: int = field(init=False)
+
+        def __post_init__(self) -> None:
+            self.total = sum(self.items)
+
+    tree = Tree([1, 2])
+    assert tree.total == 3
+    assert (
+        repr(tree) == "test_post_init_and_fields_outside_init.<locals>.Tree(items=[1, 2], total=3)"
+    )
+
+
+def test_zero_argument_super_in_a_slotted_record() -> None:
+    """A method using super() works in a record made again with __slots__."""
+
+    @record(slots=True)
+    class Named:
+        name: str
+
+        def describe(self) -> str:
+            return "named " + super().__repr__().split(" ")[0]
+
+    assert Named("n").describe().startswith("named <")
+
+
+def test_mutable_default_is_refused() -> None:
+    """A list as a default is refused, as dataclasses refuse it."""
+    with pytest.raises(
+        ValueError,
+        match=(
+            r"^mutable default <class 'list'> for field items is not allowed: "
+            r"use default_factory$"
+        ),
+    ):
+
+        @record
+        class Holder:
+            items: list[int] = []  # noqa: RUF012
+
+
+def test_a_record_that_contains_itself() -> None:
+    """Its repr shows ``...`` where the record is met again, as a dataclass's does."""
+
+    @record(eq=False)
+    class Node:
+        next: object = None
+
+    node = Node()
+    node.next = node
+    assert repr(node).endswith("Node(next=...)")
+
+
+def test_a_frozen_slotted_record_pickles() -> None:
+    """A frozen record with __slots__ pickles and unpickles to an equal record."""
+    assert pickle.loads(pickle.dumps(_Pickled(1, "a"))) == _Pickled(1, "a")
+
+
+@record(frozen=True, slots=True)
+class _Pickled:
+    number: int
+    text: str
