@@ -7,7 +7,9 @@ into result rows, so that they can be tested without a browser.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from stats import compared, figure, quantiles, summarize
 
@@ -170,3 +172,138 @@ def _value_of(rows: list[dict[str, Any]], name: str, runtime: str) -> float | No
         if row["name"] == name and row["runtime"] == runtime and row["value"] is not None:
             return float(row["value"])
     return None
+
+
+@dataclass(frozen=True)
+class Link:
+    """A network link that Chromium emulates: bandwidth each way (Mbit/s) and round trip (ms)."""
+
+    label: str
+    down_mbit: float
+    up_mbit: float
+    rtt_ms: float
+
+    def __post_init__(self) -> None:
+        for name in ("down_mbit", "up_mbit"):
+            if not getattr(self, name) > 0:
+                raise ValueError(
+                    f"link {self.label!r}: {name} must be positive, not {getattr(self, name)!r}"
+                )
+        if not self.rtt_ms >= 0:
+            raise ValueError(
+                f"link {self.label!r}: rtt_ms must be zero or more, not {self.rtt_ms!r}"
+            )
+
+    def conditions(self) -> dict[str, Any]:
+        """The parameters of CDP's ``Network.emulateNetworkConditions`` for this link."""
+        return {
+            "offline": False,
+            "latency": self.rtt_ms,
+            "downloadThroughput": self.down_mbit * 1e6 / 8,
+            "uploadThroughput": self.up_mbit * 1e6 / 8,
+        }
+
+    def fetch_ms(self, size: int) -> float:
+        """The time a response of ``size`` bytes takes here: a round trip, then its bytes."""
+        return self.rtt_ms + size * 8 / (self.down_mbit * 1e3)
+
+
+BROADBAND = Link("10 Mbit/s, 40 ms RTT", 10, 10, 40)
+"""The link of the first- and second-visit goals."""
+
+SLOW_3G = Link("1.6 Mbit/s, 150 ms RTT (slow 3G)", 1.6, 1.6, 150)
+"""A slow mobile link, reported without a goal."""
+
+THROTTLED = 0.8
+"""The least share of a link's expected time a worker's fetch takes when the link applies to it."""
+
+
+def transferred(entries: Iterable[Mapping[str, Any]]) -> int:
+    """The bytes a visit moved: the sum of its Resource Timing entries' ``transferSize``."""
+    return sum(int(entry.get("transferSize") or 0) for entry in entries)
+
+
+def largest(entries: Iterable[Mapping[str, Any]], count: int = 6) -> list[tuple[str, int]]:
+    """The ``count`` entries that moved the most bytes, as (file name, bytes), largest first."""
+    sizes: dict[str, int] = {}
+    for entry in entries:
+        path = urlsplit(str(entry["name"])).path
+        name = path.rsplit("/", 1)[-1] or path
+        sizes[name] = sizes.get(name, 0) + int(entry.get("transferSize") or 0)
+    ranked = sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
+    return [item for item in ranked[:count] if item[1] > 0]
+
+
+def megabytes(size: float) -> str:
+    """``size`` bytes in megabytes (10^6), as the rows print them."""
+    return f"{size / 1e6:.2f} MB"
+
+
+def link_share(link: Link, measured_ms: float, size: int) -> float:
+    """A fetch's measured time over the time ``link`` takes for ``size`` bytes (1 if throttled)."""
+    return measured_ms / link.fetch_ms(size)
+
+
+def network_rows(
+    runtime: str,
+    visits: Mapping[str, Sequence[Mapping[str, Any]]],
+    link: Link,
+    *,
+    limit: float | None,
+    note: str,
+) -> list[dict[str, Any]]:
+    """The rows of one link's rounds: the demo's first visit against bare Pyodide's, and the
+    demo's second visit against its first when the rounds have one.
+
+    ``visits`` maps ``demo``, ``bare`` and, optionally, ``second`` to one visit per round
+    (``ready_ms`` and ``bytes``); ``second[i]`` followed ``demo[i]`` in its browser context.
+    Without ``limit`` the first-visit row has no goal.
+    """
+    demo, bare, second = visits["demo"], visits["bare"], visits.get("second", [])
+    ready = [float(visit["ready_ms"]) for visit in demo]
+    bare_ready = [float(visit["ready_ms"]) for visit in bare]
+    bytes_note = f"transferred per visit (median): demo {_median_mb(demo)}, bare {_median_mb(bare)}"
+    spread = ""
+    if bare_ready:
+        low, mid, high = quantiles(bare_ready)
+        spread = f"bare page ready {mid:.0f} ms ({low:.0f} to {high:.0f})"
+    first = ratio_row(
+        f"demo first visit, {link.label}, cold cache: navigation to ready",
+        runtime,
+        ready,
+        bare_ready,
+        "ms",
+        baseline="stock Pyodide page, same server, fresh context each",
+        limit=limit if limit is not None else 1.0,
+        note="; ".join(text for text in (note, spread, bytes_note) if text),
+    )
+    if limit is None:
+        first.update(goal=None, met=None)
+    rows = [first]
+    if second:
+        rows.append(
+            ratio_row(
+                f"demo second visit, {link.label}, same browser context: navigation to ready",
+                runtime,
+                [float(visit["ready_ms"]) for visit in second],
+                ready,
+                "ms",
+                baseline="its first visit in that context",
+                limit=0.5,
+                note=f"{note}; transferred per visit (median): {_median_mb(second)}",
+            )
+        )
+    return rows
+
+
+def unjudged(rows: Iterable[dict[str, Any]], reason: str) -> None:
+    """Mark ``rows`` not judged, their notes saying ``reason``."""
+    for row in rows:
+        if row["goal"] is not None:
+            row["met"] = None
+        row["note"] = "; ".join(text for text in (f"not judged: {reason}", row["note"]) if text)
+
+
+def _median_mb(visits: Sequence[Mapping[str, Any]]) -> str:
+    sizes = [float(visit["bytes"]) for visit in visits]
+    return megabytes(quantiles(sizes)[1]) if sizes else "not measured"

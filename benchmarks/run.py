@@ -1,11 +1,12 @@
 """The benchmark suite: CPython, Pyodide under Node and Pyodide in headless Chromium, in one run.
 
-``./build.sh bench [--quick]`` runs it. It writes ``build/bench/results.json`` and
-``build/bench/chart.svg`` and prints a Markdown table. A timing never fails the
-run: a missed goal is reported as missed, and a measurement the clock could not
-resolve is reported as degenerate. The run exits non-zero only when a runtime
-could not be measured at all (it could not start, or its benchmark code raised);
-the other runtimes are still measured and reported.
+``./build.sh bench [--quick] [--network]`` runs it (``--network``: only the network part,
+which the full suite includes and ``--quick`` leaves out). It writes
+``build/bench/results.json`` and ``build/bench/chart.svg`` and prints a Markdown
+table. A timing never fails the run: a missed goal is reported as missed, and a
+measurement the clock could not resolve is reported as degenerate. The run exits
+non-zero only when a runtime could not be measured at all (it could not start, or
+its benchmark code raised); the other runtimes are still measured and reported.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 import against  # noqa: E402
 import baseline  # noqa: E402
 import chart  # noqa: E402
+import network  # noqa: E402
 import startup  # noqa: E402
 import stats  # noqa: E402
 
@@ -278,8 +280,14 @@ def table(figures: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def measure(quick: bool, dist: Path) -> tuple[list[Measured], list[str]]:
-    """Every runtime's measurements, and one line for each runtime that could not be measured."""
+def measure(
+    quick: bool, dist: Path, *, only_network: bool = False
+) -> tuple[list[Measured], list[str]]:
+    """Every runtime's measurements, and one line for each runtime that could not be measured.
+
+    The network part runs in the full suite, not with ``quick``; ``only_network`` runs it
+    alone (with fewer rounds when ``quick``).
+    """
     launch = {"executable_path": CHROMIUM, "args": list(CHROMIUM_FLAGS)}
     ref = baseline.BASELINE_REF
     steps: list[tuple[str, Callable[[], list[Measured]]]] = [
@@ -293,6 +301,11 @@ def measure(quick: bool, dist: Path) -> tuple[list[Measured], list[str]]:
         (f"run time against {ref}", lambda: against.run_versus(dist, quick)),
         ("wheel", wheel_size),
     ]
+    network_step = ("the demo over an emulated network", lambda: network.run(quick, launch))
+    if only_network:
+        steps = [network_step]
+    elif not quick:
+        steps.append(network_step)
     measured: list[Measured] = []
     failures: list[str] = []
     for label, step in steps:
@@ -310,11 +323,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dist", type=Path, default=ROOT / "build" / "dist")
     parser.add_argument("--quick", action="store_true", help="fewer rounds: under 2 minutes")
+    parser.add_argument(
+        "--network",
+        action="store_true",
+        help="only the demo's first and second visits over an emulated network (about 10 minutes)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "bench")
     args = parser.parse_args(argv)
 
     started = datetime.datetime.now(datetime.UTC)
-    measured, failures = measure(args.quick, args.dist)
+    measured, failures = measure(args.quick, args.dist, only_network=args.network)
     figures = [row for part in measured for row in part["figures"]]
     clocks = {
         part["runtime"]: part["clock_resolution"]
@@ -328,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": started.isoformat(timespec="seconds"),
         "machine": machine,
         "quick": args.quick,
+        "part": "network" if args.network else "network left out" if args.quick else "all",
         "clock_resolution": clocks,
         "cross_origin_isolated": any(part.get("cross_origin_isolated") for part in measured),
         "failures": failures,
