@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,7 +43,7 @@ def test_link_rejects_a_bandwidth_that_is_not_positive() -> None:
 def test_transferred_sums_transfer_sizes_and_largest_ranks_files() -> None:
     """A visit's bytes sum its entries' transferSize; the largest files are named without query
     and cache hits (0 bytes) are left out."""
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"name": "http://h/", "transferSize": 1000},
         {"name": "http://h/pyodide/pyodide.asm.wasm?v=1", "transferSize": 3_600_000},
         {"name": "http://h/a.js", "transferSize": 300},
