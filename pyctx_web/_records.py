@@ -25,6 +25,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, dataclass_transform, overload
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+
 __all__ = ["record"]
 
 T = TypeVar("T")
@@ -57,7 +59,7 @@ class _Field:
             self.compare = bool(declared.compare)
         elif declared is not _MISSING and type(declared).__hash__ is None:
             # As dataclasses refuse them: one list (dict, set) would be shared by every record.
-            raise ValueError(
+            raise ArgumentValueError(
                 f"mutable default {type(declared)} for field {name} is not allowed: "
                 "use default_factory"
             )
@@ -246,7 +248,9 @@ def _methods(cls: type, fields: list[_Field], *, frozen: bool, eq: bool) -> None
     if frozen:
         for name, method in (("__setattr__", _frozen_setattr), ("__delattr__", _frozen_delattr)):
             if name in cls.__dict__:
-                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+                raise ArgumentTypeError(
+                    f"Cannot overwrite attribute {name} in class {cls.__name__}"
+                )
             setattr(cls, name, method)
 
 

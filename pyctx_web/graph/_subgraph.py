@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pyctx_web._records import record
 from pyctx_web.graph._engine.frames import TaskFrame
 from pyctx_web.graph._engine.interrupts import ask_again
 from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, RunOptions, child_thread
@@ -56,7 +56,7 @@ class ChildGraph(Protocol):
 __all__ = ["ChildGraph", "ChildPlace", "Subgraphs", "subgraph_node"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ChildPlace:
     """Where a subgraph's run stands: its parent's task, namespace, checkpointer and thread."""
 

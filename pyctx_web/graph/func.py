@@ -22,9 +22,9 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Generator
 from contextvars import copy_context
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pyctx_web._records import record
 from pyctx_web.context import AsyncLocalStorage
 from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph._engine.frames import TaskFrame, current_task
@@ -92,7 +92,7 @@ async def _aretried(policy: RetryPolicy | None, call: Callable[[], Awaitable[T]]
             await asyncio.sleep(policy.delay(attempt))
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class _Call:
     """One ``@task`` call in a node: where its result is saved, and the calls its body makes."""
 
@@ -209,7 +209,7 @@ def task(
     return wrap if fn is None else wrap(fn)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Final(Generic[R, S]):
     """What an entrypoint returns when the value saved for ``previous`` differs."""
 

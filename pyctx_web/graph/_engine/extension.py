@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
@@ -30,6 +30,7 @@ from typing import (
 )
 
 from pyctx_web._homes import publish
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError, ImmutableError
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MemoryEntry:
     """One remembered item: a message, a fact, a tool result."""
 
@@ -137,7 +138,7 @@ class MemoryProvider(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Usage:
     """Tokens a run spent on models."""
 
@@ -152,7 +153,7 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StepRecord:
     """One node execution of the run."""
 
@@ -168,7 +169,7 @@ class StepRecord:
     """How long it ran."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolCallRecord:
     """One tool call of the run."""
 
@@ -191,7 +192,7 @@ class ToolCallRecord:
     """
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolResult:
     """What became of one tool call of ``runtime.call_tools``, in the order of the calls."""
 
@@ -207,7 +208,7 @@ class ToolResult:
     """The call's id as given (a model's tool call id), for the tool message of the reply."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Message:
     """A message of the conversation the run took part in."""
 
@@ -217,7 +218,7 @@ class Message:
     """Its text."""
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class RunRecord:
     """The mutable record behind :class:`RunLog`; only the run-context layer writes it."""
 
@@ -294,7 +295,7 @@ class RunLog:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RunOutcome:
     """How a run ended, as :attr:`RunHandle.outcome` tells it."""
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web._records import record
 from pyctx_web.context import AsyncLocalStorage
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Namespaced:
     """A chunk a subgraph streams into its parent's stream, with the subgraph's namespace."""
 
@@ -48,7 +49,7 @@ class Namespaced:
     """The chunk."""
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Run:
     """One invocation of a compiled graph (``ainvoke``, ``astream``, ``aupdate_state``)."""
 
@@ -103,7 +104,7 @@ class Run:
         return write
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class TaskFrame:
     """A task being run: its run, its spec, and where its ``interrupt()`` calls stand."""
 

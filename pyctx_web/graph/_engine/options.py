@@ -7,9 +7,9 @@ into a :class:`ParsedConfig`; :class:`RunOptions` are the keywords of a run.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, TypeVar
 
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.execution import ExecutionContext
 from pyctx_web.graph._engine.channels import is_state_type
@@ -69,7 +69,7 @@ def config_of(thread_id: str | None, checkpoint_id: str | None = None) -> dict[s
     return {"configurable": conf}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ParsedConfig:
     """A call's LangGraph config and ``thread_id=`` keyword, parsed once."""
 

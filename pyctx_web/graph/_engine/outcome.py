@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web._records import record
 from pyctx_web.graph._engine.records import Checkpoint, Pending, TaskResult
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import CheckpointError
@@ -76,7 +77,7 @@ def retake_input(cp: Checkpoint, pending: Pending) -> None:
         rec.result = TaskResult(list(cp.writes[START].items()))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class EngineResult:
     """Where the engine's steps of an invocation stopped: the checkpoint, values, questions."""
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
+from pyctx_web._records import record
 from pyctx_web.context import is_awaitable
 from pyctx_web.graph._engine.records import TaskResult, TaskSpec, task_id
 from pyctx_web.graph._engine.spec import Branch, GraphSpec
@@ -19,7 +19,7 @@ DEFERRED: Final = "__defer__"
 """The barrier that holds ``defer=True`` nodes until nothing else is left to run."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Planner:
     """Plans the tasks of a graph's next step."""
 

@@ -15,10 +15,11 @@ import os
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Final
 
 from pyctx_web._env import on_restore
+from pyctx_web._records import record
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
@@ -98,7 +99,7 @@ def now_iso() -> str:
     return f"{_second[1]}.{micros:06d}+00:00"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TaskSpec:
     """A task of a step: run node ``name`` on the state, or on ``arg`` for a :class:`Send`."""
 
@@ -110,7 +111,7 @@ class TaskSpec:
     """The :class:`Send` argument, or :data:`NO_ARG` to pass the state."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Checkpoint:
     """A decoded checkpoint: the state and the next step's tasks."""
 
@@ -147,7 +148,7 @@ class Checkpoint:
         return {"source": self.source, "step": self.step, "parents": {}}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TaskResult:
     """What a finished task wrote."""
 
@@ -157,7 +158,7 @@ class TaskResult:
     """Nodes or :class:`Send` objects from a returned ``Command(goto=...)``."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TaskRecord:
     """The pending writes of one task of the step."""
 
@@ -184,7 +185,7 @@ class TaskRecord:
         )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Pending:
     """The pending writes of a checkpoint."""
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from pyctx_web._records import record
 from pyctx_web.graph._engine.channels import StateSchema
 from pyctx_web.graph._values import Command, RetryPolicy
 
 __all__ = ["Branch", "GraphSpec", "Join", "NodeSpec", "command_destinations"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NodeSpec:
     """A node as the runtime sees it."""
 
@@ -33,7 +33,7 @@ class NodeSpec:
     """The schema the node annotates its state with, when not the graph's: it reads only that."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Branch:
     """A conditional edge: after ``source`` runs, ``router(state)`` picks the next nodes."""
 
@@ -45,7 +45,7 @@ class Branch:
     """Maps router results to node names; ``None`` when results are node names."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Join:
     """An edge from several nodes: ``target`` runs once every source has run since it last did."""
 
@@ -60,7 +60,7 @@ class Join:
         return f"{'|'.join(self.sources)}->{self.target}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GraphSpec:
     """The checked, immutable structure a :class:`CompiledStateGraph` runs."""
 

@@ -12,9 +12,9 @@ still waits, unchanged.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from pyctx_web._records import record
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph._engine.frames import TaskFrame, current_task
@@ -38,7 +38,7 @@ _KEYS: Final = {
 """The keys each decision type may have."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PlannedCall:
     """A tool call a node asked for, before review."""
 
@@ -47,7 +47,7 @@ class PlannedCall:
     id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Verdict:
     """A reviewer's decision on one call: what runs, or the reject message."""
 
@@ -57,7 +57,7 @@ class Verdict:
     message: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Reviewed:
     """A call under review, with the middleware and config that review it."""
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web._records import record
 from pyctx_web.errors import UsageError
 from pyctx_web.graph._engine.extension import (
     MemoryProvider,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["RuntimeExtension"]
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class RuntimeExtension:
     """What the run-context layer adds to one run (see the module's docstring)."""
 

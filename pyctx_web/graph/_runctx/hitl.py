@@ -6,11 +6,11 @@ The review itself (the question, the decisions) is :mod:`.approval`'s.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
 from pyctx_web._homes import publish
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._runctx.middleware import AgentMiddleware
@@ -27,7 +27,7 @@ Description = Callable[[dict[str, Any], "Runtime[Any]"], "str | Awaitable[str]"]
 """``description(call, runtime)``: the text shown for ``call`` (``name``, ``arguments``, ``id``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ReviewConfig:
     """How the calls of one tool are reviewed."""
 

@@ -11,10 +11,11 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web._homes import publish
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.execution import ExecutionContext, execution_context_storage
 from pyctx_web.graph._engine.extension import RunLog, RunOutcome, RunRecord
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["ActiveRuns", "Admission", "RunHandle", "extend", "managed"]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Admission:
     """A run admitted to its thread: its turn, its hold on the thread, its cancel, its end."""
 
@@ -65,7 +66,7 @@ class Admission:
             self.task.cancel(reason)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class ActiveRuns:
     """The runs of one compiled graph that are executing or waiting now, by thread.
 
@@ -194,7 +195,7 @@ def _ended(outcome: EngineResult) -> RunOutcome:
     return RunOutcome("success", values=dict(outcome.values))
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RunHandle:
     """A run started with :meth:`CompiledStateGraph.start`: await it, watch it, or cancel it."""
 

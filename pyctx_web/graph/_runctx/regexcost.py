@@ -20,8 +20,10 @@ matched once, ``^(https?)://``, are accepted. The page's form
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final
+
+from pyctx_web._records import record
 
 __all__ = ["pattern_problem"]
 
@@ -33,7 +35,7 @@ _NESTED: Final = "repeats a group that contains a quantifier"
 _ALIKE: Final = "repeats a group whose alternatives can start alike"
 
 
-@dataclass
+@record
 class _Group:
     quantified: bool = False
     """Whether a quantifier appears anywhere inside."""

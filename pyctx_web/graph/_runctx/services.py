@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["GraphServices", "merge_context"]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class GraphServices:
     """What a compiled graph gives every run: tools, middleware, memory, the default context."""
 

@@ -39,10 +39,10 @@ import inspect
 import math
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_args, get_origin
 
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._runctx.jsonschema import validate
@@ -67,7 +67,7 @@ _LIST_LIKE = (set, frozenset, tuple)
 _OPTIONAL_KEY_WRAPPERS = (Required, NotRequired, getattr(typing, "ReadOnly", NotRequired))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class KeywordCall:
     """Call ``function(**args)``, with the run's runtime as ``runtime`` when it takes one."""
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from contextvars import copy_context
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from pyctx_web._records import record
 from pyctx_web.context import ContextCoroutine
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph._engine.extension import ToolCallRecord, ToolResult
@@ -83,7 +83,7 @@ def _node() -> str | None:
     return frame.task.name if frame is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolRun:
     """What tool calls of one run need: the run, the graph's services, the log, the runtime."""
 

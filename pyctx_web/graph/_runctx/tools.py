@@ -58,11 +58,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, overload
 
 from pyctx_web._homes import publish
+from pyctx_web._records import record
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph._engine.runtime import Runtime
@@ -74,7 +74,7 @@ __all__ = ["Tool", "tool", "tool_table"]
 ToolFunction = Callable[[dict[str, Any], "Runtime[Any]"], Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Tool:
     """A function with a name, a description and a JSON Schema for its arguments."""
 
@@ -127,7 +127,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ArgsCall:
     """Call ``function(args)``, or ``function(args, runtime)`` when it takes two parameters."""
 

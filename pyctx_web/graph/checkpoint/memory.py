@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import EllipsisType
 from typing import Any
 
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.base import (
     CheckpointRecord,
@@ -20,7 +21,7 @@ from pyctx_web.graph.errors import CheckpointExistsError, CheckpointNotFoundErro
 __all__ = ["InMemorySaver", "MemorySaver"]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Thread:
     """The checkpoints and writes of one thread."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Literal, TypedDict
 
@@ -233,9 +232,15 @@ def test_frontmatter_is_written_as_pyyaml_writes_it() -> None:
 def _with_subgraph(graph: CompiledStateGraph, node: str, sub: Any) -> CompiledStateGraph:
     """``graph`` with node ``node`` running the compiled graph ``sub``, as a subgraph would."""
     nodes = dict(graph.spec.nodes)
-    nodes[node] = dataclasses.replace(nodes[node], fn=sub)
-    graph.spec = dataclasses.replace(graph.spec, nodes=nodes)
+    nodes[node] = _replaced(nodes[node], fn=sub)
+    graph.spec = _replaced(graph.spec, nodes=nodes)
     return graph
+
+
+def _replaced(spec: Any, **changes: Any) -> Any:
+    """A copy of the record ``spec`` with ``changes``: its other fields as they are."""
+    fields = {name: getattr(spec, name) for name in type(spec).__match_args__}
+    return type(spec)(**(fields | changes))
 
 
 def _nested() -> CompiledStateGraph:
