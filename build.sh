@@ -5,8 +5,8 @@
 #                             library and a build of the wheel compiled to bytecode in Pyodide),
 #                             wheels, Chromium, the JSON-Schema-Test-Suite, axe-core, the JavaScript
 #                             tooling in node_modules (cached, idempotent)
-#   ./build.sh test [ARGS]    setup, lint, then the unit, differential, pyodide and e2e tiers
-#                             (ARGS go to pytest)
+#   ./build.sh test [ARGS]    setup, build/site (as dist), lint, then the unit, differential,
+#                             pyodide and e2e tiers (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict; for the JavaScript,
 #                             ESLint, Prettier --check and TypeScript (tsc, checkJs over JSDoc)
 #   ./build.sh demo [--port N] [--api-origin ORIGIN]...
@@ -16,7 +16,11 @@
 #   ./build.sh page DIR       setup, then the README's example page in DIR (new or empty), to serve
 #                             offline: Pyodide from DIR/pyodide/, a copy of build/dist without the
 #                             files only the tests and benchmarks use (tools/offline_page.py)
-#   ./build.sh wheel | dist | clean
+#   ./build.sh dist [--api-origin ORIGIN]...
+#                             setup, then build/site: the demo as a static site for any static
+#                             host (content-hashed names, .br and .gz siblings, a _headers file;
+#                             docs/deploy.md); each --api-origin joins its policy's connect-src
+#   ./build.sh wheel | clean
 #
 # Versions are pinned in pyproject.toml: [dependency-groups] for the host tooling and
 # [tool.pyctx-web.dist] for Pyodide and the wheels loaded inside it, [tool.pyctx-web]
@@ -32,6 +36,7 @@ VENV_LG="$ROOT/.venv-langgraph"  # real LangGraph, the reference of the differen
 BUILD="$ROOT/build"
 CACHE="$BUILD/cache"
 DIST="$BUILD/dist"
+SITE="$BUILD/site"  # the demo as a static site: ./build.sh dist (tools/site.py)
 PY="$VENV/bin/python"
 
 pip_quiet() {  # pip_quiet PYTHON ARGS: pip, less the warnings this machine's pip config prints
@@ -332,6 +337,18 @@ EOF
     echo "$want" >"$DIST/.stamp"
 }
 
+build_site() {  # build_site [--api-origin ORIGIN]...: build/site, for a static host (docs/deploy.md)
+    local want
+    want="$(stamp_of tools/site.py tools/site_headers.py "$DIST/.stamp" "$BUILD/demo-app/.stamp" \
+        "$BUILD/demo-app/.snapshot-stamp" demo/index.html demo/main.js demo/worker.js \
+        demo/style.css demo/js/*.js <(echo "$*"))"
+    if fresh "$BUILD/site.stamp" "$want" && [ -f "$SITE/index.html" ]; then return 0; fi
+    log "assembling build/site: the demo as a static site, content-hashed and precompressed"
+    "$PY" tools/site.py "$DIST" "$BUILD/demo-app" "$SITE" "$@" ||
+        die "tools/site.py could not assemble build/site"
+    echo "$want" >"$BUILD/site.stamp"
+}
+
 setup() {
     check_node
     ensure_venv
@@ -391,8 +408,8 @@ cmd="${1:-}"
 case "$cmd" in
     setup) setup ;;
     wheel) ensure_venv; build_wheel; ls "$BUILD"/wheel/*.whl ;;
-    dist) setup ;;
-    test) setup; run_tests "$@" ;;
+    dist) setup; build_site "$@"; log "build/site is ready for a static host (docs/deploy.md)" ;;
+    test) setup; build_site; run_tests "$@" ;;
     lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
