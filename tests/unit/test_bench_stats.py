@@ -68,6 +68,19 @@ def test_chart_draws_a_degenerate_pair() -> None:
     assert 'width="0.0"' in chart.render([row])
 
 
+def test_chart_draws_the_quartiles_of_a_row_as_a_whisker() -> None:
+    """A row with quartiles gets a whisker from its first to its third quartile, scaled with
+    the bars, and the longest of bar and whisker sets the scale."""
+    row = stats.figure(
+        "x", "r", 50.0, "ms", spread=(40.0, 100.0), baseline="b", baseline_value=25.0
+    )
+    svg = chart.render([row])
+    assert f'<path d="M{chart.LABEL_WIDTH + 168:.1f} ' in svg
+    assert f"H{chart.LABEL_WIDTH + chart.PLOT_WIDTH:.1f}" in svg
+    assert f'width="{chart.PLOT_WIDTH / 2:.1f}"' in svg
+    assert "<path" not in chart.render([stats.figure("x", "r", 50.0, "ms")])
+
+
 def test_growth_row_with_zero_first_window_is_not_judged() -> None:
     """A 1000-step run whose first window measured zero reports no ratio instead of raising."""
     import bench_graph
