@@ -16,7 +16,9 @@ from pyctx_web.chat._events import (
     needs_input,
 )
 from pyctx_web.chat._messages import transcript
+from pyctx_web.chat._runview import PAUSED, STREAM_MODES, RunView, done_event
 from pyctx_web.errors import ArgumentValueError, PyctxError
+from pyctx_web.graph._engine.heads import share_head
 from pyctx_web.graph.errors import (
     GraphConfigError,
     GraphVersionError,
@@ -138,6 +140,15 @@ class ChatSession:
             self._running = False
 
     async def _turn_for(self, kind: str, message: Mapping[str, Any]) -> AsyncIterator[Event]:
+        # The run takes the session's read of the thread's head instead of reading it again.
+        share = share_head(self.checkpointer, self.thread_id)
+        try:
+            async for event in self._checked_turn(kind, message):
+                yield event
+        finally:
+            share.close()
+
+    async def _checked_turn(self, kind: str, message: Mapping[str, Any]) -> AsyncIterator[Event]:
         head = await self._head(message.get("checkpoint_id"))
         # A head the message does not name is the latest: only a named one is read again.
         latest = head is None or "checkpoint_id" not in message or await self._is_latest(head)
@@ -299,13 +310,21 @@ class ChatSession:
         origin = None if start is None else _checkpoint_id(start)
         config = self._config(None if latest else origin)
         yield {"type": "status", "stage": "started", "from_checkpoint": origin}
+        view = RunView.starting(start, origin if latest else None)
         asked = False
         try:
-            async for event in self._stream(turn, config):
-                if event is None:
-                    asked = True
-                else:
-                    yield event
+            async for mode, chunk in self.graph.astream(
+                turn,
+                config,
+                stream_mode=STREAM_MODES,
+                context=_resolve(self._context),
+                execution_context=_resolve(self._execution_context),
+            ):
+                for event in view.events(mode, chunk, self.graph.nodes):
+                    if event is PAUSED:
+                        asked = True
+                    else:
+                        yield event
         except RunCancelledError:
             yield {"type": "status", "stage": "cancelled"}
             return
@@ -322,38 +341,20 @@ class ChatSession:
         except Exception as failure:  # a GraphError, or what a node raised (a model's error)
             yield error(failure_text(failure))
             return
-        async for event in self._ending(asked):
+        async for event in self._ending(asked, view):
             yield event
 
-    async def _stream(self, turn: Any, config: dict[str, Any]) -> AsyncIterator[Event | None]:
-        """The run's events; ``None`` where the run paused to ask."""
-        async for mode, chunk in self.graph.astream(
-            turn,
-            config,
-            stream_mode=["updates", "custom", "tasks"],
-            context=_resolve(self._context),
-            execution_context=_resolve(self._execution_context),
-        ):
-            if mode == "custom" and isinstance(chunk, Mapping):
-                if isinstance(chunk.get("token"), str):
-                    yield {"type": "token", "token": chunk["token"]}
-                elif isinstance(chunk.get("tool"), Mapping):
-                    yield {"type": "tool", **chunk["tool"]}
-                elif isinstance(chunk.get("inspect"), Mapping):
-                    yield {"type": "inspect", "record": dict(chunk["inspect"])}
-            elif mode == "tasks":
-                # Tasks a node calls (@task) stream as tasks too: only nodes are stages.
-                if "input" in chunk and chunk["name"] in self.graph.nodes:
-                    yield {"type": "status", "stage": "running", "node": chunk["name"]}
-            elif mode == "updates":
-                if "__interrupt__" in chunk:
-                    yield None
-                else:
-                    for node in chunk:
-                        if node in self.graph.nodes:
-                            yield {"type": "status", "stage": node}
+    async def _ending(self, asked: bool, view: RunView) -> AsyncIterator[Event]:
+        """The turn's last events, from what the run streamed; read only if it did not show."""
+        shown = view.ending(asked)
+        if shown is None:
+            async for event in self._ending_read(asked):
+                yield event
+            return
+        for event in shown:
+            yield event
 
-    async def _ending(self, asked: bool) -> AsyncIterator[Event]:
+    async def _ending_read(self, asked: bool) -> AsyncIterator[Event]:
         try:
             state = await self.graph.aget_state(self._config(None))
         except Exception as failure:
@@ -367,9 +368,7 @@ class ChatSession:
                     "checkpoint_id": head,
                 }
             return
-        entries = transcript((state.values or {}).get("messages", []))
-        answers = [e["content"] for e in entries if e["kind"] == "answer"]
-        yield {"type": "done", "text": answers[-1] if answers else "", "checkpoint_id": head}
+        yield done_event(state.values or {}, head)
 
 
 publish("pyctx_web.chat", ChatSession)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web.graph._engine.heads import read_checkpoint
 from pyctx_web.graph._engine.records import (
     Checkpoint,
     Pending,
@@ -73,24 +74,32 @@ class CheckpointAccess:
         self._expected: str | EllipsisType | None = ...
         """The thread's latest checkpoint as this run last saw it (``...``: not read yet)."""
 
-    async def save_checkpoint(self, cp: Checkpoint) -> None:
-        """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded."""
+    async def save_checkpoint(self, cp: Checkpoint, writes: Sequence[StoredWrite] = ()) -> None:
+        """Write ``cp`` if the graph has a checkpointer; without one nothing is encoded.
+
+        ``writes`` are the encoded pending writes ``cp`` is made with (a run's input): stored
+        with it, in one transaction where the checkpointer has them (``aput_with_writes``).
+        """
         if self.run.queue is not None:
             emit_checkpoint(self.run, self.schema, cp)
         if self.checkpointer is None:
             return
         if self.durability == "exit":
-            self._unsaved, self._unsaved_writes = cp, []
+            self._unsaved, self._unsaved_writes = cp, list(writes)
             return
         if self._saving is not None:
             await self._settle()
         doc = encode_checkpoint(self.serde, cp)
         # Compare-and-set: written only on top of the latest checkpoint this run saw.
         expected, self._expected = self._expected, cp.id
-        if self.durability == "async":
-            self._saving = asyncio.ensure_future(self.checkpointer.aput(doc, latest=expected))
+        if writes:
+            saving = self.checkpointer.aput_with_writes(doc, writes, latest=expected)
         else:
-            await self.checkpointer.aput(doc, latest=expected)
+            saving = self.checkpointer.aput(doc, latest=expected)
+        if self.durability == "async":
+            self._saving = asyncio.ensure_future(saving)
+        else:
+            await saving
         self._last_saved = cp.id
 
     async def _settle(self) -> None:
@@ -126,10 +135,9 @@ class CheckpointAccess:
         # The checkpoints in between were not written: the parent is the last one that was.
         cp.parent_id = self._last_saved
         expected, self._expected = self._expected, cp.id
-        await self.checkpointer.aput(encode_checkpoint(self.serde, cp), latest=expected)
+        doc = encode_checkpoint(self.serde, cp)
+        await self.checkpointer.aput_with_writes(doc, writes, latest=expected)
         self._last_saved = cp.id
-        if writes:
-            await self.checkpointer.aput_writes(cp.thread_id, cp.id, writes)
 
     async def save_writes(
         self,
@@ -172,7 +180,7 @@ class CheckpointAccess:
         step are applied to the values, as the step's tasks see them.
         """
         assert self.checkpointer is not None
-        record = await self.checkpointer.aget(thread_id, checkpoint_id)
+        record = await read_checkpoint(self.checkpointer, thread_id, checkpoint_id)
         if record is None and checkpoint_id is None:
             self._expected = None  # a new thread: nothing may have been written meanwhile
         if record is None:

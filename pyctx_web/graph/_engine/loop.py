@@ -140,8 +140,7 @@ class Engine:
             # Encoded first: a value that cannot be stored is refused naming its state key,
             # before anything is written.
             write = encode_write(self.checkpoints.serde, task, "result", record)
-            await self.checkpoints.save_checkpoint(cp)
-            await self.checkpoints.put_writes(cp, [write])
+            await self.checkpoints.save_checkpoint(cp, [write])
         return cp, pending
 
     # -- the loop ------------------------------------------------------------------

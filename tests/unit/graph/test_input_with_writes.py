@@ -1,0 +1,82 @@
+"""A checkpoint is stored with the pending writes it is made with: one call, one transaction."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, TypedDict
+
+import pytest
+
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.types import interrupt
+from tests.unit.chat.test_turn_storage import CountingSaver
+
+
+class Ask(TypedDict, total=False):
+    """A topic, and the answer to a question about it."""
+
+    topic: str
+    answer: str
+
+
+def _ask(state: Ask) -> dict[str, Any]:
+    return {"answer": interrupt(f"what about {state['topic']}?")}
+
+
+def _graph(saver: CountingSaver) -> Any:
+    return (
+        StateGraph(Ask)
+        .add_node("ask", _ask)
+        .add_edge(START, "ask")
+        .add_edge("ask", END)
+        .compile(checkpointer=saver)
+    )
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_the_input_checkpoint_is_stored_with_its_input_in_one_call(
+    tmp_path: Path, durability: Any
+) -> None:
+    """A run stores its input checkpoint and the input in one call, then one call per step."""
+    saver = CountingSaver(tmp_path / "g.db")
+
+    async def flow() -> None:
+        graph = _graph(saver)
+        await graph.ainvoke({"topic": "tea"}, {"configurable": {"thread_id": "t"}},
+                            durability=durability)  # fmt: skip
+        assert saver.calls == ["aget", "aput_with_writes", "aput", "aput_writes"]
+        state = await graph.aget_state({"configurable": {"thread_id": "t"}})
+        assert state.interrupts[0].value == "what about tea?"
+        history = [s async for s in graph.aget_state_history({"configurable": {"thread_id": "t"}})]
+        first = history[-1]
+        assert first.metadata is not None
+        assert first.metadata["source"] == "input"
+        assert first.next == ("__start__",)
+        assert first.tasks[0].result == {"topic": "tea"}
+
+    try:
+        asyncio.run(flow())
+    finally:
+        saver.close()
+
+
+def test_a_run_kept_to_its_exit_stores_its_last_checkpoint_with_its_writes_at_once(
+    tmp_path: Path,
+) -> None:
+    """With durability="exit", the checkpoint a run pauses at and its question are stored in
+    one call."""
+    saver = CountingSaver(tmp_path / "g.db")
+
+    async def flow() -> None:
+        graph = _graph(saver)
+        config = {"configurable": {"thread_id": "t"}}
+        await graph.ainvoke({"topic": "tea"}, config, durability="exit")
+        assert saver.calls == ["aget", "aput_with_writes"]
+        state = await graph.aget_state(config)
+        assert state.interrupts[0].value == "what about tea?"
+
+    try:
+        asyncio.run(flow())
+    finally:
+        saver.close()
