@@ -235,8 +235,8 @@ def largest(entries: Iterable[Mapping[str, Any]], count: int = 6) -> list[tuple[
 
 
 def megabytes(size: float) -> str:
-    """``size`` bytes in megabytes (10^6), as the rows print them."""
-    return f"{size / 1e6:.2f} MB"
+    """``size`` bytes as the rows print them: megabytes (10^6), or kilobytes under 0.1 MB."""
+    return f"{size / 1e6:.2f} MB" if size >= 100_000 else f"{size / 1e3:.1f} KB"
 
 
 def link_share(link: Link, measured_ms: float, size: int) -> float:
@@ -273,7 +273,7 @@ def network_rows(
         ready,
         bare_ready,
         "ms",
-        baseline="stock Pyodide page, same server, fresh context each",
+        baseline="stock Pyodide page, same server, fresh browser each",
         limit=limit if limit is not None else 1.0,
         note="; ".join(text for text in (note, spread, bytes_note) if text),
     )
@@ -283,12 +283,12 @@ def network_rows(
     if second:
         rows.append(
             ratio_row(
-                f"demo second visit, {link.label}, same browser context: navigation to ready",
+                f"demo second visit, {link.label}, same browser: navigation to ready",
                 runtime,
                 [float(visit["ready_ms"]) for visit in second],
                 ready,
                 "ms",
-                baseline="its first visit in that context",
+                baseline="its first visit in that browser",
                 limit=0.5,
                 note=f"{note}; transferred per visit (median): {_median_mb(second)}",
             )

@@ -11,12 +11,13 @@ which ``./build.sh dist`` assembles) and a page whose worker only runs ``loadPyo
 and one line of Python, assembled here from the npm package of the same Pyodide
 version with the files ``loadPyodide`` fetches (the stock ``python_stdlib.zip``).
 Every first visit is a fresh browser with a profile of its own in a new temporary
-folder (an empty HTTP cache, kept on disk as a user's is: a browser context without a
-profile keeps its HTTP cache in memory and stores no response over a few megabytes), the
-two pages taking turns at going first; the demo's second visit is a new page in the
-browser of its first. A script injected before each page's own takes ``performance.now()`` when
-``body[data-state=ready]`` appears, and the bytes of a visit are the
-``transferSize`` of every Resource Timing entry of the page and of its workers.
+folder: an empty HTTP cache, kept on disk as a user's is (a browser context without a
+profile keeps its HTTP cache in memory, and in this Chromium it did not keep a 20 MB
+response from one visit to the next). The two pages take turns at going first; the
+demo's second visit is a new page in the browser of its first. A script injected before
+each page's own takes ``performance.now()`` when ``body[data-state=ready]`` appears, and
+the bytes of a visit are the ``transferSize`` of every Resource Timing entry of the page
+and of its workers (a response from the HTTP cache counts 0).
 """
 
 from __future__ import annotations

@@ -357,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "chart.svg").write_text(chart.render(figures))
     print(f"Measured {started:%Y-%m-%d} on {machine}{' (--quick)' if args.quick else ''}.\n")
     ticks = ", ".join(f"{name} {seconds * 1e9:.0f} ns" for name, seconds in clocks.items())
-    print(f"Clock resolution: {ticks}.\n")
+    if ticks:
+        print(f"Clock resolution: {ticks}.\n")
     print(table(figures))
     print(
         f"\nresults: {args.out / 'results.json'}; chart: {args.out / 'chart.svg'}", file=sys.stderr

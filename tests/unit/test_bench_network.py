@@ -54,6 +54,7 @@ def test_transferred_sums_transfer_sizes_and_largest_ranks_files() -> None:
     assert goals.largest(entries, 2) == [("pyodide.asm.wasm", 3_600_000), ("/", 1000)]
     assert [name for name, _ in goals.largest(entries)] == ["pyodide.asm.wasm", "/", "a.js"]
     assert goals.megabytes(3_601_300) == "3.60 MB"
+    assert goals.megabytes(20_480) == "20.5 KB"
 
 
 def _visits(times: list[float], size: int) -> list[dict[str, float]]:
@@ -78,7 +79,7 @@ def test_network_rows_judge_the_per_round_ratios() -> None:
     assert second["ratio"] == pytest.approx(0.25)
     assert second["met"] is True
     assert second["goal"] == "<= 0.5x"
-    assert "0.02 MB" in second["note"]
+    assert "transferred per visit (median): 20.0 KB" in second["note"]
 
 
 def test_network_rows_without_limit_or_second_visit() -> None:
