@@ -280,6 +280,20 @@ def table(figures: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+Step = tuple[str, Callable[[], list[Measured]]]
+"""A part of the suite: its label, and what measures it."""
+
+
+def with_network(
+    steps: list[Step], network_step: Step, *, quick: bool, only_network: bool
+) -> list[Step]:
+    """The suite's parts: the network part alone with ``only_network``, else after the others
+    unless ``quick`` (a first visit over 10 Mbit/s takes seconds a round)."""
+    if only_network:
+        return [network_step]
+    return steps if quick else [*steps, network_step]
+
+
 def measure(
     quick: bool, dist: Path, *, only_network: bool = False
 ) -> tuple[list[Measured], list[str]]:
@@ -290,7 +304,7 @@ def measure(
     """
     launch = {"executable_path": CHROMIUM, "args": list(CHROMIUM_FLAGS)}
     ref = baseline.BASELINE_REF
-    steps: list[tuple[str, Callable[[], list[Measured]]]] = [
+    steps: list[Step] = [
         ("CPython", lambda: run_cpython(quick)),
         ("CPython with real LangGraph", lambda: run_cpython_langgraph(quick)),
         ("Pyodide in Node", lambda: run_node_pyodide(dist, quick)),
@@ -302,10 +316,7 @@ def measure(
         ("wheel", wheel_size),
     ]
     network_step = ("the demo over an emulated network", lambda: network.run(quick, launch))
-    if only_network:
-        steps = [network_step]
-    elif not quick:
-        steps.append(network_step)
+    steps = with_network(steps, network_step, quick=quick, only_network=only_network)
     measured: list[Measured] = []
     failures: list[str] = []
     for label, step in steps:

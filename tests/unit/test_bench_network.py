@@ -12,6 +12,7 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import goals  # noqa: E402
+import run  # noqa: E402
 
 
 def test_link_conditions_give_bytes_per_second_and_the_round_trip() -> None:
@@ -100,3 +101,13 @@ def test_unjudged_rows_lose_their_verdict_and_say_why() -> None:
     assert rows[0]["met"] is None
     assert rows[0]["ratio"] == pytest.approx(0.9)
     assert rows[0]["note"].startswith("not judged: the link did not apply; n")
+
+
+def test_the_network_part_runs_alone_or_last_and_not_with_quick() -> None:
+    """--network runs only the network part; the full suite ends with it; --quick leaves it out."""
+    steps: list[run.Step] = [("a", list), ("b", list)]
+    network: run.Step = ("network", list)
+    assert run.with_network(steps, network, quick=False, only_network=False) == [*steps, network]
+    assert run.with_network(steps, network, quick=True, only_network=False) == steps
+    assert run.with_network(steps, network, quick=True, only_network=True) == [network]
+    assert run.with_network(steps, network, quick=False, only_network=True) == [network]
