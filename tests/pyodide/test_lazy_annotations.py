@@ -69,3 +69,31 @@ def test_published_classes_keep_their_annotations_on_python_3_14(selenium: Any) 
         "ToolResult": "pyctx_web.graph.runtime: ['arguments', 'id', 'name', 'result', 'status']",
         "ToolCallRequest": "pyctx_web.graph.middleware: ['runtime', 'tool', 'tool_call']",
     }
+
+
+@run_in_pyodide
+async def _published_before_its_names(selenium: Any) -> list[str]:
+    import sys
+    import types
+    import typing
+
+    from pyctx_web._homes import publish
+
+    # A module whose class is published before the name its annotation uses exists.
+    module = types.ModuleType("lazy_home_example")
+    sys.modules[module.__name__] = module
+    exec(
+        "from __future__ import annotations\nclass Record:\n    part: Later\n",
+        vars(module),
+    )
+    publish("somewhere.public", module.Record)
+    exec("class Later: ...", vars(module))
+    hints = typing.get_type_hints(module.Record)
+    return [module.Record.__module__, f"{hints['part'].__module__}.{hints['part'].__name__}"]
+
+
+def test_publish_resolves_a_class_annotations_when_first_asked_on_python_3_14(
+    selenium: Any,
+) -> None:
+    """On 3.14 publish() evaluates no annotation: get_type_hints resolves them where written."""
+    assert _published_before_its_names(selenium) == ["somewhere.public", "lazy_home_example.Later"]
