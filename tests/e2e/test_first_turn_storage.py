@@ -1,0 +1,153 @@
+"""The first turn's IndexedDB work in the demo: one read and one write per step, each kept.
+
+The worker's script is served with a prologue that lists the IndexedDB
+transactions it opens (and the messages it posts and takes), so that a test
+sees the turn's storage calls as the page makes them, and can stop the worker
+dead right after any one of them has committed: the crash of a tab or a worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import PageWatch
+from .test_chat import EMAIL_QUESTION, READY_TIMEOUT_MS, TURN_TIMEOUT_MS, chat, messages, wait_turn
+
+# Run first in the worker: lists in self.__storage each IndexedDB transaction it opens and
+# each op it takes and message type it posts. Once the `stopAfter`-th readwrite transaction
+# after a "send" has committed, the worker says so on the BroadcastChannel
+# "test-worker-stopped" and stops for good: it spins.
+PROLOGUE = """
+self.__storage = [];
+{
+  const log = self.__storage;
+  const stopAfter = STOP_AFTER;
+  let writes = 0;
+  let sent = false;
+  const transaction = IDBDatabase.prototype.transaction;
+  IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
+    const tx = transaction.call(this, stores, mode, ...rest);
+    log.push(mode || "readonly");
+    if (sent && mode === "readwrite" && ++writes === stopAfter) {
+      tx.addEventListener("complete", () => {
+        new BroadcastChannel("test-worker-stopped").postMessage(stopAfter);
+        for (;;);
+      });
+    }
+    return tx;
+  };
+  addEventListener("message", (event) => {
+    if (event.data && event.data.op) {
+      log.push("op:" + event.data.op);
+      if (event.data.op === "send") sent = true;
+    }
+  });
+  const post = self.postMessage.bind(self);
+  self.postMessage = (message, ...rest) => {
+    if (message && message.type) log.push("post:" + message.type);
+    return post(message, ...rest);
+  };
+}
+"""
+
+
+def serve_worker_with_prologue(page: Any, stop_after: int = 0) -> None:
+    """Serve the page's worker.js with :data:`PROLOGUE` before it (0: never stop)."""
+
+    def prepend(route: Any) -> None:
+        response = route.fetch()
+        prologue = PROLOGUE.replace("STOP_AFTER", str(stop_after))
+        route.fulfill(response=response, body=prologue + response.text())
+
+    page.route("**/worker.js*", prepend)
+
+
+def crash_and_reload(page: Any) -> None:
+    """Wait for the worker to stop (see :data:`PROLOGUE`), then reload with the plain worker."""
+    page.wait_for_function("() => window.__workerStopped === true", timeout=TURN_TIMEOUT_MS)
+    page.unroute("**/worker.js*")
+    page.reload()
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+
+
+def listen_for_the_stop(page: Any) -> None:
+    """Set window.__workerStopped when the worker says it stops."""
+    page.evaluate(
+        """() => { new BroadcastChannel("test-worker-stopped").onmessage = () => {
+          window.__workerStopped = true; }; }"""
+    )
+
+
+def storage_log(page: Any) -> list[str]:
+    """What the page's worker logged: transactions' modes, ops taken, message types posted."""
+    log: list[str] = page.workers[0].evaluate("self.__storage")
+    return log
+
+
+def first_turn(log: list[str]) -> list[str]:
+    """The transactions from the first "send" to the question card."""
+    start = log.index("op:send")
+    end = log.index("post:needs_input", start)
+    return [entry for entry in log[start:end] if not entry.startswith(("op:", "post:"))]
+
+
+def test_the_first_turn_reads_once_and_writes_once_per_step(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """Enter to the question card: one read of the thread, then one readwrite transaction per
+    step (the input with its writes, two steps, the question), and no read for the card."""
+    page = watched_page.page
+    serve_worker_with_prologue(page)
+    page.goto(demo_url)
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    assert first_turn(storage_log(page)) == ["readonly", *["readwrite"] * 4]
+    assert watched_page.console_errors == []
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_a_crash_after_a_step_of_the_first_turn_keeps_the_message_and_the_turn_goes_on(
+    watched_page: PageWatch, demo_url: str, steps: int
+) -> None:
+    """A worker stopped dead right after the first turn's first, second or third write: after a
+    reload the turn shows as unfinished, and Continue asks the question about the message.
+
+    After the first write the thread holds the input checkpoint, whose values are those
+    before the input (as LangGraph's history shows them): the message shows once Continue
+    has applied it; after the second and third, it shows at once.
+    """
+    page = watched_page.page
+    serve_worker_with_prologue(page, stop_after=steps)
+    page.goto(demo_url)
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    listen_for_the_stop(page)
+    chat(page, "help me with email")
+    crash_and_reload(page)
+    wait_turn(page, "unfinished")
+    shown = [("user", "help me with email")]
+    assert messages(page) == ([] if steps == 1 else shown)
+    page.click("#continue-turn")
+    wait_turn(page, "waiting")
+    expect(page.locator("#needs-input-question")).to_have_text(EMAIL_QUESTION)
+    assert messages(page) == shown
+
+
+def test_a_crash_right_after_the_question_is_stored_brings_the_card_back(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """A worker stopped dead right after the question's write, before the card was drawn:
+    after a reload the card is there with the question, which is answered once."""
+    page = watched_page.page
+    serve_worker_with_prologue(page, stop_after=4)
+    page.goto(demo_url)
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    listen_for_the_stop(page)
+    chat(page, "help me with email")
+    crash_and_reload(page)
+    wait_turn(page, "waiting")
+    expect(page.locator("#needs-input-question")).to_have_text(EMAIL_QUESTION)
+    assert messages(page)[0] == ("user", "help me with email")
