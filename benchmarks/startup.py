@@ -248,10 +248,11 @@ def rows(
             runtime,
             [load["first_ms"] for load in mine],
             "ms",
-            limit=50,
+            limit=100,
             bases=[load["first_ms"] for load in theirs],
             baseline=f"the demo of {base.label}",
-            note=f"{note}; offline model, fresh page; keydown to the first frame with the card",
+            note=f"{note}; offline model, fresh page; keydown to the first frame with the card; "
+            "the goal is RAIL's 100 ms response budget, 50 ms the longer-term aim",
         ),
         *unrestored_rows(mine, loads.get(current.label + UNRESTORED, []), runtime, quick),
     ]
