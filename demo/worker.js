@@ -21,6 +21,11 @@ const APP_ARCHIVE = "/app.zip";
 // by tools/snapshot.py in ./build.sh setup); without it, all of that is imported here.
 const SNAPSHOT = "/demo.snapshot";
 const APP_DIR = "/home/pyodide/demo_app";
+// A restored worker's Pyodide starts with this stand-in for the standard library's zip (see
+// deferStdlib): Pyodide's request for it is answered here, never sent.
+const STDLIB_STAND_IN = "pyctx-web-stand-in:python_stdlib.zip";
+// An empty zip archive: only its end-of-central-directory record.
+const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
 
 /**
  * @import { PyodideAPI, PyodideConfig } from "pyodide"
@@ -41,10 +46,13 @@ let fatal = null; // the text of Pyodide's fatal error, once there was one
 
 // Only a worker started as worker.js?test-hooks (the page passes its own ?test-hooks on)
 // takes {op: "test_fatal"}, which drives this worker's Python into a real fatal error, and
-// {op: "test_hang"}, which makes it stop answering for good.
+// {op: "test_hang"}, which makes it stop answering for good, and {op: "test_import", module},
+// answered {type: "test_imported", module, imported_before, file, stdlib} (or with error).
 const TEST_HOOKS = new URL(self.location.href).searchParams.has("test-hooks");
 /** @type {PyodideAPI | null} */
 let testPyodide = null;
+/** @type {(() => string) | null} */
+let stdlibState = null; // a restored worker's standard library: "pending", "background", "at once"
 
 /** @param {string} stage @param {string} label */
 const status = (stage, label) => postMessage({ type: "status", stage, label });
@@ -163,6 +171,24 @@ function provokeFatal() {
   );
 }
 
+// Imports a module in this worker's Python, as a page message that needs it would.
+/** @param {string} name */
+function testImport(name) {
+  if (!testPyodide) return { type: "test_imported", module: name, error: "not started" };
+  const modules = testPyodide.pyimport("sys").modules;
+  const importedBefore = modules.has(name);
+  modules.destroy();
+  try {
+    const module = testPyodide.pyimport(name);
+    const file = module.__file__;
+    module.destroy();
+    const stdlib = stdlibState?.() ?? null;
+    return { type: "test_imported", module: name, imported_before: importedBefore, file, stdlib };
+  } catch (error) {
+    return { type: "test_imported", module: name, error: lastLine(error) };
+  }
+}
+
 addEventListener("message", (event) => {
   const op = event.data && typeof event.data === "object" ? event.data.op : undefined;
   if (op === "ping") {
@@ -172,6 +198,10 @@ addEventListener("message", (event) => {
   if (op === "test_hang" && TEST_HOOKS) {
     // This worker stops answering anything, as a worker stuck in a loop would.
     for (;;);
+  }
+  if (op === "test_import" && TEST_HOOKS) {
+    postMessage(testImport(String(event.data.module)));
+    return;
   }
   if (op === "test_fatal" && TEST_HOOKS) {
     try {
@@ -239,8 +269,8 @@ async function servedPolicy() {
   }
 }
 
-// The distribution's lock file, pyctx_web's wheel that it registers, the app and the policy,
-// all requested at once: they download while Pyodide loads.
+// The distribution's lock file, the policy and the snapshot, requested at once: they download
+// while Pyodide loads. The wheel's URL is in the lock file.
 /** @param {string} base the distribution's URL */
 function prefetch(base) {
   const lockFile = fetch(new URL("pyodide-lock.json", base)).then((response) => {
@@ -252,27 +282,132 @@ function prefetch(base) {
     if (!entry) throw new Error("pyodide-lock.json registers no pyctx-web wheel");
     return new URL(entry.file_name, base).href;
   });
-  const wheel = wheelURL.then((url) => fetch(url));
-  const app = fetchApp();
   const policy = servedPolicy();
   const snapshot = fetchSnapshot();
-  // Their errors are reported where they are awaited (or by loadPyodide, for the lock file).
-  for (const pending of [wheelURL, wheel, app]) pending.catch(() => {});
-  return { lockFile, wheelURL, wheel, app, policy, snapshot };
+  // Its error is reported where it is awaited (or by loadPyodide, for the lock file).
+  wheelURL.catch(() => {});
+  return { lockFile, wheelURL, policy, snapshot };
+}
+
+/**
+ * A worker restored from the snapshot needs no standard library to be ready: every module it
+ * runs is in the snapshot's memory, and Pyodide started with an empty stand-in for the zip.
+ * The real zip (the one the snapshot was taken with, whose directory zipimport keeps in
+ * memory) is written over it by `load()`, which the worker calls after ready. Until then, an
+ * import of a module that the zip holds fetches it at once, synchronously as a worker may,
+ * so no import fails for its absence.
+ * @param {PyodideAPI} pyodide
+ * @param {string} url the standard library's zip
+ */
+function deferStdlib(pyodide, url) {
+  const sys = pyodide.pyimport("sys");
+  const zipimport = pyodide.pyimport("zipimport");
+  const zipPath = sys.path.toJs().find((/** @type {string} */ folder) => folder.endsWith(".zip"));
+  if (!zipPath) throw new Error("sys.path names no standard library zip");
+  // zipimport's listing of the zip, as the snapshot holds it: which names the zip can import.
+  const listing = zipimport._zip_directory_cache.get(zipPath);
+  /** @type {"pending" | "background" | "at once"} */
+  let state = "pending";
+  /** @param {string} name */
+  const holds = (name) => {
+    if (!listing) return true; // no listing: any new import may need the zip
+    const stem = name.replaceAll(".", "/");
+    return [".pyc", "/__init__.pyc", ".py", "/__init__.py"].some((end) => listing.has(stem + end));
+  };
+  /** @param {Uint8Array} bytes @param {"background" | "at once"} how */
+  const write = (bytes, how) => {
+    if (state !== "pending") return;
+    pyodide.FS.writeFile(zipPath, bytes);
+    state = how;
+    // Something dropped the listing and read the stand-in's empty one meanwhile: the real
+    // zip's is read afresh at the next import.
+    const cache = zipimport._zip_directory_cache;
+    const cached = cache.get(zipPath);
+    if (cached !== undefined && cached.length === 0) cache.pop(zipPath);
+    cached?.destroy();
+    cache.destroy();
+  };
+  const finder = {
+    /** @param {string} name */
+    find_spec(name) {
+      if (state === "pending" && holds(name)) write(fetchAtOnce(url), "at once");
+      return undefined; // the standard finders import it, from the zip now written
+    },
+  };
+  sys.meta_path.insert(0, finder);
+  const load = async () => {
+    if (state === "pending") {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      write(new Uint8Array(await response.arrayBuffer()), "background");
+    }
+    // Not from within an import (find_spec), which walks sys.meta_path.
+    const metaPath = sys.meta_path;
+    for (let i = metaPath.length - 1; i >= 0; i--) if (metaPath.get(i) === finder) metaPath.pop(i);
+    for (const proxy of [metaPath, listing, zipimport, sys]) proxy?.destroy?.();
+  };
+  return { load, state: () => state };
+}
+
+// The whole file at once, for an import that cannot wait (a worker may block on a request).
+/** @param {string} url */
+function fetchAtOnce(url) {
+  const request = new XMLHttpRequest();
+  request.open("GET", url, false);
+  request.responseType = "arraybuffer";
+  request.send();
+  if (request.status !== 200) {
+    throw new Error(`could not fetch the standard library ${url}: HTTP ${request.status}`);
+  }
+  return new Uint8Array(request.response);
+}
+
+// Pyodide fetches the standard library's zip itself: in a restored worker, its request for
+// the stand-in is answered with an empty zip, and fetch is itself again after that request.
+function answerStandIn() {
+  const native = self.fetch;
+  /** @type {typeof fetch} */
+  const answering = (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url !== STDLIB_STAND_IN) return native(input, init);
+    self.fetch = native;
+    return Promise.resolve(new Response(EMPTY_ZIP));
+  };
+  self.fetch = answering;
+  return () => {
+    if (self.fetch === answering) self.fetch = native;
+  };
 }
 
 async function boot() {
   // packageBaseUrl also replaces the CDN that Pyodide would otherwise fall back to.
   const base = new URL(PYODIDE_URL, import.meta.url).href;
-  const { lockFile, wheelURL, wheel, app, policy, snapshot } = prefetch(base);
+  const { lockFile, wheelURL, policy, snapshot } = prefetch(base);
   let restored = false;
+  /** @type {Promise<Response> | undefined} */
+  let wheel;
+  /** @type {Promise<ArrayBuffer> | undefined} */
+  let app;
   const pyodide = await timed("runtime", "Loading the Python runtime…", async () => {
     /** @type {PyodideConfig} */
     const options = { indexURL: base, packageBaseUrl: base, lockFileContents: lockFile };
     const response = await snapshot;
-    if (response) options._loadSnapshot = response.arrayBuffer();
     restored = Boolean(response);
-    return loadPyodide(options);
+    if (!response) {
+      // Without the snapshot, the wheel and the app come before ready: they download now.
+      wheel = wheelURL.then((url) => fetch(url));
+      app = fetchApp();
+      for (const pending of [wheel, app]) pending.catch(() => {});
+      return loadPyodide(options);
+    }
+    options._loadSnapshot = response.arrayBuffer();
+    options.stdLibURL = STDLIB_STAND_IN;
+    const unanswer = answerStandIn();
+    try {
+      return await loadPyodide(options);
+    } finally {
+      unanswer();
+    }
   });
   const loaded = performance.now();
   // Called by Pyodide when its interpreter can no longer be used.
@@ -282,6 +417,8 @@ async function boot() {
   );
   internal._api.on_fatal = (error) => reportFatal(error);
   if (TEST_HOOKS) testPyodide = pyodide;
+  const stdlib = restored ? deferStdlib(pyodide, new URL("python_stdlib.zip", base).href) : null;
+  stdlibState = stdlib?.state ?? null;
 
   // The wheel goes straight into site-packages, without Pyodide's package loader; the loader
   // also registers pyctx_web's JavaScript module, so that the library needs no eval. A
@@ -293,7 +430,7 @@ async function boot() {
 
   await timed("app", "Starting the assistant…", async () => {
     // A restored worker has imported every module of the app already (worker_main.preload).
-    if (!restored) {
+    if (app) {
       pyodide.FS.mkdirTree(APP_DIR);
       pyodide.unpackArchive(await app, "zip", { extractDir: APP_DIR });
     }
@@ -327,11 +464,22 @@ async function boot() {
   });
   for (const data of queued.splice(0)) forward(data);
   prepareWorker?.();
-  if (restored) {
-    install().catch((error) =>
+  // A restored worker loads its files now: the standard library's zip, then pyctx_web's wheel
+  // (for the modules the snapshot has not imported). The app's are all imported: it needs none.
+  if (stdlib) {
+    const files = stdlib
+      .load()
+      .catch((error) => {
+        postMessage({
+          type: "error",
+          message: `The worker could not load the standard library: ${reasonOf(error)}`,
+        });
+      })
+      .then(install);
+    files.catch((error) =>
       postMessage({
         type: "error",
-        message: `The worker could not write pyctx_web's files: ${error.message}`,
+        message: `The worker could not write pyctx_web's files: ${reasonOf(error)}`,
       }),
     );
   }

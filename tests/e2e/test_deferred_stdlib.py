@@ -1,0 +1,119 @@
+"""A worker restored from its snapshot is ready before the standard library's zip arrives."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .conftest import DIST
+
+READY_TIMEOUT_MS = 60_000
+ANSWER_TIMEOUT_S = 60.0
+MODULE = "colorsys"
+"""A standard library module that neither Pyodide nor the demo imports before a snapshot."""
+
+# Records the worker's messages of the page, before the page's own scripts run.
+WORKER_LOG = """
+(() => {
+  const log = (window.__workerLog = []);
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => log.push(event.data));
+    }
+  };
+})();
+"""
+
+
+def _worker_message(page: Any, kind: str) -> dict[str, Any]:
+    """The worker's first message of type ``kind``, waiting for it (the page allows no eval)."""
+    deadline = time.monotonic() + ANSWER_TIMEOUT_S
+    while time.monotonic() < deadline:
+        found = [m for m in page.evaluate("window.__workerLog") if m.get("type") == kind]
+        if found:
+            return dict(found[0])
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the worker sent no {kind} message")
+
+
+def _open(browser: Any, url: str, *, hold_stdlib: bool) -> tuple[Any, Any, list[str], list[str]]:
+    """A fresh test-hooks page of the demo: context, page, requested paths, console errors.
+
+    With ``hold_stdlib``, the first request of python_stdlib.zip (the worker's background
+    load) is never answered; any later one is.
+    """
+    context = browser.new_context()
+    context.add_init_script(WORKER_LOG)
+    requested: list[str] = []
+    errors: list[str] = []
+    held: list[Any] = []
+
+    def stdlib(route: Any) -> None:
+        if hold_stdlib and not held:
+            held.append(route)
+            return
+        route.fulfill(path=str(DIST / "python_stdlib.zip"))
+
+    context.route("**/python_stdlib.zip", stdlib)
+    context.on("request", lambda request: requested.append(request.url.rsplit("/", 1)[-1]))
+    page = context.new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{url}?test-hooks")
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    return context, page, requested, errors
+
+
+def test_restored_worker_imports_a_new_stdlib_module_from_the_zip_loaded_after_ready(
+    browser: Any, demo_url: str
+) -> None:
+    """After ready, the restored worker writes the zip and imports a module not in the snapshot."""
+    context, page, requested, errors = _open(browser, demo_url, hold_stdlib=False)
+    try:
+        assert _worker_message(page, "ready")["snapshot"] is True
+        # The wheel is requested once the zip is written.
+        deadline = time.monotonic() + ANSWER_TIMEOUT_S
+        while not any(name.endswith(".whl") for name in requested):
+            assert time.monotonic() < deadline, requested
+            page.wait_for_timeout(50)
+        page.evaluate(
+            f"window.__demo.worker.postMessage({{op: 'test_import', module: '{MODULE}'}})"
+        )
+        imported = _worker_message(page, "test_imported")
+        assert imported == {
+            "type": "test_imported",
+            "module": MODULE,
+            "imported_before": False,
+            "file": f"/lib/python314.zip/{MODULE}.pyc",
+            "stdlib": "background",
+        }
+        assert requested.count("python_stdlib.zip") == 1
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_restored_worker_answers_and_imports_while_the_zip_is_still_on_its_way(
+    browser: Any, demo_url: str
+) -> None:
+    """With the zip's background load held, the page is ready, answers, and an import loads it."""
+    context, page, requested, errors = _open(browser, demo_url, hold_stdlib=True)
+    try:
+        assert _worker_message(page, "ready")["snapshot"] is True
+        page.fill("#chat-input", "help me with email")
+        page.press("#chat-input", "Enter")
+        page.wait_for_selector("#needs-input-question", state="visible", timeout=READY_TIMEOUT_MS)
+        # The first turn needed nothing of the zip: only the held request was made.
+        assert requested.count("python_stdlib.zip") == 1
+        page.evaluate(
+            f"window.__demo.worker.postMessage({{op: 'test_import', module: '{MODULE}'}})"
+        )
+        imported = _worker_message(page, "test_imported")
+        assert imported["file"] == f"/lib/python314.zip/{MODULE}.pyc", imported
+        assert imported["stdlib"] == "at once"
+        assert requested.count("python_stdlib.zip") == 2
+        assert [m for m in page.evaluate("window.__workerLog") if m.get("type") == "error"] == []
+        assert errors == []
+    finally:
+        context.close()
