@@ -22,9 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import pkgutil
 from collections.abc import Callable, Coroutine, Iterable
-from pathlib import Path
 from typing import Any, Final
 
 from assistant import AssistantData, build_assistant
@@ -275,6 +273,8 @@ def _import_all(folders: Iterable[str], prefix: str) -> None:
     """Import every module under ``folders`` (named with ``prefix``) that this runtime can
     import: a restored worker then needs none of their files to answer (``worker.js``
     writes pyctx_web's after ready)."""
+    import pkgutil  # only the snapshot's preload walks packages: not at a worker's start
+
     for found in pkgutil.walk_packages(folders, prefix):
         try:
             importlib.import_module(found.name)
@@ -292,6 +292,8 @@ async def preload() -> None:
     worker's first turn then finds done what Python does on first use (the ABC caches of
     ``isinstance``, the tools' schemas, compiled regular expressions...).
     """
+    from pathlib import Path
+
     from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
     _import_all([str(Path(__file__).parent)], "")

@@ -13,7 +13,6 @@ memory, log and cancel through it. The values here are public under
 
 from __future__ import annotations
 
-import datetime
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import field
@@ -73,6 +72,8 @@ OutcomeT = TypeVar("OutcomeT", bound=NodeOutcome)
 
 
 def _now() -> str:
+    import datetime  # with the first memory entry: importing it costs a few ms in Pyodide
+
     return datetime.datetime.now(datetime.UTC).isoformat()
 
 

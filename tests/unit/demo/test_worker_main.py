@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,34 @@ def test_preload_imports_the_whole_app_and_pyctx_web_and_starts_nothing(
         modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     assert modules <= set(sys.modules), modules - set(sys.modules)
     assert worker_main._worker is None
+
+
+BOOT = """
+import asyncio, sys
+sys.path.insert(0, {app!r})
+import worker_main
+asyncio.run(worker_main.boot(lambda text: None))
+print("\\n".join(sys.modules))
+"""
+
+NOT_AT_BOOT = {
+    "pkgutil": "only preload() walks the packages, for the snapshot",
+    "datetime": "a memory entry's timestamp is made with the first entry",
+}
+"""Modules a worker's start (import and boot) leaves for later, with why."""
+
+
+def test_booting_the_worker_leaves_what_only_later_steps_use_unimported() -> None:
+    """import worker_main and boot() load neither pkgutil nor datetime (slow in Pyodide)."""
+    done = subprocess.run(
+        [sys.executable, "-c", BOOT.format(app=str(APP))],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = set(done.stdout.split())
+    assert "worker_main" in loaded
+    assert loaded & set(NOT_AT_BOOT) == set()
 
 
 def test_a_first_message_after_boot_gets_its_question(monkeypatch: Any) -> None:
