@@ -140,14 +140,14 @@ def test_after_restore_draws_fresh_random_state() -> None:
     """after_restore() reseeds the random module and the random part of checkpoint ids."""
     import random
 
-    from pyctx_web.graph._engine import records
+    from pyctx_web.graph._engine import ids
 
     # Copies of both generators as a snapshot holds them: what every restored copy would draw.
     module_copy = random.Random()
     module_copy.setstate(random.getstate())
     ids_copy = random.Random()
     # _random is the bound getrandbits of the ids' generator, which is its __self__.
-    ids_copy.setstate(records._random.__self__.getstate())  # type: ignore[attr-defined]
+    ids_copy.setstate(ids._random.__self__.getstate())  # type: ignore[attr-defined]
     pyctx_web.after_restore()
     assert random.getrandbits(64) != module_copy.getrandbits(64)
-    assert records._random(64) != ids_copy.getrandbits(64)
+    assert ids._random(64) != ids_copy.getrandbits(64)

@@ -194,16 +194,17 @@ class StateSchema:
             update = {k: v for k, v in update.items() if k in self.input_keys}
         if self.is_dataclass and isinstance(update, self.state_type):
             return [(name, getattr(update, name)) for name in self.annotations]
-        if not isinstance(update, Mapping):
+        # A plain dict, what nodes return, is told apart without the Mapping ABC's check.
+        if type(update) is not dict and not isinstance(update, Mapping):
             who = "the input" if node == START else f"node {node!r}"
             raise InvalidUpdateError(
                 f"{who} must give a dict of state updates, a Command or None, "
                 f"not {type(update).__qualname__!r}",
                 node=node,
             )
-        writes: list[tuple[str, Any]] = []
-        for key, value in update.items():
-            if key not in self.reducers:
+        reducers = self.reducers
+        for key in update:
+            if key not in reducers:
                 who = "the input" if node == START else f"node {node!r}"
                 raise InvalidUpdateError(
                     f"{who} wrote state key {key!r}, which is not in "
@@ -211,8 +212,7 @@ class StateSchema:
                     node=node,
                     key=str(key),
                 )
-            writes.append((key, value))
-        return writes
+        return list(update.items())
 
     def apply(
         self, values: Mapping[str, Any], writes: Iterable[tuple[str, str, Any]]

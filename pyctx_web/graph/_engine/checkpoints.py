@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +13,7 @@ from pyctx_web.graph._engine.records import (
     Pending,
     TaskRecord,
     TaskSpec,
+    checkpoint_document,
     decode_record,
     encode_checkpoint,
     encode_input_update,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._engine.frames import Run
     from pyctx_web.graph._engine.serde import JsonSerde
-    from pyctx_web.graph.checkpoint.base import Checkpointer, StoredWrite
+    from pyctx_web.graph.checkpoint.base import Checkpointer, DocumentCheckpointer, StoredWrite
 
 __all__ = ["CheckpointAccess"]
 
@@ -42,6 +43,7 @@ class CheckpointAccess:
     """
 
     __slots__ = (
+        "_documents",
         "_expected",
         "_last_saved",
         "_saving",
@@ -71,6 +73,8 @@ class CheckpointAccess:
         self._unsaved: Checkpoint | None = None
         self._unsaved_writes: list[StoredWrite] | None = None
         self._last_saved: str | None = None
+        self._documents = _document_saver(checkpointer)
+        """The checkpointer again when it keeps checkpoints as documents, else ``None``."""
         self._expected: str | EllipsisType | None = ...
         """The thread's latest checkpoint as this run last saw it (``...``: not read yet)."""
 
@@ -89,18 +93,44 @@ class CheckpointAccess:
             return
         if self._saving is not None:
             await self._settle()
-        doc = encode_checkpoint(self.serde, cp)
         # Compare-and-set: written only on top of the latest checkpoint this run saw.
-        expected, self._expected = self._expected, cp.id
-        if writes:
-            saving = self.checkpointer.aput_with_writes(doc, writes, latest=expected)
-        else:
-            saving = self.checkpointer.aput(doc, latest=expected)
+        saving = self._put(cp, self._expected, writes)
+        self._expected = cp.id
         if self.durability == "async":
             self._saving = asyncio.ensure_future(saving)
         else:
             await saving
         self._last_saved = cp.id
+
+    def _put(
+        self,
+        cp: Checkpoint,
+        expected: str | EllipsisType | None,
+        writes: Sequence[StoredWrite] = (),
+    ) -> Awaitable[None]:
+        """Store ``cp`` (with ``writes``): its document to a checkpointer that keeps documents,
+        else its text.
+
+        Encoded at once, so that a value that cannot be stored fails this call, before
+        anything is written or the run's view of the thread changes.
+        """
+        if self._documents is not None:
+            doc = checkpoint_document(self.serde, cp)
+            stored = self._documents.aput_document(
+                cp.thread_id,
+                cp.id,
+                cp.parent_id,
+                cp.created_at,
+                doc,
+                self.serde.dumps,
+                latest=expected,
+            )
+            return _then_writes(stored, self._documents, cp, writes) if writes else stored
+        assert self.checkpointer is not None
+        text = encode_checkpoint(self.serde, cp)
+        if writes:
+            return self.checkpointer.aput_with_writes(text, writes, latest=expected)
+        return self.checkpointer.aput(text, latest=expected)
 
     async def _settle(self) -> None:
         """Wait for the checkpoint being written in the background, if any."""
@@ -134,9 +164,9 @@ class CheckpointAccess:
         self._unsaved = self._unsaved_writes = None
         # The checkpoints in between were not written: the parent is the last one that was.
         cp.parent_id = self._last_saved
-        expected, self._expected = self._expected, cp.id
-        doc = encode_checkpoint(self.serde, cp)
-        await self.checkpointer.aput_with_writes(doc, writes, latest=expected)
+        saving = self._put(cp, self._expected, writes)
+        self._expected = cp.id
+        await saving
         self._last_saved = cp.id
 
     async def save_writes(
@@ -195,3 +225,21 @@ class CheckpointAccess:
             starts = [(START, k, v) for k, v in pending.input_updates]
             cp.values = self.schema.apply(cp.values, starts)
         return cp, pending
+
+
+async def _then_writes(
+    stored: Awaitable[None], saver: Checkpointer, cp: Checkpoint, writes: Sequence[StoredWrite]
+) -> None:
+    """Wait for ``cp`` to be stored, then store ``writes`` of it."""
+    await stored
+    await saver.aput_writes(cp.thread_id, cp.id, writes)
+
+
+def _document_saver(checkpointer: Checkpointer | None) -> DocumentCheckpointer | None:
+    """``checkpointer`` if it keeps checkpoints as documents (:class:`DocumentCheckpointer`)."""
+    if checkpointer is None:
+        return None
+    # Imported here: a graph without a checkpointer never needs the storage contract.
+    from pyctx_web.graph.checkpoint.base import DocumentCheckpointer
+
+    return checkpointer if isinstance(checkpointer, DocumentCheckpointer) else None

@@ -1,10 +1,28 @@
-"""Random ids in UUID form, for runs, threads and messages."""
+"""Ids in UUID form: random ones for runs, threads and messages; checkpoint and task ids.
+
+A checkpoint id is ordered by creation time and unique; a task id is derived from
+the checkpoint that schedules the task, so the same step plans the same ids.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import os
+import random
+import time
+from typing import Any, Final
 
-__all__ = ["random_uuid"]
+from pyctx_web._env import on_restore
+
+__all__ = [
+    "new_checkpoint_id",
+    "now_iso",
+    "pull_task_id",
+    "random_uuid",
+    "stable_id",
+    "task_id",
+]
 
 
 def random_uuid() -> str:
@@ -15,3 +33,68 @@ def random_uuid() -> str:
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
     text = raw.hex()
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+_sequence = itertools.count()
+_random = random.Random(os.urandom(16)).getrandbits
+"""Random bits for checkpoint ids, seeded once per process (a system call per id costs)."""
+_tail = f"{_random(48):012x}"
+"""The last group of this process's checkpoint ids: 48 random bits that keep processes apart."""
+
+
+def _reseed() -> None:
+    global _random, _tail
+    _random = random.Random(os.urandom(16)).getrandbits
+    _tail = f"{_random(48):012x}"
+
+
+if hasattr(os, "register_at_fork"):
+    # A forked child must not draw the same bits as its parent.
+    os.register_at_fork(after_in_child=_reseed)
+# Nor must copies of one memory snapshot draw the same bits as each other.
+on_restore(_reseed)
+
+
+def new_checkpoint_id() -> str:
+    """A new unique checkpoint id in UUID form, as LangGraph's, ordered by creation time."""
+    # A time prefix keeps ids ordered across processes too; the counter orders ids made
+    # within one microsecond and keeps apart those of one process, the random tail those of
+    # different processes. The tail is drawn once per process: an id costs no random draw.
+    text = f"{time.time_ns() // 1000:014x}{next(_sequence) & 0xFFFFFF:06x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:]}-{_tail}"
+
+
+def stable_id(*parts: object) -> str:
+    """A deterministic 32-hex-digit id of ``parts``."""
+    text = "\x1f".join(str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def task_id(*parts: object) -> str:
+    """A deterministic task id of ``parts``, in UUID form as LangGraph's task ids."""
+    return _uuid_form(_sha256("\x1f".join(map(str, parts)).encode()).hexdigest())
+
+
+def pull_task_id(checkpoint_id: str, node: str) -> str:
+    """``task_id(checkpoint_id, "pull", node)``: the id of a step's task of ``node``."""
+    return _uuid_form(_sha256(f"{checkpoint_id}\x1fpull\x1f{node}".encode()).hexdigest())
+
+
+def _uuid_form(text: str) -> str:
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
+
+
+_sha256: Final = hashlib.sha256
+
+
+_second: list[Any] = [None, ""]
+"""The last whole second :func:`now_iso` formatted, and its text."""
+
+
+def now_iso() -> str:
+    """The current UTC time in ISO 8601, to the microsecond (``datetime.isoformat``'s form)."""
+    seconds, micros = divmod(time.time_ns() // 1000, 1_000_000)
+    if seconds != _second[0]:
+        # Formatting the date is most of the cost: once per second is enough.
+        _second[:] = [seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))]
+    return f"{_second[1]}.{micros:06d}+00:00"

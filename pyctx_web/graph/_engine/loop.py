@@ -158,7 +158,8 @@ class Engine:
             self.run.step = cp.step + 1
             if not cp.tasks:
                 return EngineResult(cp, cp.values)
-            retake_input(cp, pending)
+            if cp.source != "loop":  # only an input checkpoint (or a fork of one) has it
+                retake_input(cp, pending)
             runnable = [
                 t
                 for t in cp.tasks
@@ -185,7 +186,7 @@ class Engine:
             # The input's __start__ step is not counted, as in LangGraph.
             steps += cp.source != "input"
             new = await self._advance(cp, pending)
-            if any(t.name in self.interrupt_after for t in cp.tasks):
+            if self.interrupt_after and any(t.name in self.interrupt_after for t in cp.tasks):
                 return await self._after_breakpoint(new)
             if new.tasks and steps >= self.recursion_limit:
                 raise GraphRecursionError(
@@ -212,22 +213,17 @@ class Engine:
         answered: list[str] = []
         for task in cp.tasks:
             rec = pending.tasks[task.id]
-            assert rec.result is not None
-            finished.append((task.name, rec.result))
-            update = dict(rec.result.updates)
-            if task.name in meta:
-                previous = meta[task.name]
-                meta[task.name] = (
-                    [*previous, update]
-                    if isinstance(previous, list)
-                    else [
-                        previous,
-                        update,
-                    ]
-                )
+            result, name = rec.result, task.name
+            assert result is not None
+            finished.append((name, result))
+            update = dict(result.updates)
+            if name not in meta:
+                meta[name] = update
             else:
-                meta[task.name] = update
-            answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
+                previous = meta[name]
+                meta[name] = [*previous, update] if type(previous) is list else [previous, update]
+            if rec.answers:
+                answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
         tasks, barriers = await self.planner.plan(cid, finished, values, cp.barriers)
         new = Checkpoint(
             id=cid,
@@ -238,7 +234,7 @@ class Engine:
             source="loop",
             values=values,
             tasks=tasks,
-            last_nodes=tuple(dict.fromkeys(t.name for t in cp.tasks)),
+            last_nodes=tuple(meta),  # the nodes of the step, each once, in task order
             writes=meta,
             answered=tuple(answered),
             barriers=barriers,

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from pyctx_web._records import record
 from pyctx_web.context import is_awaitable
-from pyctx_web.graph._engine.records import TaskResult, TaskSpec, task_id
+from pyctx_web.graph._engine.records import TaskResult, TaskSpec, pull_task_id, task_id
 from pyctx_web.graph._engine.spec import Branch, GraphSpec
 from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END
@@ -45,11 +45,11 @@ class Planner:
             self._check_target(node, target, "Command(goto=...)")
         return items
 
-    async def _route(self, branch: Branch, values: dict[str, Any]) -> list[str | Send]:
-        chosen = branch.router(self.spec.schema.to_state(values, branch.source))
-        if is_awaitable(chosen):
-            chosen = await chosen
-        items = list(chosen) if isinstance(chosen, list | tuple) else [chosen]
+    def _targets(self, branch: Branch, chosen: Any) -> list[str | Send]:
+        """The checked targets of what the router of ``branch`` returned (awaited)."""
+        if type(chosen) is str and branch.path_map is None and chosen in self.spec.nodes:
+            return [chosen]  # what most routers return: the name of a node
+        items = list(chosen) if isinstance(chosen, (list, tuple)) else [chosen]
         out: list[str | Send] = []
         for item in items:
             if isinstance(item, Send):
@@ -121,7 +121,10 @@ class Planner:
         for name, result in finished:
             targets.extend(self.spec.edges.get(name, ()))
             for branch in self.spec.branches.get(name, ()):
-                targets.extend(await self._route(branch, values))
+                chosen = branch.router(self.spec.schema.to_state(values, branch.source))
+                if is_awaitable(chosen):
+                    chosen = await chosen
+                targets.extend(self._targets(branch, chosen))
             targets.extend(result.goto)
         if barriers or self.spec.defers:
             held = {key: list(sources) for key, sources in (barriers or {}).items()}
@@ -134,7 +137,7 @@ class Planner:
                 tasks.append(TaskSpec(pushed, target.node, target.arg))
             elif target != END and target not in pulled:
                 pulled.add(target)
-                tasks.append(TaskSpec(task_id(checkpoint_id, "pull", target), target))
+                tasks.append(TaskSpec(pull_task_id(checkpoint_id, target), target))
         if not barriers:
             return tuple(tasks), {}
         return tuple(tasks), {key: list(sources) for key, sources in barriers.items()}

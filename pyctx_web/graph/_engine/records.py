@@ -9,17 +9,18 @@ and a questioned task is run again with its answers.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import os
-import random
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import field
 from typing import Any, Final
 
-from pyctx_web._env import on_restore
 from pyctx_web._records import record
+from pyctx_web.graph._engine.ids import (
+    new_checkpoint_id,
+    now_iso,
+    pull_task_id,
+    stable_id,
+    task_id,
+)
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
@@ -38,6 +39,8 @@ __all__ = [
     "encode_input_update",
     "encode_write",
     "new_checkpoint_id",
+    "now_iso",
+    "pull_task_id",
     "stable_id",
     "task_id",
 ]
@@ -48,55 +51,6 @@ NO_ARG: Final[Any] = type("NoArg", (), {"__repr__": lambda self: "NO_ARG"})()
 
 _BREAKPOINT_TASK: Final = ""
 """Task id of checkpoint-level writes (the static breakpoint marker)."""
-
-_sequence = itertools.count()
-_random = random.Random(os.urandom(16)).getrandbits
-"""Random bits for checkpoint ids, seeded once per process (a system call per id costs)."""
-
-
-def _reseed() -> None:
-    global _random
-    _random = random.Random(os.urandom(16)).getrandbits
-
-
-if hasattr(os, "register_at_fork"):
-    # A forked child must not draw the same bits as its parent.
-    os.register_at_fork(after_in_child=_reseed)
-# Nor must copies of one memory snapshot draw the same bits as each other.
-on_restore(_reseed)
-
-
-def new_checkpoint_id() -> str:
-    """A new unique checkpoint id in UUID form, as LangGraph's, ordered by creation time."""
-    # A time prefix keeps ids ordered across processes too; the counter orders ids made
-    # within one microsecond, the random part keeps processes apart.
-    text = f"{time.time_ns() // 1000:014x}{next(_sequence) % 0x10000:04x}{_random(56):014x}"
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-
-
-def stable_id(*parts: object) -> str:
-    """A deterministic 32-hex-digit id of ``parts``."""
-    text = "\x1f".join(str(p) for p in parts)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
-def task_id(*parts: object) -> str:
-    """A deterministic task id of ``parts``, in UUID form as LangGraph's task ids."""
-    text = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
-
-
-_second: list[Any] = [None, ""]
-"""The last whole second :func:`now_iso` formatted, and its text."""
-
-
-def now_iso() -> str:
-    """The current UTC time in ISO 8601, to the microsecond (``datetime.isoformat``'s form)."""
-    seconds, micros = divmod(time.time_ns() // 1000, 1_000_000)
-    if seconds != _second[0]:
-        # Formatting the date is most of the cost: once per second is enough.
-        _second[:] = [seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))]
-    return f"{_second[1]}.{micros:06d}+00:00"
 
 
 @record(frozen=True, slots=True)
@@ -233,10 +187,6 @@ class Pending:
         return False
 
 
-def _encode_values(serde: JsonSerde, values: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: serde.encode(value, key=key) for key, value in values.items()}
-
-
 def _encode_goto(serde: JsonSerde, goto: Sequence[str | Send]) -> list[Any]:
     out: list[Any] = []
     for g in goto:
@@ -257,7 +207,7 @@ def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
 def checkpoint_document(serde: JsonSerde, cp: Checkpoint) -> dict[str, Any]:
     """The JSON-ready document of ``cp``: a tree made for it alone, sharing nothing mutable
     with the run; ``SerializationError`` naming the state key of a value it cannot hold."""
-    values = _encode_values(serde, cp.values)
+    values = serde.encode_values(cp.values)
     tasks = []
     for t in cp.tasks:
         doc: dict[str, Any] = {"id": t.id, "name": t.name}
@@ -266,10 +216,7 @@ def checkpoint_document(serde: JsonSerde, cp: Checkpoint) -> dict[str, Any]:
         tasks.append(doc)
     writes = None
     if cp.writes is not None:
-        writes = {
-            node: serde.encode(upd, key=node, label=f"the update of node {node!r}")
-            for node, upd in cp.writes.items()
-        }
+        writes = {node: serde.encode_update(node, upd) for node, upd in cp.writes.items()}
     doc = {
         "v": FORMAT_VERSION,
         "step": cp.step,

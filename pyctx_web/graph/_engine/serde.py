@@ -43,11 +43,11 @@ import json
 import math
 import re
 import sys
-import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
-from typing import Annotated, Any, Final, ForwardRef, Literal, get_args, get_origin, get_type_hints
+from typing import Any, Final
 
+from pyctx_web.graph._engine.schema_types import collect_types, hints_of, type_key
 from pyctx_web.graph.errors import SerializationError
 from pyctx_web.jsonparse import STORED_CHARS, STORED_DEPTH, parse_json
 
@@ -67,51 +67,6 @@ _SUPPORTED: Final = (
 )
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _SHORT_INT: Final = 10**600  # fewer digits than any limit CPython allows (640 at least)
-
-
-def _type_key(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _hints(cls: type) -> Iterable[Any]:
-    try:
-        return get_type_hints(cls, include_extras=True).values()
-    except (NameError, TypeError):
-        return ()  # unresolvable annotations only hide nested types
-
-
-def collect_types(
-    annotation: Any, found: dict[str, type] | None = None, seen: set[int] | None = None
-) -> dict[str, type]:
-    """Return ``{"module.QualName": cls}`` for the dataclasses and enums ``annotation`` names."""
-    found = {} if found is None else found
-    seen = set() if seen is None else seen
-    if isinstance(annotation, str | ForwardRef) or id(annotation) in seen:
-        return found
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        return collect_types(get_args(annotation)[0], found, seen)
-    if origin is Literal:
-        for arg in get_args(annotation):
-            if isinstance(arg, Enum):
-                found[_type_key(type(arg))] = type(arg)
-        return found
-    if origin is not None or isinstance(annotation, types.UnionType):
-        for arg in get_args(annotation):
-            collect_types(arg, found, seen)
-        return found
-    if not isinstance(annotation, type):
-        return found
-    if issubclass(annotation, Enum):
-        found[_type_key(annotation)] = annotation
-    elif dataclasses.is_dataclass(annotation) or hasattr(annotation, "__required_keys__"):
-        # A dataclass or a TypedDict (``typing``'s or ``typing_extensions``'): look inside.
-        seen.add(id(annotation))
-        if dataclasses.is_dataclass(annotation):
-            found[_type_key(annotation)] = annotation
-        for hint in _hints(annotation):
-            collect_types(hint, found, seen)
-    return found
 
 
 class _Unsupported(Exception):
@@ -166,6 +121,16 @@ def _segment(container: Any, child: Any) -> str:
 
 
 _ATOMS: Final = frozenset({bool, type(None)})  # their own JSON form, as ASCII str
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is its own JSON form: ASCII text, a bool, None, a short int."""
+    cls = type(value)
+    if cls is str:
+        return value.isascii()  # type: ignore[no-any-return]
+    return cls in _ATOMS or (cls is int and -_SHORT_INT < value < _SHORT_INT)
+
+
 _TOO_DEEP: Final = f"nested deeper than {MAX_DEPTH} levels, the most a checkpoint holds"
 _NOT_NAMED: Final = f"the state schema does not name ({_SUPPORTED})"
 
@@ -176,7 +141,7 @@ class JsonSerde:
     __slots__ = ("_by_name",)
 
     def __init__(self, known_types: Iterable[type] = ()) -> None:
-        self._by_name: dict[str, type] = {_type_key(cls): cls for cls in known_types}
+        self._by_name: dict[str, type] = {type_key(cls): cls for cls in known_types}
 
     @classmethod
     def for_schema(cls, schema: type) -> JsonSerde:
@@ -184,7 +149,7 @@ class JsonSerde:
         found: dict[str, type] = {}
         seen: set[int] = set()
         collect_types(schema, found, seen)
-        for hint in _hints(schema):  # a pydantic model's too
+        for hint in hints_of(schema):  # a pydantic model's too
             collect_types(hint, found, seen)
         return cls(found.values())
 
@@ -205,6 +170,21 @@ class JsonSerde:
             raise SerializationError(
                 key=key, path=path, type_name=type_name, problem=u.problem, label=label
             ) from None
+
+    def encode_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``{key: encode(value, key=key)}`` of state values, atoms copied without a call."""
+        return {
+            key: value if _plain(value) else self.encode(value, key=key)
+            for key, value in values.items()
+        }
+
+    def encode_update(self, node: str, update: Any) -> Any:
+        """``encode`` of the whole update of ``node``, labelled as such if it fails."""
+        try:
+            return self._encode(update, -1)
+        except _Unsupported:
+            # Encoded again to name the part that failed: the label is made only then.
+            return self.encode(update, key=node, label=f"the update of node {node!r}")
 
     def _encode(self, value: Any, depth: int) -> Any:
         """The JSON-ready form of ``value``, inside ``depth`` containers."""
@@ -255,7 +235,7 @@ class JsonSerde:
 
     def _object(self, value: Any, depth: int) -> Any:
         """The JSON-ready form of an enum member, a dataclass or a LangChain message."""
-        cls, name = type(value), _type_key(type(value))
+        cls, name = type(value), type_key(type(value))
         if isinstance(value, Enum):
             if self._by_name.get(name) is not cls:
                 raise _Unsupported(value, f"a member of an enum {_NOT_NAMED}")

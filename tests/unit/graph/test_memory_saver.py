@@ -72,3 +72,19 @@ async def test_a_kept_document_reads_back_as_the_text_a_persistent_saver_stores(
     assert [shape(r.checkpoint.data) for r in memory] == [shape(r.checkpoint.data) for r in stored]
     assert all(isinstance(r.checkpoint.data, str) for r in memory)
     assert len(memory) == 3
+
+
+@pytest.mark.asyncio
+async def test_a_str_subclass_in_the_state_is_kept_and_read_back_as_plain_text() -> None:
+    """A value of a subclass of str, which the compact form refuses, is kept as its text."""
+
+    class Name(str):
+        """A str subclass a node writes."""
+
+    saver = InMemorySaver()
+    graph = StateGraph(State).add_node("a", lambda s: {"topic": Name("x")})
+    graph = graph.add_edge(START, "a").compile(checkpointer=saver)
+    await graph.ainvoke({"log": []}, thread_id="t")
+    state = await graph.aget_state({"configurable": {"thread_id": "t"}})
+    assert type(state.values["topic"]) is str
+    assert state.values["topic"] == "x"
