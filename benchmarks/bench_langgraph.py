@@ -19,13 +19,16 @@ from typing import Any, TypedDict
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from stats import compare_async, figure
+from stats import compare_async, compared, figure
 
 RUNTIMES = ("langgraph",)
 """Not a runtime of its own: the suite runs this module in ``.venv-langgraph``'s CPython."""
 
 NAME = "graph step, pyctx_web over real LangGraph"
 LABELS = ("no checkpointer", "in-memory checkpointer")
+GOAL = 0.05
+"""A step of pyctx_web costs at most this share of LangGraph's, with or without a checkpointer:
+both are the steps of a program in a browser, where pyctx_web replaces LangGraph."""
 
 
 class Counter(TypedDict):
@@ -97,17 +100,14 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
         work, baseline = (runner(graph, steps, threaded) for graph in graphs)
         cmp = await compare_async(work, baseline, rounds=rounds, units=steps, scale=1e6)
         results.append(
-            figure(
+            compared(
                 f"{NAME}, {label}",
                 runtime,
-                cmp["value"],
+                cmp,
                 "us/step",
-                spread=cmp["spread"],
                 baseline=f"real LangGraph {version}",
-                baseline_value=cmp["baseline_value"],
-                ratio=cmp["ratio"],
-                ratio_spread=cmp["ratio_spread"],
-                note=cmp["degenerate"] or "the same graph, both in this process",
+                limit=GOAL,
+                note=f"the same {steps}-step graph, both in this process",
             )
         )
     return results
@@ -119,5 +119,10 @@ if __name__ == "__main__":
     for row in asyncio.run(
         run(f"cpython {platform.python_version()}", quick="--quick" in sys.argv)
     ):
-        ratio = "" if row["ratio"] is None else f"  x{row['ratio']:.2f} of {row['baseline']}"
-        print(f"{row['name']:<70} {row['value'] or 0:>8.1f} {row['unit']}{ratio}  [{row['note']}]")
+        ratio = "" if row["ratio"] is None else f"  x{row['ratio']:.3f} of {row['baseline']}"
+        low, high = row["ratio_spread"] or (0, 0)
+        judged = f"  goal {row['goal']}: {'met' if row['met'] else 'missed'}"
+        print(
+            f"{row['name']:<70} {row['value'] or 0:>8.1f} {row['unit']}{ratio}"
+            f" [{low:.3f}, {high:.3f}]{judged}  [{row['note']}]"
+        )
