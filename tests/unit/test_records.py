@@ -163,3 +163,47 @@ def test_a_frozen_slotted_record_pickles() -> None:
 class _Pickled:
     number: int
     text: str
+
+
+GRAPH_DATACLASSES = {
+    "pyctx_web.graph.types.Command": "LangGraph's dataclass",
+    "pyctx_web.graph.types.Interrupt": "LangGraph's dataclass",
+    "pyctx_web.graph.types.PregelTask": "LangGraph's dataclass",
+    "pyctx_web.graph.types.RetryPolicy": "LangGraph's dataclass",
+    "pyctx_web.graph.types.Send": "LangGraph's dataclass",
+    "pyctx_web.graph.types.StateSnapshot": "LangGraph's dataclass (dataclasses.replace)",
+    "pyctx_web.graph.runtime.ExecutionInfo": "LangGraph's dataclass",
+    "pyctx_web.graph.runtime.Runtime": "LangGraph's dataclass (override() replaces)",
+    "pyctx_web.graph.middleware.ToolCallRequest": "LangChain's dataclass (override() replaces)",
+    "pyctx_web.graph.middleware.NodeCallRequest": "override() replaces, as ToolCallRequest's",
+    "pyctx_web.graph.checkpoint.base.CheckpointRecord": "a saver's contract",
+    "pyctx_web.graph.checkpoint.base.StoredCheckpoint": "a saver's contract (replace)",
+    "pyctx_web.graph.checkpoint.base.StoredWrite": "a saver's contract (replace)",
+    "pyctx_web.graph._engine.loop._TaskOutcome": "made by the step loop, loaded with a first run",
+}
+"""The dataclasses of pyctx_web.graph (drawing aside, loaded by get_graph()), with why."""
+
+
+def test_the_graph_declares_its_own_records_with_record() -> None:
+    """pyctx_web.graph defines no dataclass but LangGraph's types and the saver contract."""
+    import importlib
+    import pkgutil
+
+    import pyctx_web.graph
+
+    found = set()
+    for info in pkgutil.walk_packages(pyctx_web.graph.__path__, "pyctx_web.graph."):
+        if info.name.startswith(
+            ("pyctx_web.graph.drawing", "pyctx_web.graph.checkpoint.indexeddb")
+        ):
+            continue  # drawing waits for get_graph(); IndexedDBSaver needs JavaScript
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if (
+                isinstance(value, type)
+                and dataclasses.is_dataclass(value)
+                and value.__module__.startswith("pyctx_web.graph")
+                and value.__qualname__ == name
+            ):
+                found.add(f"{value.__module__}.{name}")
+    assert sorted(found - set(GRAPH_DATACLASSES)) == []
