@@ -42,6 +42,18 @@ def watched(watch: PageWatch, page: Any) -> Any:
     return page
 
 
+def inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Copies of the site's inputs (build/dist's files, build/demo-app, demo/): a rebuild that
+    runs meanwhile cannot change them between the two builds."""
+    dist, app_dir, demo = tmp_path / "dist", tmp_path / "demo-app", tmp_path / "demo"
+    dist.mkdir()
+    for name, path in site.pyodide_files(DIST).items():
+        shutil.copy2(path, dist / name)
+    shutil.copytree(DEMO_APP, app_dir)
+    shutil.copytree(ROOT / "demo", demo, ignore=shutil.ignore_patterns("app", "__pycache__"))
+    return dist, app_dir, demo
+
+
 def ready(page: Any, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
@@ -75,10 +87,9 @@ def test_a_rebuilt_site_shows_its_change_in_a_warm_cache_and_fetches_only_what_c
 ) -> None:
     """A second build seen in the same browser context: its new page module runs, nothing fails,
     and the unchanged Pyodide, app and snapshot come from the HTTP cache, not the host."""
-    demo = tmp_path / "demo"
-    shutil.copytree(ROOT / "demo", demo, ignore=shutil.ignore_patterns("app", "__pycache__"))
+    dist, app_dir, demo = inputs(tmp_path)
     out = tmp_path / "site"
-    first = site.assemble(DIST, DEMO_APP, out, demo=demo, compress=False)
+    first = site.assemble(dist, app_dir, out, demo=demo, compress=False)
     # No routing (watched_page's): Playwright turns the HTTP cache off for routed contexts.
     context = browser.new_context()
     watch = PageWatch(context.new_page())
@@ -88,7 +99,7 @@ def test_a_rebuilt_site_shows_its_change_in_a_warm_cache_and_fetches_only_what_c
             assert watch.page.evaluate("document.documentElement.dataset.build") is None
             with (demo / "main.js").open("a", encoding="utf-8") as main:
                 main.write(CHANGED_LINE)
-            second = site.assemble(DIST, DEMO_APP, out, demo=demo, compress=False)
+            second = site.assemble(dist, app_dir, out, demo=demo, compress=False)
             assert second == first  # the change is the page's only
             watch.page.close()
             host.requests.clear()
