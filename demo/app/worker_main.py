@@ -23,7 +23,7 @@ import asyncio
 import importlib
 import json
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from assistant import AssistantData, build_assistant
 from models import make_model
@@ -32,23 +32,26 @@ from protocol import ChatModel, ModelError
 
 import pyctx_web
 from pyctx_web import IN_BROWSER, ExecutionContext
-from pyctx_web.chat import ChatSession
 from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
+
+if TYPE_CHECKING:
+    from pyctx_web.chat import ChatSession
 
 __all__ = ["boot", "preload", "prepare", "receive"]
 
 MAX_THREAD_ID = 200
 
 FIRST_TURN_MODULES = (
+    "pyctx_web.chat._session",
     "pyctx_web.graph._engine.execute",
     "pyctx_web.graph._engine.views",
     "pyctx_web.graph._runctx.tool_calls",
     "pyctx_web.graph._runctx.approval",
 )
-"""The run machinery pyctx_web imports at a graph's first run: imported once the page is
-ready, so that a first message typed meanwhile does not wait for it."""
+"""The chat session and the run machinery pyctx_web imports at a thread's first message:
+imported once the page is ready, so that a first message typed meanwhile does not wait."""
 
 REHEARSAL_TEXT = "help me with email"
 """The first message :func:`preload` rehearses: one that asks a question."""
@@ -90,6 +93,8 @@ class DemoWorker:
     def session(self, thread_id: str) -> ChatSession:
         session = self.sessions.get(thread_id)
         if session is None:
+            from pyctx_web.chat import ChatSession  # imported after ready (FIRST_TURN_MODULES)
+
             session = ChatSession(
                 self.graph,
                 checkpointer=self.checkpointer,

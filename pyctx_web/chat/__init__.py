@@ -53,9 +53,13 @@ session stays usable and no stored data changes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from pyctx_web.chat._events import MAX_TEXT_LENGTH
 from pyctx_web.chat._messages import ASK_TOOL, openai_message, plain_message, transcript
-from pyctx_web.chat._session import ChatSession
+
+if TYPE_CHECKING:
+    from pyctx_web.chat._session import ChatSession
 
 __all__ = [
     "ASK_TOOL",
@@ -65,3 +69,18 @@ __all__ = [
     "plain_message",
     "transcript",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # ChatSession, with the session machinery, is imported when first named: a page that
+    # imports the chat protocol to build its graph does not wait for it.
+    if name != "ChatSession":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from pyctx_web.chat._session import ChatSession
+
+    globals()[name] = ChatSession  # later uses skip this function
+    return ChatSession
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

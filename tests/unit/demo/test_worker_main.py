@@ -44,12 +44,13 @@ print("\\n".join(sys.modules))
 NOT_AT_BOOT = {
     "pkgutil": "only preload() walks the packages, for the snapshot",
     "datetime": "a memory entry's timestamp is made with the first entry",
+    "pyctx_web.chat._session": "a thread's session comes with its first message, after ready",
 }
 """Modules a worker's start (import and boot) leaves for later, with why."""
 
 
 def test_booting_the_worker_leaves_what_only_later_steps_use_unimported() -> None:
-    """import worker_main and boot() load neither pkgutil nor datetime (slow in Pyodide)."""
+    """import worker_main and boot() leave pkgutil, datetime and the chat session unimported."""
     done = subprocess.run(
         [sys.executable, "-c", BOOT.format(app=str(APP))],
         capture_output=True,
