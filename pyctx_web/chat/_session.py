@@ -122,8 +122,11 @@ class ChatSession:
     async def _dispatch(self, message: Mapping[str, Any]) -> AsyncIterator[Event]:
         kind = message["type"]
         if kind == "history":
-            await self._head(message.get("checkpoint_id"))  # refuses an unknown one
-            yield await self.history(message.get("checkpoint_id"))
+            wanted = message.get("checkpoint_id")
+            tree = await self._tree()  # one read: the thread's checkpoints hold the head
+            if wanted is not None and wanted not in tree.by_id:
+                raise _Refused(f"This chat has no saved version {wanted}: reload the chat.")
+            yield await self._history(tree, wanted)
             return
         if kind == "cancel":
             if not self._running:
@@ -266,12 +269,20 @@ class ChatSession:
 
     async def history(self, checkpoint_id: str | None = None) -> Event:
         """The conversation seen from ``checkpoint_id`` (default: the latest), with its branches."""
-        state = await self.graph.aget_state(self._config(checkpoint_id))
+        return await self._history(await self._tree(), checkpoint_id)
+
+    async def _history(self, tree: Tree, checkpoint_id: str | None) -> Event:
+        if checkpoint_id is not None:
+            state = tree.by_id.get(checkpoint_id)
+        else:
+            state = tree.snapshots[0] if tree.snapshots else None
+        if state is None:
+            # A thread without checkpoints, or one without that checkpoint (which raises).
+            state = await self.graph.aget_state(self._config(checkpoint_id))
         values = state.values or {}
         head = _checkpoint_id(state)
         entries = transcript(values.get("messages", []))
         if head is not None:
-            tree = await self._tree()
             for position, switch in tree.branches(head):
                 entry = next((e for e in entries if e["index"] >= position), None)
                 if entry is not None:

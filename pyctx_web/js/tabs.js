@@ -1,6 +1,8 @@
 // pyctx_web.graph.checkpoint: a thread held by one tab at a time, and news of its changes.
 (() => {
   const locks = () => (globalThis.navigator && globalThis.navigator.locks) || null;
+  /** @type {Map<string, BroadcastChannel>} */
+  const channels = new Map();
   return {
     // Resolves with {granted, release}: the Web Lock `name` is held until release() is
     // called. granted is false when another holder has it and `wait` is false. Where
@@ -30,15 +32,16 @@
           .catch((e) => resolve({ granted: false, error: String(e), release: () => {} }));
       }),
 
-    // Posts the JSON text `message` on the BroadcastChannel `name`, where there is one.
+    // Posts the JSON text `message` on the BroadcastChannel `name`, where there is one. A run
+    // posts once per checkpoint: the channel is opened once per name and kept.
     announce: (/** @type {string} */ name, /** @type {string} */ message) => {
       if (typeof BroadcastChannel !== "function") return;
-      const channel = new BroadcastChannel(name);
-      try {
-        channel.postMessage(JSON.parse(message));
-      } finally {
-        channel.close();
+      let channel = channels.get(name);
+      if (channel === undefined) {
+        channel = new BroadcastChannel(name);
+        channels.set(name, channel);
       }
+      channel.postMessage(JSON.parse(message));
     },
   };
 })();

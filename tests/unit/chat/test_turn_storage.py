@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import EllipsisType
 from typing import Any
@@ -58,6 +58,13 @@ class CountingSaver(SqliteSaver):
         self.calls.append("aput_writes")
         await super().aput_writes(thread_id, checkpoint_id, writes)
 
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> AsyncIterator[CheckpointRecord]:
+        self.calls.append("alist")
+        async for record in super().alist(thread_id, limit=limit, before=before):
+            yield record
+
 
 def session_on(saver: SqliteSaver) -> ChatSession:
     graph = build_assistant(saver)
@@ -110,6 +117,34 @@ def test_an_answer_turn_reads_the_head_once_and_ends_with_what_the_run_wrote(
         assert done["checkpoint_id"] == history["checkpoint_id"]
         answers = [m["content"] for m in history["messages"] if m["kind"] == "answer"]
         assert done["text"] == answers[-1]
+
+    try:
+        asyncio.run(flow())
+    finally:
+        saver.close()
+
+
+def test_a_history_message_lists_the_thread_once_and_reads_nothing_else(
+    tmp_path: Path,
+) -> None:
+    """The history of the latest checkpoint, or of a named one, is one listing of the thread;
+    an unknown checkpoint is refused after it."""
+    saver = CountingSaver(tmp_path / "chat.db")
+
+    async def flow() -> None:
+        session = session_on(saver)
+        asked = await collect(session, {"type": "chat", "text": "help me with email"})
+        head = asked[-1]["checkpoint_id"]
+        for message in ({"type": "history"}, {"type": "history", "checkpoint_id": head}):
+            saver.calls.clear()
+            [event] = await collect(session, message)
+            assert saver.calls == ["alist"]
+            assert event["checkpoint_id"] == head
+            assert event["pending"]["question"] == "What should I do with your email?"
+        refused = await collect(session, {"type": "history", "checkpoint_id": "nope"})
+        assert refused == [
+            {"type": "error", "message": "This chat has no saved version nope: reload the chat."}
+        ]
 
     try:
         asyncio.run(flow())
