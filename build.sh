@@ -12,7 +12,9 @@
 #   ./build.sh demo [--port N] [--api-origin ORIGIN]...
 #                             setup, then serve the demo on http://127.0.0.1:8000; each
 #                             --api-origin is a model API the page may connect to
-#   ./build.sh bench [--quick]  setup, then the benchmark suite
+#   ./build.sh bench [--quick] [--network]
+#                             setup and build/site, then the benchmark suite; --network: only
+#                             its part over an emulated network (which --quick leaves out)
 #   ./build.sh page DIR       setup, then the README's example page in DIR (new or empty), to serve
 #                             offline: Pyodide from DIR/pyodide/, a copy of build/dist without the
 #                             files only the tests and benchmarks use (tools/offline_page.py)
@@ -412,7 +414,7 @@ case "$cmd" in
     test) setup; build_site; run_tests "$@" ;;
     lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
-    bench) setup; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
+    bench) setup; build_site; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     page)
         [ $# -eq 1 ] || die "usage: ./build.sh page DIR (a new or empty folder)"
         setup; exec "$PY" tools/offline_page.py "$DIST" "$1" ;;

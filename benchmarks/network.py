@@ -6,10 +6,11 @@ of the page's dedicated workers, and every run checks that it does: a worker's f
 of a file of known size must take the link's time for it (the "link check" rows).
 
 Two folders are served, each by its own ``demo/serve.py --root``, precompressed alike
-with ``tools/site.py``'s ``precompress``: the demo's static site (``build/site``,
-which ``./build.sh dist`` assembles) and a page whose worker only runs ``loadPyodide``
-and one line of Python, assembled here from the npm package of the same Pyodide
-version with the files ``loadPyodide`` fetches (the stock ``python_stdlib.zip``).
+with ``tools/site.py``'s ``precompress``: a copy of the demo's static site
+(``build/site``, which ``./build.sh dist`` assembles), and a page whose worker only
+runs ``loadPyodide`` and one line of Python, assembled here from the npm package of the
+same Pyodide version with the files ``loadPyodide`` fetches (the stock
+``python_stdlib.zip``).
 Every first visit is a fresh browser with a profile of its own in a new temporary
 folder: an empty HTTP cache, kept on disk as a user's is (a browser context without a
 profile keeps its HTTP cache in memory, and in this Chromium it did not keep a 20 MB
@@ -144,6 +145,17 @@ def bare_folder(version: str) -> Path:
     return folder
 
 
+def site_copy() -> Path:
+    """A copy of the demo's site under ``build/bench/network``, which a rebuild of
+    ``build/site`` during the run leaves alone."""
+    if not (SITE / "index.html").is_file():
+        raise FileNotFoundError(f"{SITE} has no index.html: run ./build.sh dist")
+    copy = OUT / "site"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(SITE, copy)
+    return copy
+
+
 def _precompress_source() -> str:
     path = ROOT / "tools" / "site.py"
     return path.read_text() if path.is_file() else ""
@@ -159,20 +171,32 @@ def precompress(folder: Path) -> None:
 
 @contextmanager
 def serving(root: Path) -> Iterator[str]:
-    """``root`` served by ``demo/serve.py --root`` on a free port; yields its URL."""
+    """``root`` served by ``demo/serve.py --root`` on a free port; yields its URL.
+
+    The server's stderr goes to ``build/bench/network/<folder>.serve.log``: it prints a
+    traceback for every keep-alive connection a closing browser resets.
+    """
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYCTX_DEMO_QUIET": "1"}
-    process = subprocess.Popen(
-        [sys.executable, str(SERVE), "--root", str(root), "--port", "0"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    OUT.mkdir(parents=True, exist_ok=True)
+    log = OUT / f"{root.name}.serve.log"
+    with log.open("w") as errors:
+        process = subprocess.Popen(
+            [sys.executable, str(SERVE), "--root", str(root), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            env=env,
+        )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
         found = re.search(r"http://[\d.]+:\d+/", line)
         if not found:
-            raise RuntimeError(f"serve.py --root {root} printed {line!r}, not its URL")
+            process.terminate()
+            process.wait(timeout=30)
+            raise RuntimeError(
+                f"serve.py --root {root} printed {line!r}, not its URL: {log.read_text()[-600:]}"
+            )
         yield found.group(0)
     finally:
         process.terminate()
@@ -273,12 +297,11 @@ def run(quick: bool, launch: dict[str, Any]) -> list[dict[str, Any]]:
     """The link checks, then the rounds on each link (fewer with ``quick``), as rows."""
     from playwright.sync_api import sync_playwright
 
-    if not (SITE / "index.html").is_file():
-        raise FileNotFoundError(f"{SITE} has no index.html: run ./build.sh dist")
+    site = site_copy()
     bare = bare_folder(pyodide_version())
     rounds = {BROADBAND: 2 if quick else 5, SLOW_3G: 1 if quick else 3}
     with ExitStack() as stack:
-        urls = {"demo": stack.enter_context(serving(SITE))}
+        urls = {"demo": stack.enter_context(serving(site))}
         urls["bare"] = stack.enter_context(serving(bare))
         launcher = stack.enter_context(sync_playwright()).chromium
         for url in urls.values():  # the first pages of each server are not counted
