@@ -69,7 +69,8 @@ class MemoryFactory:
             raise NotImplementedError("the in-memory storage holds only what it was given")
         thread = self._saver._threads[thread_id]
         if write is None:
-            stored = thread.checkpoints[checkpoint_id]
+            # Read first: a checkpoint the saver keeps as its document becomes its text.
+            stored = self._saver._record(thread, checkpoint_id).checkpoint
             thread.checkpoints[checkpoint_id] = dataclasses.replace(stored, data=text)
         else:
             writes = thread.writes[checkpoint_id]

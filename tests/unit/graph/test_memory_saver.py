@@ -82,8 +82,8 @@ async def test_a_str_subclass_in_the_state_is_kept_and_read_back_as_plain_text()
         """A str subclass a node writes."""
 
     saver = InMemorySaver()
-    graph = StateGraph(State).add_node("a", lambda s: {"topic": Name("x")})
-    graph = graph.add_edge(START, "a").compile(checkpointer=saver)
+    builder = StateGraph(State).add_node("a", lambda s: {"topic": Name("x")})
+    graph = builder.add_edge(START, "a").compile(checkpointer=saver)
     await graph.ainvoke({"log": []}, thread_id="t")
     state = await graph.aget_state({"configurable": {"thread_id": "t"}})
     assert type(state.values["topic"]) is str
