@@ -11,7 +11,9 @@ those of its defining module.
 
 On Python 3.14 and later a class's annotations are resolved when first asked for
 (its ``__annotate__``), not when it is published: importing pyctx_web in Pyodide
-evaluates none of them. Before 3.14 they are resolved at once.
+evaluates none of them. (A class written without ``from __future__ import
+annotations`` has an ``__annotate__`` of the compiler's that evaluates in its own
+module already.) Before 3.14 they are resolved at once.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import sys
 import types
 import typing
-from collections.abc import Mapping
 from typing import Any, Final
 
 __all__ = ["publish"]
@@ -48,15 +49,16 @@ def publish(module: str, *objects: Any) -> None:
 
 def _resolve_where_written(cls: type) -> None:
     written = cls.__dict__.get("__annotations__")  # noqa: RUF063 (inspect loads too much at import)
-    if _LAZY and isinstance(written, dict):
-        if written:
+    if _LAZY:
+        # A module without ``from __future__ import annotations`` gave the class an
+        # __annotate__ that evaluates in that module already: nothing to do for it.
+        if isinstance(written, dict) and written:
             del cls.__annotations__
             cls.__annotate__ = _Annotations(written, cls.__module__)  # type: ignore[attr-defined]
         return
-    own = _own_annotations(cls)
-    if own:
+    if written:
         hints = typing.get_type_hints(cls, include_extras=True)
-        cls.__annotations__ = {name: hints[name] for name in own}
+        cls.__annotations__ = {name: hints[name] for name in written}
 
 
 class _Annotations:
@@ -86,15 +88,3 @@ class _Annotations:
 
 def _carrier() -> None:
     """The code of the functions :class:`_Annotations` resolves annotations through."""
-
-
-def _own_annotations(cls: type) -> Mapping[str, Any]:
-    """What ``cls`` itself annotates (not its bases), unresolved."""
-    own = cls.__dict__.get("__annotations__")  # noqa: RUF063 (inspect loads too much at import)
-    if own is None and sys.version_info >= (3, 14):
-        # Python 3.14 keeps a class's annotations behind __annotate__ (a module that does
-        # not import annotations from __future__).
-        import annotationlib
-
-        own = annotationlib.get_annotations(cls, format=annotationlib.Format.STRING)
-    return own or {}

@@ -49,10 +49,11 @@ async def _published_hints(selenium: Any) -> dict[str, str]:
 
     from pyctx_web.graph.middleware import ToolCallRequest
     from pyctx_web.graph.runtime import RunHandle, Runtime, ToolResult
+    from pyctx_web.graph.types import Interrupt
 
     return {
         cls.__qualname__: f"{cls.__module__}: {sorted(typing.get_type_hints(cls))}"
-        for cls in (Runtime, RunHandle, ToolResult, ToolCallRequest)
+        for cls in (Runtime, RunHandle, ToolResult, ToolCallRequest, Interrupt)
     }
 
 
@@ -68,6 +69,7 @@ def test_published_classes_keep_their_annotations_on_python_3_14(selenium: Any) 
         ),
         "ToolResult": "pyctx_web.graph.runtime: ['arguments', 'id', 'name', 'result', 'status']",
         "ToolCallRequest": "pyctx_web.graph.middleware: ['runtime', 'tool', 'tool_call']",
+        "Interrupt": "pyctx_web.graph.types: ['id', 'response_schema', 'value']",
     }
 
 
