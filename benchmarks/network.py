@@ -338,7 +338,8 @@ def link_rows(
         times = ", ".join(f"{kind} {result['ready_ms']:.0f} ms" for kind, result in got.items())
         print(f"bench: {link.label}, round {index + 1}/{count}: {times}", file=sys.stderr)
     note = (
-        f"{goals.rounds_note(count, quick)}; both folders served by serve.py --root, precompressed"
+        f"{goals.rounds_note(count, quick)}; each page served by its own serve.py --root "
+        "from .br/.gz siblings"
     )
     rows = goals.network_rows(
         runtime, visits, link, limit=1.0 if link == BROADBAND else None, note=note
@@ -347,7 +348,7 @@ def link_rows(
     rows[0]["note"] += (
         "; largest in the last round: demo " + _files(demo) + ", bare " + _files(bare)
     )
-    rows[0]["transfers"] = {kind: [visit["bytes"] for visit in got] for kind, got in visits.items()}
+    rows[0]["transfers"] = {kind: [one["bytes"] for one in those] for kind, those in visits.items()}
     rows[0]["largest"] = {"demo": demo, "bare": bare}
     return rows
 
