@@ -217,32 +217,30 @@ class SqliteSaver(Checkpointer):
         class), read in the same ``BEGIN IMMEDIATE`` transaction: other processes
         on the same file cannot write in between.
         """
+        self._put(checkpoint, (), latest)
+
+    async def aput_with_writes(
+        self,
+        checkpoint: StoredCheckpoint,
+        writes: Sequence[StoredWrite],
+        *,
+        latest: str | EllipsisType | None = ...,
+    ) -> None:
+        """Store ``checkpoint`` as :meth:`aput` does and its ``writes``, in one transaction:
+        both or neither."""
+        self._put(checkpoint, writes, latest)
+
+    def _put(
+        self,
+        checkpoint: StoredCheckpoint,
+        writes: Sequence[StoredWrite],
+        latest: str | EllipsisType | None,
+    ) -> None:
         try:
             with self._transaction() as conn:
-                if conn.execute(
-                    "SELECT 1 FROM pyctx_checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
-                    (checkpoint.thread_id, checkpoint.checkpoint_id),
-                ).fetchone():
-                    raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
-                row = conn.execute(
-                    "SELECT checkpoint_id FROM pyctx_checkpoints WHERE thread_id = ? "
-                    "ORDER BY seq DESC LIMIT 1",
-                    (checkpoint.thread_id,),
-                ).fetchone()
-                if (row[0] if row else None) != expected_latest(checkpoint, latest):
-                    raise ThreadBusyError(checkpoint.thread_id)
-                conn.execute(
-                    "INSERT INTO pyctx_checkpoints "
-                    "(thread_id, checkpoint_id, parent_id, created_at, data) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (
-                        checkpoint.thread_id,
-                        checkpoint.checkpoint_id,
-                        checkpoint.parent_id,
-                        checkpoint.created_at,
-                        checkpoint.data,
-                    ),
-                )
+                _insert_checkpoint(conn, checkpoint, expected_latest(checkpoint, latest))
+                if writes:
+                    _insert_writes(conn, checkpoint.thread_id, checkpoint.checkpoint_id, writes)
         except sqlite3.Error as exc:
             raise CheckpointStorageError(
                 f"write checkpoint {checkpoint.checkpoint_id!r} of thread {checkpoint.thread_id!r}",
@@ -264,22 +262,7 @@ class SqliteSaver(Checkpointer):
                 ).fetchone()
                 if not count:
                     raise CheckpointNotFoundError(thread_id, checkpoint_id, action="store writes")
-                (seq,) = conn.execute(
-                    "SELECT coalesce(max(seq), 0) FROM pyctx_writes "
-                    "WHERE thread_id = ? AND checkpoint_id = ?",
-                    (thread_id, checkpoint_id),
-                ).fetchone()
-                # An upsert keeps the first position of a (task, kind) pair.
-                conn.executemany(
-                    "INSERT INTO pyctx_writes (thread_id, checkpoint_id, task_id, kind, seq, data) "
-                    "VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (thread_id, checkpoint_id, task_id, kind) "
-                    "DO UPDATE SET data = excluded.data",
-                    [
-                        (thread_id, checkpoint_id, w.task_id, w.kind, seq + i + 1, w.data)
-                        for i, w in enumerate(writes)
-                    ],
-                )
+                _insert_writes(conn, thread_id, checkpoint_id, writes)
         except sqlite3.Error as exc:
             raise CheckpointStorageError(
                 f"store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}",
@@ -332,3 +315,53 @@ class SqliteSaver(Checkpointer):
             raise CheckpointStorageError(
                 f"delete thread {thread_id!r}", str(exc), thread_id=thread_id
             ) from exc
+
+
+def _insert_checkpoint(
+    conn: sqlite3.Connection, checkpoint: StoredCheckpoint, expected: str | None
+) -> None:
+    """Insert ``checkpoint`` as its thread's latest, if that is still ``expected``."""
+    if conn.execute(
+        "SELECT 1 FROM pyctx_checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
+        (checkpoint.thread_id, checkpoint.checkpoint_id),
+    ).fetchone():
+        raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
+    row = conn.execute(
+        "SELECT checkpoint_id FROM pyctx_checkpoints WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+        (checkpoint.thread_id,),
+    ).fetchone()
+    if (row[0] if row else None) != expected:
+        raise ThreadBusyError(checkpoint.thread_id)
+    conn.execute(
+        "INSERT INTO pyctx_checkpoints "
+        "(thread_id, checkpoint_id, parent_id, created_at, data) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (
+            checkpoint.thread_id,
+            checkpoint.checkpoint_id,
+            checkpoint.parent_id,
+            checkpoint.created_at,
+            checkpoint.data,
+        ),
+    )
+
+
+def _insert_writes(
+    conn: sqlite3.Connection, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
+) -> None:
+    """Insert or replace ``writes`` of a stored checkpoint, after the ones it has."""
+    (seq,) = conn.execute(
+        "SELECT coalesce(max(seq), 0) FROM pyctx_writes WHERE thread_id = ? AND checkpoint_id = ?",
+        (thread_id, checkpoint_id),
+    ).fetchone()
+    # An upsert keeps the first position of a (task, kind) pair.
+    conn.executemany(
+        "INSERT INTO pyctx_writes (thread_id, checkpoint_id, task_id, kind, seq, data) "
+        "VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (thread_id, checkpoint_id, task_id, kind) "
+        "DO UPDATE SET data = excluded.data",
+        [
+            (thread_id, checkpoint_id, w.task_id, w.kind, seq + i + 1, w.data)
+            for i, w in enumerate(writes)
+        ],
+    )

@@ -9,6 +9,9 @@ from typing import Any, TypedDict
 import pytest
 
 from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.checkpoint.base import StoredCheckpoint, StoredWrite
+from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
+from pyctx_web.graph.errors import CheckpointStorageError
 from pyctx_web.graph.types import interrupt
 from tests.unit.chat.test_turn_storage import CountingSaver
 
@@ -75,6 +78,32 @@ def test_a_run_kept_to_its_exit_stores_its_last_checkpoint_with_its_writes_at_on
         assert saver.calls == ["aget", "aput_with_writes"]
         state = await graph.aget_state(config)
         assert state.interrupts[0].value == "what about tea?"
+
+    try:
+        asyncio.run(flow())
+    finally:
+        saver.close()
+
+
+def test_sqlite_stores_a_checkpoint_with_its_writes_whole_or_not_at_all(tmp_path: Path) -> None:
+    """SQLite stores a checkpoint and its writes in one transaction: a write it cannot store
+    leaves no checkpoint behind, and stored writes keep their first position."""
+    saver = SqliteSaver(tmp_path / "g.db")
+
+    async def flow() -> None:
+        first = StoredCheckpoint("t", "c1", None, "now", "d1")
+        writes = [StoredWrite("a", "result", "x"), StoredWrite("b", "result", "y"),
+                  StoredWrite("a", "result", "z")]  # fmt: skip
+        await saver.aput_with_writes(first, writes)
+        record = await saver.aget("t")
+        assert record is not None
+        assert [(w.task_id, w.data) for w in record.writes] == [("a", "z"), ("b", "y")]
+        broken = StoredWrite("c", "result", None)  # type: ignore[arg-type]
+        with pytest.raises(CheckpointStorageError):
+            await saver.aput_with_writes(StoredCheckpoint("t", "c2", "c1", "now", "d2"), [broken])
+        latest = await saver.aget("t")
+        assert latest is not None
+        assert latest.checkpoint.checkpoint_id == "c1"
 
     try:
         asyncio.run(flow())
