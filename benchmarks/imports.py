@@ -3,7 +3,8 @@
 Every sample is one ``node import_node.mjs`` process: Pyodide loads, the wheel's
 files are written into site-packages, and one ``import`` is timed with
 ``time.perf_counter`` inside Python. The kinds of sample (this build and the
-baseline, ``pyctx_web`` and ``pyctx_web.chat``) take turns, in rotating order.
+baseline; ``pyctx_web``, ``pyctx_web.chat``, and ``pyctx_web.chat`` with its
+``ChatSession``) take turns, in rotating order.
 One more process per build imports ``pyctx_web.chat``, then runs the demo app's
 start and first message ("help me with email", offline model) with a profiler
 that records every module whose code runs: the modules the import added that
@@ -23,7 +24,9 @@ import goals
 from baseline import ROOT, Build
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("pyctx_web", "pyctx_web.chat")
+TARGETS = ("pyctx_web", "pyctx_web.chat", "pyctx_web.chat._session")
+"""What is imported: the context store, the chat protocol, and the chat protocol with
+:class:`~pyctx_web.chat.ChatSession` (which ``pyctx_web.chat`` imports when first named)."""
 
 
 def unpacked(wheel: Path) -> Path:
@@ -92,7 +95,19 @@ def rows(current: Build, base: Build, *, rounds: int, quick: bool) -> list[dict[
         note=chat["note"] + f"; imported but unused by the demo's first message: {listed}"
         f" ({base.label}: {len(base_unused or [])})",
     )
-    return [store, chat]
+    session = goals.bounded(
+        "import pyctx_web.chat, then its ChatSession",
+        runtime,
+        times[(current.label, "pyctx_web.chat._session")],
+        "ms",
+        limit=float("inf"),
+        bases=times[(base.label, "pyctx_web.chat._session")],
+        baseline=f"{base.label}, interleaved",
+        note=f"{note}; what a page that makes a session pays for the chat protocol; "
+        f"{count(current, 'pyctx_web.chat._session')}, {count(base, 'pyctx_web.chat._session')}",
+    )
+    session.update(goal=None, met=None)
+    return [store, chat, session]
 
 
 def chat_unused(build: Build) -> list[str] | None:
