@@ -13,6 +13,7 @@ import gzip
 import http.server
 import mimetypes
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,7 +63,21 @@ class StaticHost(http.server.ThreadingHTTPServer):
     def __init__(self, root: Path) -> None:
         self.root = root
         self.requests: list[str] = []
+        self.busy = 0  # responses being written
+        self.last_done = time.monotonic()
+        self.lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), _Handler)
+
+    def wait_idle(self, quiet_s: float = 1.5, timeout_s: float = 60.0) -> None:
+        """Return once no response has been written for ``quiet_s`` (what a page fetches after
+        it is ready has arrived); ``TimeoutError`` after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with self.lock:
+                if not self.busy and time.monotonic() - self.last_done >= quiet_s:
+                    return
+            time.sleep(0.1)
+        raise TimeoutError(f"the host was still sending after {timeout_s} s")
 
     def rules(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """The folder's ``_headers`` rules as they are now (a rebuild may change them)."""
@@ -81,6 +96,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.respond(body=True)
 
     def respond(self, *, body: bool) -> None:
+        with self.server.lock:
+            self.server.busy += 1
+        try:
+            self.send(body=body)
+        finally:
+            with self.server.lock:
+                self.server.busy -= 1
+                self.server.last_done = time.monotonic()
+
+    def send(self, *, body: bool) -> None:
         path = unquote(urlsplit(self.path).path)
         self.server.requests.append(f"{self.command} {path}")
         file = self.locate(path)

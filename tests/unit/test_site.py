@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -89,13 +90,25 @@ def test_site_holds_what_the_page_loads_under_hashed_names_and_nothing_else(
 def test_index_and_worker_name_the_hashed_files_of_their_own_build(
     dist: Path, app_dir: Path, demo: Path, tmp_path: Path
 ) -> None:
-    """index.html loads the hashed page folder; its worker imports and fetches hashed names."""
+    """index.html loads the hashed page folder and preloads every module of the page and the
+    worker; the worker imports and fetches hashed names."""
     out = tmp_path / "site"
     names = site.assemble(dist, app_dir, out, demo=demo, compress=False)
     index = (out / "index.html").read_text(encoding="utf-8")
     page = next(p.name for p in out.glob("page-*"))
     assert f'<script type="module" src="{page}/main.js">' in index
     assert f'<link rel="stylesheet" href="{page}/style.css">' in index
+    preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)">', index)
+    assert preloaded[0] == f"{page}/main.js"
+    assert preloaded[-3:] == [
+        f"{page}/worker.js",
+        f"{names.pyodide}/pyodide.mjs",
+        f"{names.pyodide}/pyctx_web.mjs",
+    ]
+    modules = {p.relative_to(out).as_posix() for p in (out / page).rglob("*.js")}
+    assert set(preloaded) == modules | set(preloaded[-2:])
+    assert len(preloaded) == len(set(preloaded))
+    assert all((out / url).is_file() for url in preloaded)
     worker = (out / page / "worker.js").read_text(encoding="utf-8")
     for url in (
         f'from "../{names.pyodide}/pyodide.mjs"',
