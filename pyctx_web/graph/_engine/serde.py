@@ -226,7 +226,9 @@ class JsonSerde:
         out = {
             (k if type(k) is str and k.isascii() else _key(k)): (
                 v
-                if (type(v) is str and v.isascii()) or type(v) in _ATOMS
+                if (type(v) is str and v.isascii())
+                or type(v) in _ATOMS
+                or (type(v) is int and -_SHORT_INT < v < _SHORT_INT)
                 else self._encode(v, depth)
             )
             for k, v in value.items()
