@@ -17,6 +17,7 @@ from pyctx_web.jsbridge._core import (
     helpers,
     register,
     require_pyodide,
+    timer_starter,
 )
 
 if IN_PYODIDE:
@@ -179,14 +180,13 @@ def bind_js(fn: Callable[..., Any], *, once: bool = False) -> JsCallback:
 def _timer(
     api: str, fn: Callable[..., Any], delay_ms: float, args: tuple[Any, ...], *, once: bool
 ) -> TimerHandle:
-    require_pyodide(f"{api}()")
+    if not IN_PYODIDE:
+        require_pyodide(f"{api}()")
     check_callable(fn, api)
-    entry = Entry(fn, args, copy_context(), once=once)
-    key = register(entry)
-    js_helpers = helpers()
+    key = register(Entry(fn, args, copy_context(), once=once))
     if once:
-        return TimerHandle(key, js_helpers.setTimeout(key, delay_ms), "clearTimeout")
-    return TimerHandle(key, js_helpers.setInterval(key, delay_ms), "clearInterval")
+        return TimerHandle(key, timer_starter("setTimeout")(key, delay_ms), "clearTimeout")
+    return TimerHandle(key, timer_starter("setInterval")(key, delay_ms), "clearInterval")
 
 
 def set_timeout(fn: Callable[..., Any], delay_ms: float = 0, /, *args: Any) -> TimerHandle:

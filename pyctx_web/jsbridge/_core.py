@@ -32,7 +32,7 @@ class Entry:
     ``context`` is ``None`` for a listener that runs in the dispatch context.
     """
 
-    __slots__ = ("args", "context", "errors", "fn", "once", "what")
+    __slots__ = ("args", "context", "errors", "fn", "once")
 
     def __init__(
         self,
@@ -48,7 +48,12 @@ class Entry:
         self.context = context
         self.once = once
         self.errors = errors
-        self.what = getattr(fn, "__qualname__", None) or type(fn).__name__
+
+    @property
+    def what(self) -> str:
+        """What the callback is called in error reports: its function's name."""
+        # Asked only when something is reported: a callback that is made costs no lookup.
+        return getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
 
 
 entries: dict[int, Entry] = {}
@@ -81,6 +86,18 @@ def helpers() -> Any:
     if _helpers is None:
         _helpers = load_js("jsbridge")(create_proxy(dispatch))
     return _helpers
+
+
+_starters: dict[str, Any] = {}
+
+
+def timer_starter(name: str) -> Any:
+    """The JavaScript helper ``name`` (``"setTimeout"``, ``"setInterval"``), looked up once:
+    reading an attribute of a JavaScript object makes a new proxy every time."""
+    starter = _starters.get(name)
+    if starter is None:
+        starter = _starters[name] = getattr(helpers(), name)
+    return starter
 
 
 def register(entry: Entry) -> int:
