@@ -9,6 +9,7 @@ import random
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,9 +22,10 @@ TEXT = b"the same line of text, many times over\n" * 200
 NOT_LOADED = ("pyodide.mjs.map", "pyodide.d.ts", "console.html", "pytest-9.0.2-py3-none-any.whl")
 
 
-@pytest.fixture(autouse=True)
-def _brotli() -> None:
-    pytest.importorskip("brotli", reason="brotli is the tooling's (.venv), not the oldest tier's")
+@pytest.fixture
+def brotli() -> Any:
+    """The brotli module: the tooling's (.venv), which the oldest supported CPython's lacks."""
+    return pytest.importorskip("brotli")
 
 
 @pytest.fixture
@@ -140,11 +142,9 @@ def test_a_change_renames_only_what_changed_and_what_names_it(
 
 
 def test_precompressed_site_has_siblings_that_decode_to_each_file_and_headers(
-    dist: Path, app_dir: Path, demo: Path, tmp_path: Path
+    dist: Path, app_dir: Path, demo: Path, tmp_path: Path, brotli: Any
 ) -> None:
     """Every compressible file of the site gets .br and .gz siblings; _headers names each part."""
-    import brotli  # type: ignore[import-untyped]
-
     out = tmp_path / "site"
     names = site.assemble(dist, app_dir, out, demo=demo, api_origins=["https://api.example.com"])
     for name in ("index.html", f"{names.pyodide}/pyodide.asm.wasm", names.snapshot):
@@ -164,7 +164,9 @@ def test_precompressed_site_has_siblings_that_decode_to_each_file_and_headers(
     assert "https://api.example.com" in (out / "_headers").read_text()
 
 
-def test_precompress_skips_what_does_not_shrink_small_files_and_headers(tmp_path: Path) -> None:
+def test_precompress_skips_what_does_not_shrink_small_files_and_headers(
+    tmp_path: Path, brotli: Any
+) -> None:
     """Random bytes, a file under MIN_SIZE, _headers: no sibling; a stale one is removed."""
     noise = tmp_path / "python_stdlib.zip"
     noise.write_bytes(random.Random(1).randbytes(50_000))
