@@ -7,6 +7,11 @@ which ``./build.sh setup`` puts beside it in ``build/demo-app``. Every response 
 Content-Security-Policy of the page: scripts from this origin only, plus the
 WebAssembly compilation that Pyodide needs, and connections to this origin and
 to local ports only, plus each ``--api-origin`` (the model API the page may call).
+
+With ``--root FOLDER`` it serves any static folder instead (``build/site``, which
+``./build.sh dist`` writes), as a static host would: a file's precompressed ``.br`` or
+``.gz`` sibling when the request accepts it, and the caching of tools/site_headers.py
+(a year, immutable, for content-hashed names; revalidation for the rest).
 """
 
 from __future__ import annotations
