@@ -26,6 +26,8 @@ const APP_DIR = "/home/pyodide/demo_app";
 const STDLIB_STAND_IN = "pyctx-web-stand-in:python_stdlib.zip";
 // An empty zip archive: only its end-of-central-directory record.
 const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
+// The snapshot file's own header (tools/snapshot_worker.mjs writes it, and says its form).
+const DELTA_MAGIC = 0x64786370;
 
 /**
  * @import { PyodideAPI, PyodideConfig } from "pyodide"
@@ -258,6 +260,87 @@ async function fetchSnapshot() {
   }
 }
 
+/** The snapshot does not fit this worker's Pyodide: the worker starts without it. */
+class SnapshotMismatch extends Error {}
+
+/**
+ * The snapshot file's parts: Pyodide's snapshot (a view of the file), where its memory starts,
+ * the checksum of the initial memory's XORed words, the XORed and the volatile byte ranges.
+ * @param {ArrayBuffer} file
+ */
+function openSnapshot(file) {
+  const words = new Uint32Array(file, 0, Math.floor(file.byteLength / 4));
+  if (words.length < 4 || words[0] !== DELTA_MAGIC) {
+    throw new SnapshotMismatch("the memory snapshot is not in the form this worker reads");
+  }
+  const [xoredCount, sum, volatileCount] = words.subarray(1, 4);
+  const at = 4 * (4 + 2 * (xoredCount + volatileCount));
+  const snapshot = new Uint8Array(file, Math.min(at, file.byteLength));
+  const memoryAt = snapshot.length >= 8 ? new Uint32Array(file, at, 2)[1] : -1;
+  /** @param {number} from @param {number} count */
+  const ranges = (from, count) =>
+    Array.from({ length: count }, (_, i) => words.subarray(from + 2 * i, from + 2 * i + 2));
+  const xored = ranges(4, xoredCount);
+  const end = xored.length ? xored[xored.length - 1][1] : 0;
+  if (memoryAt < 0 || memoryAt % 4 !== 0 || memoryAt + end > snapshot.length) {
+    throw new SnapshotMismatch("the memory snapshot is cut short");
+  }
+  return { snapshot, memoryAt, sum, xored, volatile: ranges(4 + 2 * xoredCount, volatileCount) };
+}
+
+/**
+ * Pyodide's module maker, wrapped: once the module has made its memory (the wasm's data and
+ * what its start-up wrote, before the snapshot replaces it), the snapshot's XORed words are
+ * XORed with that memory again, which makes them the memory the snapshot was taken of.
+ * @param {Promise<any>} maker pyodide.asm.mjs's default export
+ * @param {Promise<ReturnType<typeof openSnapshot>>} opened
+ */
+function restoringModule(maker, opened) {
+  /** @param {any} settings */
+  return async (settings) => {
+    const module = await (await maker)(settings);
+    const { snapshot, memoryAt, sum, xored, volatile } = await opened;
+    // Restoring writes the whole memory: its volatile words may be zeroed first.
+    const heap = new Uint8Array(module.HEAP8.buffer);
+    for (const [start, end] of volatile) heap.fill(0, start, end);
+    const initial = new Uint32Array(module.HEAP8.buffer);
+    const words = Math.floor((snapshot.length - memoryAt) / 4);
+    const memory = new Uint32Array(snapshot.buffer, snapshot.byteOffset + memoryAt, words);
+    let hash = 0x811c9dc5; // FNV-1a, as tools/snapshot_worker.mjs computes it
+    for (const [start, end] of xored) {
+      for (let i = start / 4; i < end / 4; i++) hash = Math.imul(hash ^ initial[i], 16777619);
+    }
+    if (hash >>> 0 !== sum) {
+      throw new SnapshotMismatch("the memory snapshot was taken against another initial memory");
+    }
+    for (const [start, end] of xored) {
+      for (let i = start / 4; i < end / 4; i++) memory[i] ^= initial[i];
+    }
+    return module;
+  };
+}
+
+/**
+ * Pyodide restored from the snapshot `response`, its standard library a stand-in.
+ * @param {PyodideConfig} options
+ * @param {Response} response
+ * @param {string} base the distribution's URL
+ */
+async function restore(options, response, base) {
+  const maker = import(new URL("pyodide.asm.mjs", base).href).then((module) => module.default);
+  // Promises, so that Pyodide fetches its wasm while the snapshot downloads.
+  const opened = response.arrayBuffer().then(openSnapshot);
+  options._loadSnapshot = opened.then(({ snapshot }) => snapshot);
+  options.createPyodideModule = restoringModule(maker, opened);
+  options.stdLibURL = STDLIB_STAND_IN;
+  const unanswer = answerStandIn();
+  try {
+    return await loadPyodide(options);
+  } finally {
+    unanswer();
+  }
+}
+
 // The Content-Security-Policy this worker was served with: its connect-src decides which model
 // APIs the worker may fetch, so the model settings can say so before a fetch fails.
 async function servedPolicy() {
@@ -389,25 +472,24 @@ async function boot() {
   /** @type {Promise<ArrayBuffer> | undefined} */
   let app;
   const pyodide = await timed("runtime", "Loading the Python runtime…", async () => {
-    /** @type {PyodideConfig} */
-    const options = { indexURL: base, packageBaseUrl: base, lockFileContents: lockFile };
+    /** @type {() => PyodideConfig} */
+    const options = () => ({ indexURL: base, packageBaseUrl: base, lockFileContents: lockFile });
     const response = await snapshot;
-    restored = Boolean(response);
-    if (!response) {
-      // Without the snapshot, the wheel and the app come before ready: they download now.
-      wheel = wheelURL.then((url) => fetch(url));
-      app = fetchApp();
-      for (const pending of [wheel, app]) pending.catch(() => {});
-      return loadPyodide(options);
+    if (response) {
+      try {
+        const restoredPyodide = await restore(options(), response, base);
+        restored = true;
+        return restoredPyodide;
+      } catch (error) {
+        if (!(error instanceof SnapshotMismatch)) throw error;
+        console.warn(`The worker starts without its memory snapshot: ${error.message}.`);
+      }
     }
-    options._loadSnapshot = response.arrayBuffer();
-    options.stdLibURL = STDLIB_STAND_IN;
-    const unanswer = answerStandIn();
-    try {
-      return await loadPyodide(options);
-    } finally {
-      unanswer();
-    }
+    // Without the snapshot, the wheel and the app come before ready: they download now.
+    wheel = wheelURL.then((url) => fetch(url));
+    app = fetchApp();
+    for (const pending of [wheel, app]) pending.catch(() => {});
+    return loadPyodide(options());
   });
   const loaded = performance.now();
   // Called by Pyodide when its interpreter can no longer be used.

@@ -11,6 +11,12 @@ pyctx_web wheel and the app (into ``APP_DIR``), imports them through
 and nothing started. ``demo/worker.js`` passes it
 to ``loadPyodide`` as ``_loadSnapshot`` instead of importing all of it again.
 
+The file is not Pyodide's snapshot as it is: the part of the memory where the wasm's data
+segments lie is stored XORed with the memory a restoring Pyodide starts with, so that the
+data the worker already has with the wasm is stored as zeros (1.3 MB less brotli-compressed);
+the worker XORs it back (``snapshot_worker.mjs``'s ``encode`` describes the form). The stack
+below its pointer, dead when the snapshot is taken, is stored as zeros too.
+
 The snapshot is taken in the browser because it fixes what was decided at import time,
 such as ``pyctx_web.IN_BROWSER``: it must be the browser's answer.
 """

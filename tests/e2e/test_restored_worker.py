@@ -1,11 +1,19 @@
-"""A worker restored from its snapshot is ready before the standard library's zip arrives."""
+"""A worker restored from the demo's memory snapshot: ready before the standard library's zip
+arrives, and started without the snapshot when the snapshot does not fit its Pyodide."""
 
 from __future__ import annotations
 
+import shutil
+import struct
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from .conftest import DIST
+from .conftest import DIST, ROOT
+
+sys.path.insert(0, str(ROOT / "demo"))
+import serve  # demo/serve.py: the demo's own server, here of a copy of the build
 
 READY_TIMEOUT_MS = 60_000
 ANSWER_TIMEOUT_S = 60.0
@@ -114,6 +122,45 @@ def test_restored_worker_answers_and_imports_while_the_zip_is_still_on_its_way(
         assert imported["stdlib"] == "at once"
         assert requested.count("python_stdlib.zip") == 2
         assert [m for m in page.evaluate("window.__workerLog") if m.get("type") == "error"] == []
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_snapshot_taken_against_another_initial_memory_is_not_restored(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A snapshot whose initial memory's checksum differs is refused; the worker starts without."""
+    # The demo served from a copy of the build whose snapshot's checksum is off by one bit.
+    shutil.copytree(DIST, tmp_path / "dist")
+    shutil.copytree(DIST.parent / "demo-app", tmp_path / "demo-app")
+    snapshot = tmp_path / "demo-app" / "demo.snapshot"
+    with snapshot.open("r+b") as file:
+        file.seek(8)
+        (checksum,) = struct.unpack("<I", file.read(4))
+        file.seek(8)
+        file.write(struct.pack("<I", checksum ^ 1))
+    context = browser.new_context()
+    try:
+        context.add_init_script(WORKER_LOG)
+        page = context.new_page()
+        warnings: list[str] = []
+        errors: list[str] = []
+        page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        with serve.running(serve.make_server("127.0.0.1", 0, tmp_path / "dist")) as url:
+            page.goto(url)
+            page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+            assert _worker_message(page, "ready")["snapshot"] is False
+            page.fill("#chat-input", "help me with email")
+            page.press("#chat-input", "Enter")
+            page.wait_for_selector(
+                "#needs-input-question", state="visible", timeout=READY_TIMEOUT_MS
+            )
+        assert warnings == [
+            "The worker starts without its memory snapshot: the memory snapshot was taken "
+            "against another initial memory."
+        ]
         assert errors == []
     finally:
         context.close()
