@@ -1,6 +1,6 @@
 // The context inspector: what each node, tool and timer callback saw (run, thread, correlation).
 
-import { $, isWide } from "./dom.js";
+import { $, atNextFrame, isWide } from "./dom.js";
 import { app, view } from "./store.js";
 
 /** @import { InspectRecord, RecordRow, RunRow } from "./store.js" */
@@ -159,9 +159,23 @@ function show(threadId, entry) {
     const item = recordItem(entry);
     list.append(item);
     while (list.childElementCount > MAX_RECORDS_SHOWN) list.firstElementChild?.remove();
-    if (!$("inspector").hidden) item.scrollIntoView({ block: "nearest" });
+    if (!$("inspector").hidden) scrollToNewest();
   }
   renderInspectorSummary();
+}
+
+let scrollQueued = false;
+
+// The newest record is scrolled into view once per frame, however many came: a scroll in each
+// record's handler would lay the page out once per record, while the worker's messages wait.
+function scrollToNewest() {
+  if (scrollQueued) return;
+  scrollQueued = true;
+  atNextFrame(() => {
+    scrollQueued = false;
+    const newest = $("inspector-list").lastElementChild;
+    if (!$("inspector").hidden && newest) newest.scrollIntoView({ block: "nearest" });
+  });
 }
 
 /** @param {boolean} open */

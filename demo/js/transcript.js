@@ -6,9 +6,22 @@ import { app, view } from "./store.js";
 
 /** @import { Entry } from "./store.js" */
 
-export function scrollToEnd() {
+function scrollNow() {
   const transcript = $("transcript");
   transcript.scrollTop = transcript.scrollHeight;
+}
+
+let scrollQueued = false;
+
+// Scrolled to its end once per frame, however many entries came: reading the height in each
+// message's handler would lay the page out once per message.
+export function scrollToEnd() {
+  if (scrollQueued) return;
+  scrollQueued = true;
+  atNextFrame(() => {
+    scrollQueued = false;
+    scrollNow();
+  });
 }
 
 export function renderTranscript() {
@@ -64,7 +77,7 @@ function drawStreaming() {
     child(el, ".msg-body").append(text.slice(shown));
     drawn.set(el, text.length);
   }
-  scrollToEnd();
+  scrollNow(); // drawn at a frame already
 }
 
 // The active thread's streamed text grew (events.js keeps it in its view): it is drawn at
