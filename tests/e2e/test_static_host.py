@@ -97,7 +97,7 @@ def test_a_rebuilt_site_shows_its_change_in_a_warm_cache_and_fetches_only_what_c
         with hosting(out) as (url, host):
             ready(watched(watch, watch.page), url)
             assert watch.page.evaluate("document.documentElement.dataset.build") is None
-            host.wait_idle()  # the worker fetches some files after ready: let them be cached
+            host.wait_idle(quiet_s=4.0)  # the worker fetches files after ready: let them be cached
             with (demo / "main.js").open("a", encoding="utf-8") as main:
                 main.write(CHANGED_LINE)
             second = site.assemble(dist, app_dir, out, demo=demo, compress=False)
