@@ -181,7 +181,8 @@ class JsonSerde:
     def encode_update(self, node: str, update: Any) -> Any:
         """``encode`` of the whole update of ``node``, labelled as such if it fails."""
         try:
-            return self._encode(update, -1)
+            # A dict, what nodes return, is one level inside a label's nesting allowance.
+            return self._dict(update, 0) if type(update) is dict else self._encode(update, -1)
         except _Unsupported:
             # Encoded again to name the part that failed: the label is made only then.
             return self.encode(update, key=node, label=f"the update of node {node!r}")
