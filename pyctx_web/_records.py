@@ -19,7 +19,6 @@ record made, so it stays a plain function of assignments) and shares one
 from __future__ import annotations
 
 import dataclasses
-import operator
 import sys
 import threading
 from collections.abc import Callable
@@ -95,10 +94,10 @@ def _fields(cls: type) -> list[_Field]:
     return list(fields.values())
 
 
-def _init_source(fields: list[_Field], frozen: bool, post_init: bool) -> tuple[str, dict[str, Any]]:
-    """The source of a function returning ``__init__``, and the values it takes."""
+def _init_source(cls: type, fields: list[_Field], frozen: bool) -> tuple[str, dict[str, Any]]:
+    """The source of ``__init__``'s body and parameters, and the values it takes."""
     params, body = ["self"], []
-    values: dict[str, Any] = {"__MISSING": _MISSING, "__setattr": object.__setattr__}
+    values: dict[str, Any] = {"__object": object}
     for index, field in enumerate(fields):
         value = field.name
         if field.factory is not _MISSING:
@@ -120,49 +119,68 @@ def _init_source(fields: list[_Field], frozen: bool, post_init: bool) -> tuple[s
         else:
             continue  # init=False and no default: set by __post_init__ or later
         if frozen:
-            body.append(f"  __setattr(self, {field.name!r}, {value})")
+            body.append(f"__object.__setattr__(self, {field.name!r}, {value})")
         else:
-            body.append(f"  self.{field.name} = {value}")
-    if post_init:
-        body.append("  self.__post_init__()")
-    source = (
-        f"def __make__({', '.join(values)}):\n"
-        f" def __init__({', '.join(params)}):\n"
-        + ("\n".join(body) or "  pass")
-        + "\n return __init__\n"
+            body.append(f"self.{field.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    return f"def __init__({', '.join(params)}):\n  " + ("\n  ".join(body) or "pass"), values
+
+
+def _eq_source(names: tuple[str, ...]) -> str:
+    mine = "".join(f"self.{name}," for name in names)
+    theirs = "".join(f"other.{name}," for name in names)
+    return (
+        "def __eq__(self, other):\n"
+        "  if self is other:\n   return True\n"
+        f"  if other.__class__ is self.__class__:\n   return ({mine})==({theirs})\n"
+        "  return NotImplemented"
     )
-    return source, values
 
 
-def _init(cls: type, fields: list[_Field], frozen: bool) -> Callable[..., None]:
-    source, values = _init_source(fields, frozen, hasattr(cls, "__post_init__"))
+def _compiled(cls: type, name: str) -> Callable[..., Any]:
+    """``cls``'s method ``name`` (``__init__``, ``__eq__`` or ``__hash__``), compiled now."""
+    fields: tuple[_Field, ...] = cls.__record_fields__  # type: ignore[attr-defined]
+    compared = tuple(f.name for f in fields if f.compare)
+    values: dict[str, Any] = {}
+    if name == "__init__":
+        source, values = _init_source(cls, list(fields), cls.__record_frozen__)  # type: ignore[attr-defined]
+    elif name == "__eq__":
+        source = _eq_source(compared)
+    else:
+        source = f"def __hash__(self):\n  return hash(({''.join(f'self.{n},' for n in compared)}))"
+    source = f"def __make__({', '.join(values)}):\n " + source.replace("\n", "\n ")
     namespace: dict[str, Any] = {}
     module = sys.modules.get(cls.__module__)
-    exec(source, vars(module) if module is not None else {}, namespace)
-    init: Callable[..., None] = namespace["__make__"](**values)
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__annotations__ = {f.name: f.annotation for f in fields if f.init} | {"return": None}
-    return init
+    exec(source + f"\n return {name}\n", vars(module) if module is not None else {}, namespace)
+    method: Callable[..., Any] = namespace["__make__"](**values)
+    method.__qualname__ = f"{cls.__qualname__}.{name}"
+    if name == "__init__":
+        method.__annotations__ = {f.name: f.annotation for f in fields if f.init} | {"return": None}
+    return method
 
 
-class _LazyInit:
-    """A record's ``__init__`` until it is first looked up (by the first record made, or by
-    ``inspect.signature``): then it is compiled and takes this object's place in the class.
+class _Lazy:
+    """A record's ``__init__``, ``__eq__`` or ``__hash__`` until it is first looked up (by
+    the first record made, compared or hashed, or by ``inspect.signature``): then it is
+    compiled, as a dataclass's, and takes this object's place in the class.
 
-    Compiling is most of what defining a class with a generated ``__init__`` costs, and
-    many records are first made long after their module is imported, if ever.
+    Compiling is most of what defining a dataclass costs, and many records are first
+    made long after their module is imported, if ever; most are never hashed.
     """
 
-    __slots__ = ("fields", "frozen")
+    __slots__ = ("name", "record")
 
-    def __init__(self, fields: list[_Field], frozen: bool) -> None:
-        self.fields, self.frozen = fields, frozen
+    def __init__(self, record: type, name: str) -> None:
+        self.record, self.name = record, name
 
     def __get__(self, instance: object, owner: type) -> Any:
-        init = _init(owner, self.fields, self.frozen)
-        if owner.__dict__.get("__init__") is self:
-            owner.__init__ = init  # type: ignore[misc]
-        return init if instance is None else init.__get__(instance, owner)
+        # The record class, not ``owner``: inspect looks a method up on a class as one
+        # bound to it, as __get__(cls, type(cls)).
+        method = _compiled(self.record, self.name)
+        if self.record.__dict__.get(self.name) is self:
+            setattr(self.record, self.name, method)
+        return method if instance is None else method.__get__(instance, owner)
 
 
 _repr_running: set[tuple[int, int]] = set()
@@ -179,19 +197,6 @@ def _repr(self: Any) -> str:
     finally:
         _repr_running.discard(key)
     return f"{type(self).__qualname__}({shown})"
-
-
-def _eq(self: Any, other: Any) -> Any:
-    if self is other:
-        return True
-    if other.__class__ is self.__class__:
-        key = type(self).__record_key__
-        return key(self) == key(other)
-    return NotImplemented
-
-
-def _hash(self: Any) -> int:
-    return hash(type(self).__record_key__(self))
 
 
 def _frozen_setattr(self: Any, name: str, value: Any) -> None:
@@ -212,16 +217,6 @@ def _setstate(self: Any, state: list[Any]) -> None:
         object.__setattr__(self, field.name, value)
 
 
-def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """A function giving a record's compared fields as a tuple (as dataclasses compare)."""
-    if len(names) >= 2:
-        return operator.attrgetter(*names)
-    if names:
-        (name,) = names
-        return lambda record: (getattr(record, name),)
-    return lambda record: ()
-
-
 def _set_new(cls: type, name: str, value: Any) -> None:
     if name not in cls.__dict__:
         setattr(cls, name, value)
@@ -229,22 +224,20 @@ def _set_new(cls: type, name: str, value: Any) -> None:
 
 def _methods(cls: type, fields: list[_Field], *, frozen: bool, eq: bool) -> None:
     """Give ``cls`` the methods and attributes a dataclass declared the same way has."""
-    _set_new(cls, "__init__", _LazyInit(fields, frozen))
+    cls.__record_fields__ = tuple(fields)  # type: ignore[attr-defined]
+    cls.__record_frozen__ = frozen  # type: ignore[attr-defined]
+    cls.__record_repr__ = tuple(f.name for f in fields if f.repr)  # type: ignore[attr-defined]
+    _set_new(cls, "__init__", _Lazy(cls, "__init__"))
     _set_new(cls, "__repr__", _repr)
     _set_new(cls, "__match_args__", tuple(f.name for f in fields if f.init))
-    cls.__record_fields__ = tuple(fields)  # type: ignore[attr-defined]
-    cls.__record_repr__ = tuple(f.name for f in fields if f.repr)  # type: ignore[attr-defined]
-    cls.__record_key__ = staticmethod(  # type: ignore[attr-defined]
-        _key(tuple(f.name for f in fields if f.compare))
-    )
     explicit_hash = "__hash__" in cls.__dict__ and not (
         cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__
     )
     if eq:
-        _set_new(cls, "__eq__", _eq)
+        _set_new(cls, "__eq__", _Lazy(cls, "__eq__"))
         if not explicit_hash:
             # Equal records hash alike: frozen ones by their fields, mutable ones not at all.
-            cls.__hash__ = _hash if frozen else None  # type: ignore[assignment]
+            cls.__hash__ = _Lazy(cls, "__hash__") if frozen else None  # type: ignore[assignment]
     if frozen:
         for name, method in (("__setattr__", _frozen_setattr), ("__delattr__", _frozen_delattr)):
             if name in cls.__dict__:
