@@ -266,8 +266,9 @@ def assemble(
 
     ``dist`` is the Pyodide distribution (build/dist), ``app_dir`` holds ``app.zip`` and
     ``demo.snapshot`` (build/demo-app), ``demo`` the page (demo/); ``api_origins`` join the
-    ``connect-src`` of the policy in ``_headers``; without ``compress``, the site has no
-    compressed siblings (for a host that compresses on the fly).
+    ``connect-src`` of the policy in ``_headers``; without ``compress``, no compressed
+    sibling is written (for a host that compresses on the fly), though the parts taken from
+    the previous site keep theirs.
     """
     built = {name: app_dir / name for name in ("app.zip", "demo.snapshot")}
     for path in built.values():
