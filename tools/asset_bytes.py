@@ -23,6 +23,7 @@ import os
 import sys
 import time
 import tomllib
+import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -110,8 +111,11 @@ def demo_bodies(dist: Path) -> list[tuple[str, str, bytes]]:
         # Again, outside the browser, whose inspector keeps no large body.
         bodies = []
         for url, phase in made:
-            with urllib.request.urlopen(url) as response:
-                bodies.append((urlsplit(url).path, phase, response.read()))
+            try:
+                with urllib.request.urlopen(url) as response:
+                    bodies.append((urlsplit(url).path, phase, response.read()))
+            except urllib.error.HTTPError as error:
+                raise SystemExit(f"{url} answered {error.code} when fetched again") from error
     return bodies
 
 
