@@ -24,6 +24,8 @@ const APP_DIR = "/home/pyodide/demo_app";
 // A restored worker's Pyodide starts with this stand-in for the standard library's zip (see
 // deferStdlib): Pyodide's request for it is answered here, never sent.
 const STDLIB_STAND_IN = "pyctx-web-stand-in:python_stdlib.zip";
+// Pyodide's own standard library, kept beside the compiled one in the distribution.
+const STOCK_STDLIB = "python_stdlib.stock.zip";
 // An empty zip archive: only its end-of-central-directory record.
 const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
 // The snapshot file's own header (tools/snapshot_worker.mjs writes it, and says its form).
@@ -375,10 +377,11 @@ function prefetch(base) {
 /**
  * A worker restored from the snapshot needs no standard library to be ready: every module it
  * runs is in the snapshot's memory, and Pyodide started with an empty stand-in for the zip.
- * The real zip (the one the snapshot was taken with, whose directory zipimport keeps in
- * memory) is written over it by `load()`, which the worker calls after ready. Until then, an
- * import of a module that the zip holds fetches it at once, synchronously as a worker may,
- * so no import fails for its absence.
+ * The stock zip (modules as source, 2.5 MB, where the compiled one that the snapshot was
+ * taken with is 4.5 MB even compressed: a restored worker imports few modules more) is
+ * written over it by `load()`, which the worker calls after ready; zipimport then reads its
+ * listing afresh. Until then, an import of a module that the snapshot's listing holds fetches
+ * the zip at once, synchronously as a worker may, so no import fails for its absence.
  * @param {PyodideAPI} pyodide
  * @param {string} url the standard library's zip
  */
@@ -402,12 +405,10 @@ function deferStdlib(pyodide, url) {
     if (state !== "pending") return;
     pyodide.FS.writeFile(zipPath, bytes);
     state = how;
-    // Something dropped the listing and read the stand-in's empty one meanwhile: the real
-    // zip's is read afresh at the next import.
+    // The listing in memory is the compiled zip's (or the stand-in's, if something dropped
+    // it meanwhile): zipimport reads this zip's at the next import.
     const cache = zipimport._zip_directory_cache;
-    const cached = cache.get(zipPath);
-    if (cached !== undefined && cached.length === 0) cache.pop(zipPath);
-    cached?.destroy();
+    if (cache.has(zipPath)) cache.pop(zipPath);
     cache.destroy();
   };
   const finder = {
@@ -499,7 +500,7 @@ async function boot() {
   );
   internal._api.on_fatal = (error) => reportFatal(error);
   if (TEST_HOOKS) testPyodide = pyodide;
-  const stdlib = restored ? deferStdlib(pyodide, new URL("python_stdlib.zip", base).href) : null;
+  const stdlib = restored ? deferStdlib(pyodide, new URL(STOCK_STDLIB, base).href) : null;
   stdlibState = stdlib?.state ?? null;
 
   // The wheel goes straight into site-packages, without Pyodide's package loader; the loader

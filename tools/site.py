@@ -52,11 +52,13 @@ PYODIDE_FILES = (
     "pyodide.asm.mjs",
     "pyodide.asm.wasm",
     "python_stdlib.zip",
+    "python_stdlib.stock.zip",
     "pyodide-lock.json",
     "pyctx_web.mjs",
 )
 """The files of the distribution that the worker loads, besides the pyctx-web wheel that
-``pyodide-lock.json`` registers."""
+``pyodide-lock.json`` registers (a worker restored from the snapshot loads the stock
+standard library after ready, one started without it the compiled one)."""
 
 PAGE_FILES = ("main.js", "worker.js", "style.css", "js/*.js")
 """The files of ``demo/`` that index.html loads, as globs."""

@@ -49,8 +49,8 @@ def _worker_message(page: Any, kind: str) -> dict[str, Any]:
 def _open(browser: Any, url: str, *, hold_stdlib: bool) -> tuple[Any, Any, list[str], list[str]]:
     """A fresh test-hooks page of the demo: context, page, requested paths, console errors.
 
-    With ``hold_stdlib``, the first request of python_stdlib.zip (the worker's background
-    load) is never answered; any later one is.
+    With ``hold_stdlib``, the first request of python_stdlib.stock.zip (the worker's
+    background load) is never answered; any later one is.
     """
     context = browser.new_context()
     context.add_init_script(WORKER_LOG)
@@ -62,9 +62,9 @@ def _open(browser: Any, url: str, *, hold_stdlib: bool) -> tuple[Any, Any, list[
         if hold_stdlib and not held:
             held.append(route)
             return
-        route.fulfill(path=str(DIST / "python_stdlib.zip"))
+        route.fulfill(path=str(DIST / "python_stdlib.stock.zip"))
 
-    context.route("**/python_stdlib.zip", stdlib)
+    context.route("**/python_stdlib.stock.zip", stdlib)
     context.on("request", lambda request: requested.append(request.url.rsplit("/", 1)[-1]))
     page = context.new_page()
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -93,10 +93,11 @@ def test_restored_worker_imports_a_new_stdlib_module_from_the_zip_loaded_after_r
             "type": "test_imported",
             "module": MODULE,
             "imported_before": False,
-            "file": f"/lib/python314.zip/{MODULE}.pyc",
+            "file": f"/lib/python314.zip/{MODULE}.py",
             "stdlib": "background",
         }
-        assert requested.count("python_stdlib.zip") == 1
+        assert requested.count("python_stdlib.stock.zip") == 1
+        assert "python_stdlib.zip" not in requested  # the compiled one: only without a snapshot
         assert errors == []
     finally:
         context.close()
@@ -113,14 +114,14 @@ def test_restored_worker_answers_and_imports_while_the_zip_is_still_on_its_way(
         page.press("#chat-input", "Enter")
         page.wait_for_selector("#needs-input-question", state="visible", timeout=READY_TIMEOUT_MS)
         # The first turn needed nothing of the zip: only the held request was made.
-        assert requested.count("python_stdlib.zip") == 1
+        assert requested.count("python_stdlib.stock.zip") == 1
         page.evaluate(
             f"window.__demo.worker.postMessage({{op: 'test_import', module: '{MODULE}'}})"
         )
         imported = _worker_message(page, "test_imported")
-        assert imported["file"] == f"/lib/python314.zip/{MODULE}.pyc", imported
+        assert imported["file"] == f"/lib/python314.zip/{MODULE}.py", imported
         assert imported["stdlib"] == "at once"
-        assert requested.count("python_stdlib.zip") == 2
+        assert requested.count("python_stdlib.stock.zip") == 2
         assert [m for m in page.evaluate("window.__workerLog") if m.get("type") == "error"] == []
         assert errors == []
     finally:
