@@ -19,7 +19,7 @@ from .test_chat import EMAIL_QUESTION, READY_TIMEOUT_MS, TURN_TIMEOUT_MS, chat, 
 # Run first in the worker: lists in self.__storage each IndexedDB transaction it opens and
 # each op it takes and message type it posts. Once the `stopAfter`-th readwrite transaction
 # after a "send" has committed, the worker says so on the BroadcastChannel
-# "test-worker-stopped" and stops for good: it spins.
+# "test-worker-stopped" and closes itself at once: its Python never runs again.
 PROLOGUE = """
 self.__storage = [];
 {
@@ -34,7 +34,7 @@ self.__storage = [];
     if (sent && mode === "readwrite" && ++writes === stopAfter) {
       tx.addEventListener("complete", () => {
         new BroadcastChannel("test-worker-stopped").postMessage(stopAfter);
-        for (;;);
+        self.close();
       });
     }
     return tx;
@@ -65,12 +65,25 @@ def serve_worker_with_prologue(page: Any, stop_after: int = 0) -> None:
     page.route("**/worker.js*", prepend)
 
 
+HELD_LOCKS = "async () => (await navigator.locks.query()).held.map((lock) => lock.name)"
+"""The names of the Web Locks the page's origin holds."""
+
+
 def crash_and_reload(page: Any) -> None:
-    """Wait for the worker to stop (see :data:`PROLOGUE`), then reload with the plain worker."""
+    """Wait for the worker to stop (see :data:`PROLOGUE`), then reload with the plain worker.
+
+    Returns once the stopped worker is gone: until then it holds its run's Web Lock on the
+    thread, as a crashed tab does until the browser has ended it.
+    """
     page.wait_for_function("() => window.__workerStopped === true", timeout=TURN_TIMEOUT_MS)
     page.unroute("**/worker.js*")
     page.reload()
     page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    for _ in range(300):
+        if not any(name.startswith("pyctx_web:") for name in page.evaluate(HELD_LOCKS)):
+            return
+        page.wait_for_timeout(100)
+    pytest.fail("the stopped worker still holds its thread's Web Lock after 30 s")
 
 
 def listen_for_the_stop(page: Any) -> None:
