@@ -47,6 +47,7 @@ class CheckpointAccess:
         "_expected",
         "_last_saved",
         "_saving",
+        "_store_now",
         "_unsaved",
         "_unsaved_writes",
         "checkpointer",
@@ -75,6 +76,8 @@ class CheckpointAccess:
         self._last_saved: str | None = None
         self._documents = _document_saver(checkpointer)
         """The checkpointer again when it keeps checkpoints as documents, else ``None``."""
+        self._store_now = self._documents.document_store() if self._documents else None
+        """Stores a document at once (see :meth:`saved_now`), when the checkpointer can."""
         self._expected: str | EllipsisType | None = ...
         """The thread's latest checkpoint as this run last saw it (``...``: not read yet)."""
 
@@ -101,6 +104,25 @@ class CheckpointAccess:
         else:
             await saving
         self._last_saved = cp.id
+
+    def saved_now(self, cp: Checkpoint) -> bool:
+        """Save ``cp`` as :meth:`save_checkpoint` does, at once when that needs no waiting.
+
+        It needs none without a checkpointer, nor with one that stores documents at once
+        (in memory) when checkpoints are saved before the next step (``"sync"``).
+        ``False``: nothing was done, await :meth:`save_checkpoint`.
+        """
+        store = self._store_now
+        if self.checkpointer is not None and (store is None or self.durability != "sync"):
+            return False
+        if self.run.queue is not None:
+            emit_checkpoint(self.run, self.schema, cp)
+        if store is not None:
+            doc = checkpoint_document(self.serde, cp)
+            expected = self._expected
+            store(cp.thread_id, cp.id, cp.parent_id, cp.created_at, doc, self.serde.dumps, expected)
+            self._expected = self._last_saved = cp.id
+        return True
 
     def _put(
         self,

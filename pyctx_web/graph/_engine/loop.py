@@ -239,7 +239,8 @@ class Engine:
             answered=tuple(answered),
             barriers=barriers,
         )
-        await self.checkpoints.save_checkpoint(new)
+        if not self.checkpoints.saved_now(new):
+            await self.checkpoints.save_checkpoint(new)
         if self.run.listens("values") and any(meta.values()):
             self.run.emit("values", self.schema.output(values))
         return new

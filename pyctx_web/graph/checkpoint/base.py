@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from types import EllipsisType
-from typing import Any
+from typing import Any, TypeAlias
 
 from pyctx_web.errors import ArgumentValueError
 
@@ -39,6 +39,7 @@ __all__ = [
     "CheckpointRecord",
     "Checkpointer",
     "DocumentCheckpointer",
+    "DocumentStore",
     "StoredCheckpoint",
     "StoredWrite",
     "check_limit",
@@ -159,6 +160,13 @@ class Checkpointer(ABC):
         return nullcontext()
 
 
+DocumentStore: TypeAlias = Callable[
+    [str, str, str | None, str, dict[str, Any], Callable[[dict[str, Any]], str], Any], None
+]
+"""A function storing a checkpoint's document at once: the arguments of
+:meth:`DocumentCheckpointer.aput_document` in its order, ``latest`` last."""
+
+
 class DocumentCheckpointer(Checkpointer):
     """A checkpointer that keeps a checkpoint as its document, not as text (one in memory).
 
@@ -181,6 +189,15 @@ class DocumentCheckpointer(Checkpointer):
         latest: str | EllipsisType | None = ...,
     ) -> None:
         """Store a new checkpoint given as its document, as :meth:`aput` stores one."""
+
+    def document_store(self) -> DocumentStore | None:
+        """A function that stores a document at once as :meth:`aput_document` does, or ``None``.
+
+        A storage that never waits (memory) gives one, and the graph stores each step's
+        checkpoint with it, without a coroutine. ``None``, the default: the graph awaits
+        :meth:`aput_document`.
+        """
+        return None
 
 
 def expected_latest(checkpoint: StoredCheckpoint, latest: str | EllipsisType | None) -> str | None:

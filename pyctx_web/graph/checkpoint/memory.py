@@ -13,6 +13,7 @@ from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.base import (
     CheckpointRecord,
     DocumentCheckpointer,
+    DocumentStore,
     StoredCheckpoint,
     StoredWrite,
     check_limit,
@@ -111,6 +112,29 @@ class InMemorySaver(DocumentCheckpointer):
         latest: str | EllipsisType | None = ...,
     ) -> None:
         """Store a checkpoint given as its document, as :meth:`aput` stores one."""
+        self.put_document(
+            thread_id, checkpoint_id, parent_id, created_at, document, to_text, latest
+        )
+
+    def document_store(self) -> DocumentStore | None:
+        """:meth:`put_document`, unless a subclass changed :meth:`aput_document`."""
+        # A subclass that overrides aput_document (to watch or change what is stored) is
+        # awaited as usual.
+        if type(self).aput_document is not InMemorySaver.aput_document:
+            return None
+        return self.put_document
+
+    def put_document(
+        self,
+        thread_id: str,
+        checkpoint_id: str,
+        parent_id: str | None,
+        created_at: str,
+        document: dict[str, Any],
+        to_text: Callable[[dict[str, Any]], str],
+        latest: str | EllipsisType | None = ...,
+    ) -> None:
+        """:meth:`aput_document` done at once: memory needs no waiting."""
         stored: StoredCheckpoint | _Document
         try:
             stored = _Document(parent_id, created_at, marshal.dumps(document), to_text)
