@@ -41,6 +41,7 @@ __all__ = [
     "MemoryProvider",
     "Message",
     "NodeOutcome",
+    "NodeRun",
     "OutcomeT",
     "RunExtension",
     "RunLog",
@@ -219,17 +220,40 @@ class Message:
     """Its text."""
 
 
+NodeRun: TypeAlias = tuple[str, int, str, float, float]
+"""One node execution as the run records it: node, step, status, and the
+:func:`time.perf_counter` readings of its start and end."""
+
+
 @record(eq=False, slots=True)
 class RunRecord:
     """The mutable record behind :class:`RunLog`; only the run-context layer writes it."""
 
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
-    steps: list[StepRecord] = field(default_factory=list)
+    node_runs: list[NodeRun] = field(default_factory=list)
+    """Node executions, in the order they finished: what :attr:`RunLog.steps` shows.
+
+    Kept as plain tuples of clock readings (a step costs no record and no wall-clock
+    read); :meth:`steps` makes their :class:`StepRecord` when the log is read.
+    """
     messages: list[Message] = field(default_factory=list)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    clock_origin: float = field(default_factory=time.perf_counter)
+    """:func:`time.perf_counter` when :attr:`started_at` was read: a node's start in
+    seconds since the epoch is ``started_at`` plus its clock reading's distance from this."""
+    made: list[StepRecord] = field(default_factory=list)
+    """The :class:`StepRecord` of the first ``len(made)`` node runs, made when first read."""
+
+    def steps(self) -> list[StepRecord]:
+        """The :class:`StepRecord` of every node run so far, in order."""
+        made = self.made
+        for node, step, status, start, end in self.node_runs[len(made) :]:
+            started_at = self.started_at + (start - self.clock_origin)
+            made.append(StepRecord(node, step, status, started_at, (end - start) * 1000))
+        return made
 
 
 class RunLog:
@@ -245,7 +269,7 @@ class RunLog:
     @property
     def steps(self) -> tuple[StepRecord, ...]:
         """Node executions, in the order they finished."""
-        return tuple(self._log.steps)
+        return tuple(self._log.steps())
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -291,7 +315,7 @@ class RunLog:
     def __repr__(self) -> str:
         log = self._log
         return (
-            f"<RunLog steps={len(log.steps)} tool_calls={len(log.tool_calls)} "
+            f"<RunLog steps={len(log.node_runs)} tool_calls={len(log.tool_calls)} "
             f"total_tokens={log.prompt_tokens + log.completion_tokens}>"
         )
 

@@ -10,9 +10,9 @@ run reaches the graph's tools and memory, the log and cancel through it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web._records import record
@@ -21,7 +21,6 @@ from pyctx_web.graph._engine.extension import (
     MemoryProvider,
     OutcomeT,
     RunRecord,
-    StepRecord,
     ToolCallSpec,
     ToolResult,
 )
@@ -87,7 +86,7 @@ class RuntimeExtension:
         An error a middleware raises fails the node (one raised after a node that
         succeeded, too); what the node itself raised stays its error.
         """
-        started_at, clock = time.time(), time.perf_counter()
+        start = perf_counter()
         status = "cancelled"
         try:
             if self.services.middleware:
@@ -97,10 +96,8 @@ class RuntimeExtension:
             status = "interrupted" if out.interrupt else "error" if out.error else "done"
             return out
         finally:
-            duration_ms = (time.perf_counter() - clock) * 1000
-            self.record.steps.append(
-                StepRecord(task.name, self.run.step, status, started_at, duration_ms)
-            )
+            # Recorded as plain clock readings: RunLog.steps makes the StepRecord when read.
+            self.record.node_runs.append((task.name, self.run.step, status, start, perf_counter()))
 
     async def _wrapped(
         self,
