@@ -6,7 +6,7 @@ into result rows, so that they can be tested without a browser.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -307,3 +307,17 @@ def unjudged(rows: Iterable[dict[str, Any]], reason: str) -> None:
 def _median_mb(visits: Sequence[Mapping[str, Any]]) -> str:
     sizes = [float(visit["bytes"]) for visit in visits]
     return megabytes(quantiles(sizes)[1]) if sizes else "not measured"
+
+
+Step = tuple[str, Callable[[], list[dict[str, Any]]]]
+"""A part of the suite: its label, and what measures it (a runtime's measurements)."""
+
+
+def with_network(
+    steps: list[Step], network_step: Step, *, quick: bool, only_network: bool
+) -> list[Step]:
+    """The suite's parts: the network part alone with ``only_network``, else after the others
+    unless ``quick`` (a first visit over 10 Mbit/s takes seconds a round)."""
+    if only_network:
+        return [network_step]
+    return steps if quick else [*steps, network_step]

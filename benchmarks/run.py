@@ -19,7 +19,7 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 import against  # noqa: E402
 import baseline  # noqa: E402
 import chart  # noqa: E402
+import goals  # noqa: E402
 import network  # noqa: E402
 import startup  # noqa: E402
 import stats  # noqa: E402
@@ -280,20 +281,6 @@ def table(figures: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-Step = tuple[str, Callable[[], list[Measured]]]
-"""A part of the suite: its label, and what measures it."""
-
-
-def with_network(
-    steps: list[Step], network_step: Step, *, quick: bool, only_network: bool
-) -> list[Step]:
-    """The suite's parts: the network part alone with ``only_network``, else after the others
-    unless ``quick`` (a first visit over 10 Mbit/s takes seconds a round)."""
-    if only_network:
-        return [network_step]
-    return steps if quick else [*steps, network_step]
-
-
 def measure(
     quick: bool, dist: Path, *, only_network: bool = False
 ) -> tuple[list[Measured], list[str]]:
@@ -304,7 +291,7 @@ def measure(
     """
     launch = {"executable_path": CHROMIUM, "args": list(CHROMIUM_FLAGS)}
     ref = baseline.BASELINE_REF
-    steps: list[Step] = [
+    steps: list[goals.Step] = [
         ("CPython", lambda: run_cpython(quick)),
         ("CPython with real LangGraph", lambda: run_cpython_langgraph(quick)),
         ("Pyodide in Node", lambda: run_node_pyodide(dist, quick)),
@@ -316,7 +303,7 @@ def measure(
         ("wheel", wheel_size),
     ]
     network_step = ("the demo over an emulated network", lambda: network.run(quick, launch))
-    steps = with_network(steps, network_step, quick=quick, only_network=only_network)
+    steps = goals.with_network(steps, network_step, quick=quick, only_network=only_network)
     measured: list[Measured] = []
     failures: list[str] = []
     for label, step in steps:

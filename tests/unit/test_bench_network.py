@@ -12,7 +12,6 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import goals  # noqa: E402
-import run  # noqa: E402
 
 
 def test_link_conditions_give_bytes_per_second_and_the_round_trip() -> None:
@@ -105,9 +104,9 @@ def test_unjudged_rows_lose_their_verdict_and_say_why() -> None:
 
 def test_the_network_part_runs_alone_or_last_and_not_with_quick() -> None:
     """--network runs only the network part; the full suite ends with it; --quick leaves it out."""
-    steps: list[run.Step] = [("a", list), ("b", list)]
-    network: run.Step = ("network", list)
-    assert run.with_network(steps, network, quick=False, only_network=False) == [*steps, network]
-    assert run.with_network(steps, network, quick=True, only_network=False) == steps
-    assert run.with_network(steps, network, quick=True, only_network=True) == [network]
-    assert run.with_network(steps, network, quick=False, only_network=True) == [network]
+    steps: list[goals.Step] = [("a", list), ("b", list)]
+    network: goals.Step = ("network", list)
+    assert goals.with_network(steps, network, quick=False, only_network=False) == [*steps, network]
+    assert goals.with_network(steps, network, quick=True, only_network=False) == steps
+    assert goals.with_network(steps, network, quick=True, only_network=True) == [network]
+    assert goals.with_network(steps, network, quick=False, only_network=True) == [network]
