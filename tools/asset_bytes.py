@@ -4,9 +4,10 @@ usage: python tools/asset_bytes.py [DIST_DIR] [--json FILE]
 
 The demo's assets are the requests its page and worker really make: the demo is served by
 ``demo/serve.py`` from ``DIST_DIR`` (default build/dist, with build/demo-app beside it) and
-loaded once in headless Chromium with an empty cache; each request is counted as made before
-the page is ready or after (the worker's loads in the background), until no request has come
-for a few seconds. The bare page is what stock ``loadPyodide`` fetches from the npm package
+loaded once in headless Chromium with an empty cache, until no request has come for a few
+seconds. A request counts as before ready when its response ended before the page turned
+ready, by the browser's clock (what ready waited for), else as after (the worker's loads in
+the background). The bare page is what stock ``loadPyodide`` fetches from the npm package
 that ``./build.sh setup`` unpacked (``build/cache/pyodide-<version>/package``): its module,
 ``pyodide.asm.mjs``, the wasm, the stock ``python_stdlib.zip`` and ``pyodide-lock.json``.
 
@@ -52,6 +53,17 @@ QUIET_S = 4.0
 
 READY_TIMEOUT_MS = 180_000
 
+# Injected before the page's scripts: the time (ms since the epoch, as Chromium times each
+# request) at which the page turns ready.
+READY_CLOCK = """
+new MutationObserver((_, observer) => {
+  if (document.body?.dataset.state === "ready") {
+    window.__readyAt = performance.timeOrigin + performance.now();
+    observer.disconnect();
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
+"""
+
 
 @dataclass(frozen=True)
 class Asset:
@@ -87,26 +99,32 @@ def demo_bodies(dist: Path) -> list[tuple[str, str, bytes]]:
     import serve  # demo/serve.py: the demo's own server, headers and all
     from playwright.sync_api import sync_playwright
 
-    seen: list[tuple[float, Any]] = []
+    seen: list[Any] = []
     with (
         serve.running(serve.make_server("127.0.0.1", 0, dist)) as origin,
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         context = browser.new_context()
-        context.on("requestfinished", lambda request: seen.append((time.monotonic(), request)))
+        context.add_init_script(READY_CLOCK)
+        context.on("requestfinished", lambda request: seen.append(request))
         page = context.new_page()
         page.goto(origin)
         page.wait_for_selector("body[data-state=ready]", state="attached", timeout=READY_TIMEOUT_MS)
-        ready = time.monotonic()
-        while time.monotonic() - max([ready, *(at for at, _ in seen)]) < QUIET_S:
+        ready = float(page.evaluate("window.__readyAt"))
+        count, quiet_since = len(seen), time.monotonic()
+        while time.monotonic() - quiet_since < QUIET_S:
             page.wait_for_timeout(250)
+            if len(seen) != count:
+                count, quiet_since = len(seen), time.monotonic()
         made = []
-        for at, request in seen:
+        for request in seen:
             response = request.response()
             if response is None or request.method != "GET" or response.status >= 400:
                 continue
-            made.append((request.url, "before" if at <= ready else "after"))
+            timing = request.timing
+            ended = float(timing["startTime"]) + float(timing["responseEnd"])
+            made.append((request.url, "before" if ended <= ready else "after"))
         browser.close()
         # Again, outside the browser, whose inspector keeps no large body.
         bodies = []
