@@ -13,11 +13,12 @@ from pyctx_web.graph._engine.records import (
     Pending,
     TaskRecord,
     TaskSpec,
-    checkpoint_document,
+    checkpoint_parts,
     decode_record,
     encode_checkpoint,
     encode_input_update,
     encode_write,
+    parts_text,
 )
 from pyctx_web.graph._engine.streams import emit_checkpoint
 from pyctx_web.graph.constants import START
@@ -118,9 +119,10 @@ class CheckpointAccess:
         if self.run.queue is not None:
             emit_checkpoint(self.run, self.schema, cp)
         if store is not None:
-            doc = checkpoint_document(self.serde, cp)
-            expected = self._expected
-            store(cp.thread_id, cp.id, cp.parent_id, cp.created_at, doc, self.serde.dumps, expected)
+            parts = checkpoint_parts(self.serde, cp)
+            store(
+                cp.thread_id, cp.id, cp.parent_id, cp.created_at, parts, parts_text, self._expected
+            )
             self._expected = self._last_saved = cp.id
         return True
 
@@ -137,15 +139,9 @@ class CheckpointAccess:
         anything is written or the run's view of the thread changes.
         """
         if self._documents is not None:
-            doc = checkpoint_document(self.serde, cp)
+            parts = checkpoint_parts(self.serde, cp)
             stored = self._documents.aput_document(
-                cp.thread_id,
-                cp.id,
-                cp.parent_id,
-                cp.created_at,
-                doc,
-                self.serde.dumps,
-                latest=expected,
+                cp.thread_id, cp.id, cp.parent_id, cp.created_at, parts, parts_text, latest=expected
             )
             return _then_writes(stored, self._documents, cp, writes) if writes else stored
         assert self.checkpointer is not None

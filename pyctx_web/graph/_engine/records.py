@@ -34,12 +34,15 @@ __all__ = [
     "TaskResult",
     "TaskSpec",
     "checkpoint_document",
+    "checkpoint_parts",
     "decode_record",
     "encode_checkpoint",
     "encode_input_update",
     "encode_write",
     "new_checkpoint_id",
     "now_iso",
+    "parts_document",
+    "parts_text",
     "pull_task_id",
     "stable_id",
     "task_id",
@@ -207,30 +210,63 @@ def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
 def checkpoint_document(serde: JsonSerde, cp: Checkpoint) -> dict[str, Any]:
     """The JSON-ready document of ``cp``: a tree made for it alone, sharing nothing mutable
     with the run; ``SerializationError`` naming the state key of a value it cannot hold."""
-    values = serde.encode_values(cp.values)
-    tasks = []
+    return parts_document(checkpoint_parts(serde, cp))
+
+
+def checkpoint_parts(serde: JsonSerde, cp: Checkpoint) -> tuple[Any, ...]:
+    """:func:`checkpoint_document`'s content as a tuple (its tasks as tuples too): cheaper to
+    make and to copy with ``marshal`` than the document, which :func:`parts_document` makes."""
+    values = serde.encode_values(cp.values)  # first: a bad value is named by its state key
+    tasks: list[tuple[Any, ...]] = []
     for t in cp.tasks:
-        doc: dict[str, Any] = {"id": t.id, "name": t.name}
-        if t.arg is not NO_ARG:
-            doc["arg"] = serde.encode(t.arg, key="arg", label=f"the arg of Send({t.name!r})")
-        tasks.append(doc)
+        if t.arg is NO_ARG:
+            tasks.append((t.id, t.name))
+        else:
+            arg = serde.encode(t.arg, key="arg", label=f"the arg of Send({t.name!r})")
+            tasks.append((t.id, t.name, arg))
     writes = None
     if cp.writes is not None:
         writes = {node: serde.encode_update(node, upd) for node, upd in cp.writes.items()}
+    barriers = {key: list(sources) for key, sources in cp.barriers.items()} if cp.barriers else None
+    last, answered = tuple(cp.last_nodes), tuple(cp.answered)
+    return (
+        values,
+        tuple(tasks),
+        cp.step,
+        cp.source,
+        last,
+        writes,
+        cp.skip_breakpoint,
+        answered,
+        barriers,
+    )
+
+
+def parts_document(parts: tuple[Any, ...]) -> dict[str, Any]:
+    """The checkpoint document of :func:`checkpoint_parts`' tuple."""
+    values, tasks, step, source, last_nodes, writes, skip_breakpoint, answered, barriers = parts
     doc = {
         "v": FORMAT_VERSION,
-        "step": cp.step,
-        "source": cp.source,
+        "step": step,
+        "source": source,
         "values": values,
-        "tasks": tasks,
-        "last_nodes": list(cp.last_nodes),
+        "tasks": [
+            {"id": t[0], "name": t[1]} if len(t) == 2 else {"id": t[0], "name": t[1], "arg": t[2]}
+            for t in tasks
+        ],
+        "last_nodes": list(last_nodes),
         "writes": writes,
-        "skip_breakpoint": cp.skip_breakpoint,
-        "answered": list(cp.answered),
+        "skip_breakpoint": skip_breakpoint,
+        "answered": list(answered),
     }
-    if cp.barriers:
-        doc["barriers"] = {key: list(sources) for key, sources in cp.barriers.items()}
+    if barriers:
+        doc["barriers"] = barriers
     return doc
+
+
+def parts_text(parts: tuple[Any, ...]) -> str:
+    """The JSON text of the checkpoint document of :func:`checkpoint_parts`' tuple."""
+    return JsonSerde.dumps(parts_document(parts))
 
 
 def encode_input_update(serde: JsonSerde, updates: Sequence[tuple[str, Any]]) -> StoredWrite:

@@ -161,7 +161,7 @@ class Checkpointer(ABC):
 
 
 DocumentStore: TypeAlias = Callable[
-    [str, str, str | None, str, dict[str, Any], Callable[[dict[str, Any]], str], Any], None
+    [str, str, str | None, str, Any, Callable[[Any], str], Any], None
 ]
 """A function storing a checkpoint's document at once: the arguments of
 :meth:`DocumentCheckpointer.aput_document` in its order, ``latest`` last."""
@@ -171,9 +171,10 @@ class DocumentCheckpointer(Checkpointer):
     """A checkpointer that keeps a checkpoint as its document, not as text (one in memory).
 
     The graph calls :meth:`aput_document` instead of :meth:`aput`, with the checkpoint's
-    JSON-ready document: a tree of dicts, lists, str, int, float, bool and None made for
-    this checkpoint alone, which nothing else holds. Kept as it is, it needs no JSON text
-    until the checkpoint is read; ``to_text`` makes that text.
+    document in a compact form of the graph's own: a tree of tuples, dicts, lists, str,
+    int, float, bool and None made for this checkpoint alone, which nothing else holds.
+    Kept as it is (or copied, as with ``marshal``), it needs no JSON text until the
+    checkpoint is read; ``to_text`` makes the text :meth:`aput` would have been given.
     """
 
     @abstractmethod
@@ -183,8 +184,8 @@ class DocumentCheckpointer(Checkpointer):
         checkpoint_id: str,
         parent_id: str | None,
         created_at: str,
-        document: dict[str, Any],
-        to_text: Callable[[dict[str, Any]], str],
+        document: Any,
+        to_text: Callable[[Any], str],
         *,
         latest: str | EllipsisType | None = ...,
     ) -> None:

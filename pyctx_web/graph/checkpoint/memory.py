@@ -50,7 +50,7 @@ class _Document:
         parent_id: str | None,
         created_at: str,
         data: bytes,
-        to_text: Callable[[dict[str, Any]], str],
+        to_text: Callable[[Any], str],
     ) -> None:
         self.parent_id = parent_id
         self.created_at = created_at
@@ -106,8 +106,8 @@ class InMemorySaver(DocumentCheckpointer):
         checkpoint_id: str,
         parent_id: str | None,
         created_at: str,
-        document: dict[str, Any],
-        to_text: Callable[[dict[str, Any]], str],
+        document: Any,
+        to_text: Callable[[Any], str],
         *,
         latest: str | EllipsisType | None = ...,
     ) -> None:
@@ -130,8 +130,8 @@ class InMemorySaver(DocumentCheckpointer):
         checkpoint_id: str,
         parent_id: str | None,
         created_at: str,
-        document: dict[str, Any],
-        to_text: Callable[[dict[str, Any]], str],
+        document: Any,
+        to_text: Callable[[Any], str],
         latest: str | EllipsisType | None = ...,
     ) -> None:
         """:meth:`aput_document` done at once: memory needs no waiting."""

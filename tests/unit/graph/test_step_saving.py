@@ -49,8 +49,8 @@ class WatchedSaver(InMemorySaver):
         checkpoint_id: str,
         parent_id: str | None,
         created_at: str,
-        document: dict[str, Any],
-        to_text: Callable[[dict[str, Any]], str],
+        document: Any,
+        to_text: Callable[[Any], str],
         *,
         latest: str | EllipsisType | None = ...,
     ) -> None:
