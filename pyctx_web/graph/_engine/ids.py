@@ -17,6 +17,7 @@ from pyctx_web._env import on_restore
 
 __all__ = [
     "new_checkpoint_id",
+    "new_checkpoint_stamp",
     "now_iso",
     "pull_task_id",
     "random_uuid",
@@ -57,10 +58,20 @@ on_restore(_reseed)
 
 def new_checkpoint_id() -> str:
     """A new unique checkpoint id in UUID form, as LangGraph's, ordered by creation time."""
+    return _id_at(time.time_ns() // 1000)
+
+
+def new_checkpoint_stamp() -> tuple[str, str]:
+    """A new checkpoint id and its creation time (:func:`now_iso`'s form), of one clock reading."""
+    micros = time.time_ns() // 1000
+    return _id_at(micros), _iso_at(micros)
+
+
+def _id_at(micros: int) -> str:
     # A time prefix keeps ids ordered across processes too; the counter orders ids made
     # within one microsecond and keeps apart those of one process, the random tail those of
     # different processes. The tail is drawn once per process: an id costs no random draw.
-    text = f"{time.time_ns() // 1000:014x}{next(_sequence) & 0xFFFFFF:06x}"
+    text = f"{micros:014x}{next(_sequence) & 0xFFFFFF:06x}"
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:]}-{_tail}"
 
 
@@ -93,7 +104,11 @@ _second: list[Any] = [None, ""]
 
 def now_iso() -> str:
     """The current UTC time in ISO 8601, to the microsecond (``datetime.isoformat``'s form)."""
-    seconds, micros = divmod(time.time_ns() // 1000, 1_000_000)
+    return _iso_at(time.time_ns() // 1000)
+
+
+def _iso_at(since_epoch: int) -> str:
+    seconds, micros = divmod(since_epoch, 1_000_000)
     if seconds != _second[0]:
         # Formatting the date is most of the cost: once per second is enough.
         _second[:] = [seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))]

@@ -20,6 +20,7 @@ from pyctx_web.context import ContextCoroutine, is_awaitable
 from pyctx_web.graph._engine.calling import NodeCalls, node_error
 from pyctx_web.graph._engine.checkpoints import CheckpointAccess
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
+from pyctx_web.graph._engine.ids import new_checkpoint_stamp
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT
 from pyctx_web.graph._engine.outcome import EngineResult, current_values, retake_input, step_writes
@@ -32,8 +33,6 @@ from pyctx_web.graph._engine.records import (
     TaskResult,
     TaskSpec,
     encode_write,
-    new_checkpoint_id,
-    now_iso,
     task_id,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
@@ -118,14 +117,14 @@ class Engine:
         """
         values = self.schema.with_defaults(base.values if base is not None else {})
         updates = self.schema.check_update(START, input)
-        cid = new_checkpoint_id()
+        cid, created_at = new_checkpoint_stamp()
         self.run.step = base.step + 1 if base is not None else -1
         task = TaskSpec(task_id(cid, "start"), START)
         cp = Checkpoint(
             id=cid,
             thread_id=self.run.thread_id or "",
             parent_id=base.id if base is not None else None,
-            created_at=now_iso(),
+            created_at=created_at,
             step=self.run.step,
             source="input",
             values=values,
@@ -207,7 +206,7 @@ class Engine:
     async def _advance(self, cp: Checkpoint, pending: Pending) -> Checkpoint:
         """Apply the finished step of ``cp`` and write the next checkpoint."""
         values = self.schema.apply(cp.values, step_writes(cp, pending))
-        cid = new_checkpoint_id()
+        cid, created_at = new_checkpoint_stamp()
         finished: list[tuple[str, TaskResult]] = []
         meta: dict[str, Any] = {}
         answered: list[str] = []
@@ -229,7 +228,7 @@ class Engine:
             id=cid,
             thread_id=cp.thread_id,
             parent_id=cp.id,
-            created_at=now_iso(),
+            created_at=created_at,
             step=cp.step + 1,
             source="loop",
             values=values,

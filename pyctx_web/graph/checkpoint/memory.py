@@ -6,7 +6,7 @@ import marshal
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import field
 from types import EllipsisType
-from typing import Any
+from typing import Any, TypeAlias
 
 from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError
@@ -39,23 +39,10 @@ class _Thread:
     """Pending writes by checkpoint id, then by ``(task_id, kind)``."""
 
 
-class _Document:
-    """A checkpoint as the graph gave it: its document in ``marshal`` form, a copy as
-    isolated as text that costs a fraction of JSON to make; turned into text when read."""
-
-    __slots__ = ("created_at", "data", "parent_id", "to_text")
-
-    def __init__(
-        self,
-        parent_id: str | None,
-        created_at: str,
-        data: bytes,
-        to_text: Callable[[Any], str],
-    ) -> None:
-        self.parent_id = parent_id
-        self.created_at = created_at
-        self.data = data
-        self.to_text = to_text
+_Document: TypeAlias = tuple[str | None, str, bytes, Callable[[Any], str]]
+"""A checkpoint as the graph gave it: its parent id, its creation time, and its document in
+``marshal`` form, a copy as isolated as text that costs a fraction of JSON to make, with the
+function that makes that text when it is read. A plain tuple: one is stored per step."""
 
 
 class InMemorySaver(DocumentCheckpointer):
@@ -73,11 +60,10 @@ class InMemorySaver(DocumentCheckpointer):
     def _record(self, thread: _Thread, checkpoint_id: str) -> CheckpointRecord:
         writes = thread.writes.get(checkpoint_id, {})
         stored = thread.checkpoints[checkpoint_id]
-        if isinstance(stored, _Document):
-            text = stored.to_text(marshal.loads(stored.data))
-            stored = StoredCheckpoint(
-                thread.thread_id, checkpoint_id, stored.parent_id, stored.created_at, text
-            )
+        if not isinstance(stored, StoredCheckpoint):  # a document
+            parent_id, created_at, data, to_text = stored
+            text = to_text(marshal.loads(data))
+            stored = StoredCheckpoint(thread.thread_id, checkpoint_id, parent_id, created_at, text)
             thread.checkpoints[checkpoint_id] = stored
         return CheckpointRecord(stored, tuple(writes.values()))
 
@@ -98,7 +84,9 @@ class InMemorySaver(DocumentCheckpointer):
         self, checkpoint: StoredCheckpoint, *, latest: str | EllipsisType | None = ...
     ) -> None:
         """Store ``checkpoint`` as the latest of its thread, if ``latest`` still is (see base)."""
-        self._store(checkpoint.thread_id, checkpoint.checkpoint_id, checkpoint, latest)
+        self._store(
+            checkpoint.thread_id, checkpoint.checkpoint_id, checkpoint.parent_id, checkpoint, latest
+        )
 
     async def aput_document(
         self,
@@ -137,18 +125,19 @@ class InMemorySaver(DocumentCheckpointer):
         """:meth:`aput_document` done at once: memory needs no waiting."""
         stored: StoredCheckpoint | _Document
         try:
-            stored = _Document(parent_id, created_at, marshal.dumps(document), to_text)
+            stored = (parent_id, created_at, marshal.dumps(document), to_text)
         except ValueError:
             # marshal takes the exact JSON types only; a subclass of one (a str subclass a
             # node wrote) is kept as the text it stands for.
             text = to_text(document)
             stored = StoredCheckpoint(thread_id, checkpoint_id, parent_id, created_at, text)
-        self._store(thread_id, checkpoint_id, stored, latest)
+        self._store(thread_id, checkpoint_id, parent_id, stored, latest)
 
     def _store(
         self,
         thread_id: str,
         checkpoint_id: str,
+        parent_id: str | None,
         stored: StoredCheckpoint | _Document,
         latest: str | EllipsisType | None,
     ) -> None:
@@ -158,7 +147,7 @@ class InMemorySaver(DocumentCheckpointer):
         if checkpoint_id in thread.checkpoints:
             raise CheckpointExistsError(thread_id, checkpoint_id)
         current = thread.order[-1] if thread.order else None
-        if current != (stored.parent_id if latest is ... else latest):
+        if current != (parent_id if latest is ... else latest):
             if not thread.order:
                 del self._threads[thread_id]
             raise ThreadBusyError(thread_id)
