@@ -6,7 +6,11 @@ and :func:`dataclasses.field`, and get the same ``__init__``, ``repr``,
 equality, hash, frozenness, ``__slots__`` and ``__match_args__``. They are not
 dataclasses: :func:`dataclasses.fields`, ``replace`` and ``asdict`` do not take
 them. The types LangGraph defines as dataclasses (``Send``, ``Command``,
-``Interrupt``, ``StateSnapshot``, ``Runtime``...) stay dataclasses.
+``Interrupt``, ``StateSnapshot``, ``Runtime``...) stay dataclasses: they are made
+with :func:`lazy_dataclass`, a record that is also a dataclass
+(``__dataclass_fields__`` and ``__dataclass_params__`` as ``@dataclass`` sets them, so
+:func:`dataclasses.fields`, ``replace``, ``asdict`` and ``@dataclass`` subclasses take
+it), its methods compiled when first used as a record's are.
 
 Why: ``@dataclass`` writes the source of each generated method, compiles it and,
 for ``slots=True``, builds the class a second time; in Pyodide that is 1 to 3 ms a
@@ -22,11 +26,11 @@ import dataclasses
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, dataclass_transform, overload
+from typing import TYPE_CHECKING, Any, Final, TypeVar, dataclass_transform, overload
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 
-__all__ = ["record"]
+__all__ = ["lazy_dataclass", "record"]
 
 T = TypeVar("T")
 
@@ -309,3 +313,56 @@ def record(
         return _build(target, frozen=frozen, eq=eq, slots=slots)
 
     return wrap if cls is None else wrap(cls)
+
+
+def _dataclass_fields(cls: type) -> dict[str, dataclasses.Field[Any]]:
+    """The ``__dataclass_fields__`` that ``@dataclass`` would give ``cls`` (read before
+    :func:`_build` changes the class): the bases' fields, then its own, each made by
+    dataclasses' own per-field step (no code is compiled there)."""
+    made: dict[str, dataclasses.Field[Any]] = {}
+    for base in reversed(cls.__mro__[1:]):
+        made.update(base.__dict__.get("__dataclass_fields__", {}))
+    make_field = dataclasses._get_field  # type: ignore[attr-defined]
+    for name, annotation in _own_annotations(cls).items():
+        made[name] = make_field(cls, name, annotation, False)
+    return made
+
+
+def _params(*, eq: bool, frozen: bool, slots: bool) -> Any:
+    """The ``__dataclass_params__`` of ``@dataclass(eq=eq, frozen=frozen, slots=slots)``."""
+    made: Any = dataclasses._DataclassParams  # type: ignore[attr-defined]
+    # match_args, kw_only, slots and weakref_slot came in 3.12.
+    later = (True, False, slots, False) if sys.version_info >= (3, 12) else ()
+    return made(True, True, eq, False, False, frozen, *later)
+
+
+def _replace(self: Any, /, **changes: Any) -> Any:
+    # copy.replace() (3.13) calls it, as it calls a dataclass's.
+    return dataclasses.replace(self, **changes)
+
+
+def _lazy_dataclass(
+    cls: type[T] | None = None, /, *, frozen: bool = False, eq: bool = True, slots: bool = False
+) -> type[T] | Callable[[type[T]], type[T]]:
+    def wrap(target: type[T]) -> type[T]:
+        fields = _dataclass_fields(target)
+        made = _build(target, frozen=frozen, eq=eq, slots=slots)
+        made.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+        made.__dataclass_params__ = _params(eq=eq, frozen=frozen, slots=slots)  # type: ignore[attr-defined]
+        if sys.version_info >= (3, 13):
+            _set_new(made, "__replace__", _replace)
+        return made
+
+    return wrap if cls is None else wrap(cls)
+
+
+if TYPE_CHECKING:
+    # Type checkers see what it makes: dataclasses.
+    from dataclasses import dataclass as lazy_dataclass
+else:
+    lazy_dataclass = _lazy_dataclass
+    lazy_dataclass.__name__ = lazy_dataclass.__qualname__ = "lazy_dataclass"
+    lazy_dataclass.__doc__ = """Make ``cls`` a dataclass whose methods are compiled when first
+    used: ``@lazy_dataclass`` or ``@lazy_dataclass(frozen=..., eq=..., slots=...)``, each
+    option as :func:`dataclasses.dataclass` takes it (the others as its defaults). It is a
+    record (see :func:`record`) with the fields and parameters ``@dataclass`` would set."""

@@ -12,10 +12,11 @@ their module.
 # module, and typing.get_type_hints() could not resolve string annotations there.
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Final, Generic, TypeVar, final
 
 from pyctx_web._homes import publish
+from pyctx_web._records import lazy_dataclass
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 
 __all__ = [
@@ -46,7 +47,7 @@ UNSET: Final = _Unset()
 """Marks a :class:`Command` field that was not given (``None`` is a value)."""
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class Send:
     """Run ``node`` in the next step with ``arg`` as its input instead of the state.
 
@@ -68,7 +69,7 @@ class Send:
 N = TypeVar("N", bound=str)
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class Command(Generic[N]):
     """Resume a paused run, or, returned by a node, update the state and choose the next nodes.
 
@@ -98,7 +99,7 @@ class Command(Generic[N]):
         return f"Command({', '.join(parts)})"
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class Interrupt:
     """A question a node asked with :func:`~pyctx_web.graph.types.interrupt`, awaiting an answer."""
 
@@ -110,7 +111,7 @@ class Interrupt:
     """JSON Schema of the answer the node expects, if it gave one."""
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class PregelTask:
     """A task of the step a checkpoint is about to run (or is running, when paused)."""
 
@@ -130,7 +131,7 @@ class PregelTask:
     """The state update of the task if it finished while the step is paused."""
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class StateSnapshot:
     """The state of a thread at one checkpoint, as ``aget_state`` and the history return it."""
 
@@ -186,7 +187,7 @@ def default_retry_on(exc: Exception) -> bool:
     return not isinstance(exc, _NOT_RETRIED)
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """How a node that raises is tried again (interrupts are never retried).
 

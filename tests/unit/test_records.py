@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import pytest
 
-from pyctx_web._records import record
+from pyctx_web._records import lazy_dataclass, record
 
 T = TypeVar("T")
 
@@ -74,6 +74,38 @@ def test_a_record_behaves_as_the_dataclass_declared_alike(options: dict[str, boo
         assert repr(clone) == repr(b)
     assert _outcome(lambda: setattr(b, "x", 5)) == _outcome(lambda: setattr(a, "x", 5))
     assert _outcome(lambda: delattr(b, "label")) == _outcome(lambda: delattr(a, "label"))
+
+
+def _field_view(cls: type[Any]) -> list[tuple[Any, ...]]:
+    return [
+        (f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.compare, f.kw_only)
+        for f in dataclasses.fields(cls)
+    ]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_a_lazy_dataclass_is_the_dataclass_declared_alike(options: dict[str, bool]) -> None:
+    """A lazy dataclass has @dataclass's fields, params, replace, asdict, methods and subclasses."""
+    dc, lazy = _declared(dataclass(**options)), _declared(lazy_dataclass(**options))
+    assert dataclasses.is_dataclass(lazy)
+    assert _field_view(lazy) == _field_view(dc)
+    assert repr(lazy.__dataclass_params__) == repr(dc.__dataclass_params__)
+    a, b = dc(1, ["t"]), lazy(1, ["t"])
+    assert repr(b).split(".")[-1] == repr(a).split(".")[-1]
+    assert dataclasses.asdict(b) == dataclasses.asdict(a)
+    assert (
+        repr(dataclasses.replace(b, x=2)).split(".")[-1]
+        == repr(dataclasses.replace(a, x=2)).split(".")[-1]
+    )
+    assert (lazy.__hash__ is None) is (dc.__hash__ is None)
+    assert str(inspect.signature(lazy)) == str(inspect.signature(dc))
+
+    @dataclass(**options)
+    class Sub(lazy):  # type: ignore[valid-type,misc]
+        extra: int = 0
+
+    assert repr(Sub(1, extra=3)).endswith("Sub(x=1, tags=[], label='p', extra=3)")
+    assert [f.name for f in dataclasses.fields(Sub)] == ["x", "tags", "label", "weight", "extra"]
 
 
 def test_a_record_is_not_a_dataclass() -> None:

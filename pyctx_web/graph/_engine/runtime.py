@@ -10,10 +10,11 @@ from the same object: the graph's tools (:meth:`Runtime.call_tool`,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pyctx_web._homes import publish
+from pyctx_web._records import lazy_dataclass
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, ContextMissingError
 from pyctx_web.graph._engine.extension import (
     MemoryProvider,
@@ -33,7 +34,7 @@ __all__ = ["ExecutionInfo", "Runtime", "get_runtime", "runtime_of"]
 ContextT = TypeVar("ContextT")
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class ExecutionInfo:
     """Where the calling node runs: its thread, run, task and attempt."""
 
@@ -58,7 +59,7 @@ def _no_writer(chunk: Any) -> None:
 _OVERRIDABLE = frozenset({"context", "store", "stream_writer", "previous", "execution_info"})
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class Runtime(Generic[ContextT]):
     """What a node or tool of a run can use besides its state: ``runtime: Runtime[Ctx]``.
 

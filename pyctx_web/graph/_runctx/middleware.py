@@ -32,10 +32,11 @@ Tool calls run asynchronously, so the wrap hooks are the async ``awrap_*``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
 from pyctx_web._homes import publish
+from pyctx_web._records import lazy_dataclass
 from pyctx_web.context import is_awaitable
 from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph._engine.runtime import Runtime
@@ -56,7 +57,7 @@ ContextT = TypeVar("ContextT")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class ToolCallRequest:
     """A tool call as ``awrap_tool_call`` sees it."""
 
@@ -72,7 +73,7 @@ class ToolCallRequest:
         return replace(self, **changes)
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class NodeCallRequest:
     """A node's execution as ``awrap_node_call`` sees it."""
 

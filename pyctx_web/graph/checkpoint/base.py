@@ -29,10 +29,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import dataclass
 from types import EllipsisType
 from typing import Any, TypeAlias
 
+from pyctx_web._records import lazy_dataclass
 from pyctx_web.errors import ArgumentValueError
 
 __all__ = [
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class StoredCheckpoint:
     """One checkpoint as a checkpointer stores it."""
 
@@ -63,7 +63,7 @@ class StoredCheckpoint:
     """The encoded checkpoint document (JSON text)."""
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class StoredWrite:
     """A pending write of one task of a checkpoint: its result, question, answers or error."""
 
@@ -75,7 +75,7 @@ class StoredWrite:
     """The encoded write (JSON text)."""
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class CheckpointRecord:
     """A stored checkpoint with its pending writes."""
 
