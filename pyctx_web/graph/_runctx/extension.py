@@ -89,7 +89,7 @@ class RuntimeExtension:
         start = perf_counter()
         status = "cancelled"
         try:
-            if self.services.middleware:
+            if self.services.node_wrappers:
                 out = await self._wrapped(task, attempts, error_outcome)
             else:
                 out = await attempts()
@@ -116,7 +116,7 @@ class RuntimeExtension:
 
         request = NodeCallRequest(task.name, task.id, self.runtime())
         try:
-            await wrap_node_call(self.services.middleware, request, node)
+            await wrap_node_call(self.services.node_wrappers, request, node)
         except Exception as error:
             if done and error is done[-1].error:
                 return done[-1]

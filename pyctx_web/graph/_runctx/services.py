@@ -35,6 +35,10 @@ class GraphServices:
     """The graph's memory."""
     default_context: Any = None
     """The context every run starts from (``compile(context=...)``)."""
+    node_wrappers: tuple[AgentMiddleware[Any], ...] = ()
+    """The middleware that override ``awrap_node_call``, outermost first (found once)."""
+    tool_wrappers: tuple[AgentMiddleware[Any], ...] = ()
+    """The middleware that override ``awrap_tool_call``, outermost first (found once)."""
 
     @classmethod
     def build(
@@ -48,11 +52,15 @@ class GraphServices:
     ) -> GraphServices:
         """Check what ``compile()`` was given for every run, and hold it."""
         checked: tuple[AgentMiddleware[Any], ...] = ()
+        wrappers: dict[str, tuple[AgentMiddleware[Any], ...]] = {}
         table: dict[str, Tool] = {}
         if middleware:
-            from pyctx_web.graph._runctx.middleware import check_middleware
+            from pyctx_web.graph._runctx.middleware import AgentMiddleware, check_middleware
 
             checked = check_middleware(middleware)
+            for hook in ("awrap_node_call", "awrap_tool_call"):
+                base = getattr(AgentMiddleware, hook)
+                wrappers[hook] = tuple(m for m in checked if getattr(type(m), hook) is not base)
         if tools or middleware:
             from pyctx_web.graph._runctx.hitl import HumanInTheLoopMiddleware
             from pyctx_web.graph._runctx.tools import tool_table
@@ -69,7 +77,15 @@ class GraphServices:
                     f"memory must implement MemoryProvider (read, write, clear, entries), "
                     f"not {type(memory).__name__!r}"
                 )
-        return cls(graph_id, table, checked, memory, context)
+        return cls(
+            graph_id,
+            table,
+            checked,
+            memory,
+            context,
+            wrappers.get("awrap_node_call", ()),
+            wrappers.get("awrap_tool_call", ()),
+        )
 
 
 def merge_context(default: Any, given: Any) -> Any:

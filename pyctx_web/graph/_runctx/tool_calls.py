@@ -149,7 +149,7 @@ async def _run(
     result: Any = None
     error: Exception | None = None
     try:
-        result = await wrap_tool_call(services.middleware, given, execute)
+        result = await wrap_tool_call(services.tool_wrappers, given, execute)
     except Exception as caught:
         error = caught
     duration_ms = (time.perf_counter() - started) * 1000
