@@ -79,10 +79,12 @@ def _is_class_var(annotation: Any) -> bool:
 def _own_annotations(cls: type) -> dict[str, Any]:
     own = cls.__dict__.get("__annotations__")  # noqa: RUF063 (annotationlib costs an import)
     if own is None and sys.version_info >= (3, 14):
-        # A module without ``from __future__ import annotations``: 3.14 defers them.
+        # A module without ``from __future__ import annotations``: 3.14 defers them. As
+        # @dataclass, they are evaluated (a name not defined yet gives a ForwardRef):
+        # the STRING format would unparse them, importing _ast_unparse for the first.
         import annotationlib
 
-        own = annotationlib.get_annotations(cls, format=annotationlib.Format.STRING)
+        own = annotationlib.get_annotations(cls, format=annotationlib.Format.FORWARDREF)
     return dict(own or {})
 
 
