@@ -513,10 +513,10 @@ async function boot() {
 
   await timed("app", "Starting the assistant…", async () => {
     // A restored worker has imported every module of the app already (worker_main.preload).
-    if (app) {
-      pyodide.FS.mkdirTree(APP_DIR);
-      pyodide.unpackArchive(await app, "zip", { extractDir: APP_DIR });
-    }
+    // app.zip itself goes where the app's folder would be, on sys.path: zipimport reads its
+    // bytecode from it, and nothing is unpacked (Pyodide's unpackArchive imports zipfile,
+    // shutil and tempfile, and writes each file).
+    if (app) pyodide.FS.writeFile(APP_DIR, new Uint8Array(await app));
     pyodide.registerJsModule("demo_bridge", { post, content_security_policy: await policy });
     // Through proxies, not runPython: no source to parse on the way to ready.
     const sys = pyodide.pyimport("sys");
