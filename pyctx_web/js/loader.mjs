@@ -393,9 +393,14 @@ function checkDestination(FS, files, folder) {
 async function unpack(pyodide, bytes, folder, maxUnpackedBytes) {
   const files = await wheelFiles(bytes, maxUnpackedBytes);
   checkDestination(pyodide.FS, files, folder);
+  // Each folder is made once: mkdirTree walks every part of the path again, and each part
+  // that exists costs it a thrown error.
+  const made = new Set();
   for (const { name, data } of files) {
     const path = `${folder}/${name}`;
-    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    const parent = path.slice(0, path.lastIndexOf("/"));
+    if (!made.has(parent)) pyodide.FS.mkdirTree(parent);
+    made.add(parent);
     pyodide.FS.writeFile(path, data);
   }
 }
