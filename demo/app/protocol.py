@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
+
+from pyctx_web._records import lazy_dataclass
 
 __all__ = ["ChatModel", "ModelError", "Reply", "TokenSink", "ToolCall"]
 
@@ -26,7 +28,7 @@ class ModelError(Exception):
     """A model could not answer: a bad setting, an HTTP error, a malformed stream."""
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class ToolCall:
     """One call of a tool that a model asked for."""
 
@@ -46,7 +48,7 @@ class ToolCall:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@lazy_dataclass(frozen=True, slots=True)
 class Reply:
     """What a model answered: text, tool calls, or both."""
 
