@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import operator
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from actions import ACTION_TOOLS, ALL_TOOLS, ask_user
@@ -23,7 +23,6 @@ from observe import deliver, observe
 from offline_model import OfflineModel
 from protocol import ChatModel
 
-from pyctx_web._records import lazy_dataclass
 from pyctx_web.chat import openai_message
 from pyctx_web.graph import END, START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
@@ -57,7 +56,7 @@ class ChatState(MessagesState, total=False):
     trace: Annotated[list[dict[str, Any]], operator.add]
 
 
-@lazy_dataclass
+@dataclass
 class AssistantData:
     """Per-run context: the model to answer with; never checkpointed, so no API key is stored."""
 

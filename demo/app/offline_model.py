@@ -20,12 +20,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import Reply, TokenSink, ToolCall
-
-from pyctx_web._records import lazy_dataclass
 
 __all__ = ["OfflineModel", "assess", "make_plan"]
 
@@ -102,7 +100,7 @@ def make_plan(request: str, clarification: str) -> list[str]:
     ]
 
 
-@lazy_dataclass(frozen=True)
+@dataclass(frozen=True)
 class _Turn:
     """The conversation since the newest user message, as the rules read it."""
 
@@ -193,7 +191,7 @@ def answer_text(turn: _Turn) -> str:
     return "\n".join(lines)
 
 
-@lazy_dataclass
+@dataclass
 class OfflineModel:
     """Deterministic answers with no network, for the demo and its tests."""
 

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-from pyctx_web._records import lazy_dataclass
 
 __all__ = ["ChatModel", "ModelError", "Reply", "TokenSink", "ToolCall"]
 
@@ -28,7 +26,7 @@ class ModelError(Exception):
     """A model could not answer: a bad setting, an HTTP error, a malformed stream."""
 
 
-@lazy_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One call of a tool that a model asked for."""
 
@@ -48,7 +46,7 @@ class ToolCall:
         }
 
 
-@lazy_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Reply:
     """What a model answered: text, tool calls, or both."""
 
