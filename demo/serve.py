@@ -68,6 +68,36 @@ CROSS_ORIGIN_ISOLATION = {
 """Headers that make a page cross-origin isolated, which gives it a finer ``performance.now()``."""
 
 
+PAGE_TYPES = {**http.server.SimpleHTTPRequestHandler.extensions_map, **EXTRA_TYPES}
+"""The content type of each file suffix the page uses."""
+
+
+class PageHandler(http.server.SimpleHTTPRequestHandler):
+    """What every response of both servers has: the page's headers, keep-alive, the types."""
+
+    # Keep-alive: the page's modules and the worker's files come over a few connections.
+    protocol_version = "HTTP/1.1"
+    page_policy: ClassVar[str] = CONTENT_SECURITY_POLICY
+    page_isolated: ClassVar[bool] = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.extensions_map = PAGE_TYPES
+        super().__init__(*args, **kwargs)
+
+    def end_headers(self) -> None:
+        for name, value in headers_for(self.path, self.page_policy).items():
+            self.send_header(name, value)
+        if self.page_isolated:
+            for name, value in CROSS_ORIGIN_ISOLATION.items():
+                self.send_header(name, value)
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if os.environ.get("PYCTX_DEMO_QUIET"):
+            return
+        super().log_message(format, *args)
+
+
 def make_handler(
     dist_dir: Path,
     site_dir: Path = DEMO_DIR,
@@ -83,13 +113,9 @@ def make_handler(
         SNAPSHOT_PATH: dist_dir.parent / "demo-app" / "demo.snapshot",
     }
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        # Keep-alive: the page's modules and the worker's files come over a few connections.
-        protocol_version = "HTTP/1.1"
-        extensions_map: ClassVar[dict[str, str]] = {
-            **http.server.SimpleHTTPRequestHandler.extensions_map,
-            **EXTRA_TYPES,
-        }
+    class Handler(PageHandler):
+        page_policy = policy
+        page_isolated = isolated
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(site_dir), **kwargs)
@@ -118,19 +144,6 @@ def make_handler(
                     return str(dist_dir / "__missing__")
                 return str(target)
             return super().translate_path(path)
-
-        def end_headers(self) -> None:
-            for name, value in headers_for(self.path, policy).items():
-                self.send_header(name, value)
-            if isolated:
-                for name, value in CROSS_ORIGIN_ISOLATION.items():
-                    self.send_header(name, value)
-            super().end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            if os.environ.get("PYCTX_DEMO_QUIET"):
-                return
-            super().log_message(format, *args)
 
     return Handler
 
@@ -166,12 +179,9 @@ def make_static_handler(
     """
     policy = content_security_policy(api_origins)
 
-    class StaticHandler(http.server.SimpleHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        extensions_map: ClassVar[dict[str, str]] = {
-            **http.server.SimpleHTTPRequestHandler.extensions_map,
-            **EXTRA_TYPES,
-        }
+    class StaticHandler(PageHandler):
+        page_policy = policy
+        page_isolated = isolated
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(root), **kwargs)
@@ -212,19 +222,6 @@ def make_static_handler(
                 self.send_header("Content-Encoding", coding)
             self.end_headers()
             return body.open("rb")
-
-        def end_headers(self) -> None:
-            for name, value in headers_for(self.path, policy).items():
-                self.send_header(name, value)
-            if isolated:
-                for name, value in CROSS_ORIGIN_ISOLATION.items():
-                    self.send_header(name, value)
-            super().end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            if os.environ.get("PYCTX_DEMO_QUIET"):
-                return
-            super().log_message(format, *args)
 
     return StaticHandler
 
