@@ -64,30 +64,25 @@ def rows(current: Build, base: Build, *, rounds: int, quick: bool) -> list[dict[
     note = goals.rounds_note(rounds, quick) + "; a fresh Pyodide each"
     runtime = "pyodide-node"
 
-    def count(build: Build, target: str) -> str:
-        return f"{build.label}: {len(added[(build.label, target)])} modules added"
+    def row(name: str, target: str, *, limit: float, about: str = "") -> dict[str, Any]:
+        counts = [
+            f"{build.label}: {len(added[(build.label, target)])} modules added"
+            for build in (current, base)
+        ]
+        return goals.bounded(
+            name,
+            runtime,
+            times[(current.label, target)],
+            "ms",
+            limit=limit,
+            bases=times[(base.label, target)],
+            baseline=f"{base.label}, interleaved",
+            note="; ".join([note, *([about] if about else []), ", ".join(counts)]),
+        )
 
-    store = goals.bounded(
-        "import pyctx_web (the context store)",
-        runtime,
-        times[(current.label, "pyctx_web")],
-        "ms",
-        limit=10,
-        bases=times[(base.label, "pyctx_web")],
-        baseline=f"{base.label}, interleaved",
-        note=f"{note}; {count(current, 'pyctx_web')}, {count(base, 'pyctx_web')}",
-    )
+    store = row("import pyctx_web (the context store)", "pyctx_web", limit=10)
     unused, base_unused = chat_unused(current), chat_unused(base)
-    chat = goals.bounded(
-        "import pyctx_web.chat",
-        runtime,
-        times[(current.label, "pyctx_web.chat")],
-        "ms",
-        limit=float("inf"),
-        bases=times[(base.label, "pyctx_web.chat")],
-        baseline=f"{base.label}, interleaved",
-        note=f"{note}; {count(current, 'pyctx_web.chat')}, {count(base, 'pyctx_web.chat')}",
-    )
+    chat = row("import pyctx_web.chat", "pyctx_web.chat", limit=float("inf"))
     listed = "not measured (no question came)" if unused is None else ", ".join(unused) or "none"
     chat.update(
         goal="imports only what the first message uses",
@@ -95,16 +90,11 @@ def rows(current: Build, base: Build, *, rounds: int, quick: bool) -> list[dict[
         note=chat["note"] + f"; imported but unused by the demo's first message: {listed}"
         f" ({base.label}: {len(base_unused or [])})",
     )
-    session = goals.bounded(
+    session = row(
         "import pyctx_web.chat, then its ChatSession",
-        runtime,
-        times[(current.label, "pyctx_web.chat._session")],
-        "ms",
+        "pyctx_web.chat._session",
         limit=float("inf"),
-        bases=times[(base.label, "pyctx_web.chat._session")],
-        baseline=f"{base.label}, interleaved",
-        note=f"{note}; what a page that makes a session pays for the chat protocol; "
-        f"{count(current, 'pyctx_web.chat._session')}, {count(base, 'pyctx_web.chat._session')}",
+        about="what a page that makes a session pays for the chat protocol",
     )
     session.update(goal=None, met=None)
     return [store, chat, session]
