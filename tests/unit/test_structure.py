@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "pyctx_web.jsonparse",
     ),
     ("pyctx_web.context", "pyctx_web.execution", "pyctx_web"),
-    ("pyctx_web._js", "pyctx_web.jsbridge"),
+    ("pyctx_web._js", "pyctx_web.jsbridge", "pyctx_web.http"),
     ("pyctx_web.graph.errors", "pyctx_web.graph.constants", "pyctx_web.graph._values"),
     ("pyctx_web.graph.checkpoint",),
     ("pyctx_web.graph._engine",),
