@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import is_awaitable
 from pyctx_web.graph._engine.injection import injected
-from pyctx_web.graph._engine.messages_mode import emit_messages, metadata_of, streaming_tokens
+from pyctx_web.graph._engine.messages_mode import (
+    emit_messages,
+    metadata_of,
+    seen_messages,
+    streaming_tokens,
+)
 from pyctx_web.graph._engine.records import TaskResult
 from pyctx_web.graph._values import UNSET, Command
 from pyctx_web.graph.errors import GraphError, InvalidUpdateError
@@ -57,7 +62,7 @@ class NodeCalls:
     async def streaming(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
         """Call the node with its messages streamed (``stream_mode="messages"``)."""
         metadata = metadata_of(self.run, frame, self.run.step)
-        seen: set[str] = set()
+        seen = seen_messages(self.run, arg)
         with streaming_tokens(self.run, metadata, seen):
             ret = self.call(node, arg, frame)
             if is_awaitable(ret):

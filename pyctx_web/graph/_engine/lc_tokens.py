@@ -2,7 +2,10 @@
 
 Being a streaming handler, it makes chat models called without streaming
 stream anyway, as LangGraph's handler does; each token goes to the run's
-``messages`` stream with the node's metadata and the model's own.
+``messages`` stream with the node's metadata, the model's own and its tags.
+A model tagged ``"nostream"`` is left out, and so is one called in a subgraph's
+node: its tokens belong to the subgraph's run, which streams them (with
+``subgraphs=True``) or not.
 """
 
 from __future__ import annotations
@@ -15,12 +18,17 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import ChatGenerationChunk, LLMResult
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
+from pyctx_web.graph._engine.frames import current_task
+
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
 
 __all__ = ["TokenHandler"]
 
 T = TypeVar("T")
+
+NOSTREAM = "nostream"
+"""The tag that keeps a model's tokens out of the ``messages`` stream."""
 
 
 class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
@@ -42,9 +50,30 @@ class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
         return output
 
     def on_chat_model_start(
-        self, serialized: dict[str, Any], messages: Any, *, run_id: UUID, **kwargs: Any
+        self,
+        serialized: dict[str, Any],
+        messages: Any,
+        *,
+        run_id: UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> None:
-        self.models[run_id] = {**(kwargs.get("metadata") or {}), **self.metadata}
+        if tags and NOSTREAM in tags:
+            return
+        frame = current_task.get_store()
+        if frame is not None and frame.run is not self.run:
+            return
+        own = metadata or {}
+        merged = {**own, **self.metadata}
+        # The model's integration names it, as the node's names the graph for whole messages.
+        if "ls_integration" in own:
+            merged["ls_integration"] = own["ls_integration"]
+        # LangChain's "seq:step:N" tags number the steps of a sequence: not the user's.
+        users = [tag for tag in tags or () if not tag.startswith("seq:step")]
+        if users:
+            merged["tags"] = users
+        self.models[run_id] = merged
 
     def on_llm_new_token(
         self,
@@ -64,9 +93,14 @@ class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
             self.seen.add(message.id)
         self.run.emit("messages", (message, self.models[run_id]))
 
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self.models.pop(run_id, None)
+        self.streamed.discard(run_id)
+
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         metadata = self.models.pop(run_id, None)
         if metadata is None or run_id in self.streamed:
+            self.streamed.discard(run_id)
             return
         for generations in response.generations:
             for generation in generations:

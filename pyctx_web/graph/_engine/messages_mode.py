@@ -2,15 +2,20 @@
 
 As LangGraph does: while a node runs, the tokens of LangChain chat models it
 calls stream as message chunks (a callback handler given to LangChain through
-its context variable); when it returns, the messages in its update that were
-not streamed as tokens follow whole. Without LangChain, the dict messages of
-updates stream. The metadata names the node (``langgraph_node``), the step
-(``langgraph_step``), its triggers, path and namespace, and the thread.
+its context variable); when it returns, the messages in its update that the
+stream has not carried yet follow whole. A stream carries a message once: the
+ids it has carried, tokens included, and those of the messages each node was
+given are kept per stream (a subgraph streaming into its parent's stream with
+``subgraphs=True`` shares its parent's). Without LangChain, the dict messages
+of updates stream. The metadata holds the run's ``config["metadata"]``, names
+the node (``langgraph_node``), the step (``langgraph_step``), its triggers,
+path and namespace, and the thread when there is one.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -20,7 +25,7 @@ from pyctx_web.graph._engine.records import NO_ARG
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run, TaskFrame
 
-__all__ = ["emit_messages", "metadata_of", "streaming_tokens"]
+__all__ = ["emit_messages", "metadata_of", "seen_messages", "streaming_tokens"]
 
 _langchain: list[bool] = []
 """Whether ``langchain_core`` is importable, found out once."""
@@ -37,14 +42,19 @@ def metadata_of(run: Run, frame: TaskFrame, step: int) -> dict[str, Any]:
     task = frame.task
     pushed = task.arg is not NO_ARG
     namespace = f"{task.name}:{task.id}"
-    return {
-        "thread_id": run.thread_id,
-        "langgraph_step": step,
-        "langgraph_node": task.name,
-        "langgraph_triggers": ("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
-        "langgraph_path": ("__pregel_push", 0) if pushed else ("__pregel_pull", task.name),
-        "langgraph_checkpoint_ns": "|".join((*run.namespace, namespace)),
-    }
+    given = run.config.get("metadata")
+    metadata: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
+    if run.thread_id is not None:
+        metadata["thread_id"] = run.thread_id
+    metadata.update(
+        langgraph_step=step,
+        langgraph_node=task.name,
+        langgraph_triggers=("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
+        langgraph_path=("__pregel_push", 0) if pushed else ("__pregel_pull", task.name),
+        langgraph_checkpoint_ns="|".join((*run.namespace, namespace)),
+        ls_integration="langgraph",
+    )
+    return metadata
 
 
 def _is_message(value: Any) -> bool:
@@ -54,19 +64,53 @@ def _is_message(value: Any) -> bool:
     return module.startswith("langchain_core.messages") and hasattr(value, "content")
 
 
-def _messages_in(update: Any) -> Iterator[Any]:
-    values = update.values() if isinstance(update, Mapping) else [update]
-    for value in values:
+def _messages_in(values: Any) -> Iterator[Any]:
+    """The messages of a node's update or state: the values, and the items of list values."""
+    if _is_message(values):
+        yield values
+        return
+    if isinstance(values, Mapping):
+        fields: Any = values.values()
+    elif isinstance(values, list | tuple):
+        fields = [values]
+    else:  # a dataclass or Pydantic state
+        fields = getattr(values, "__dict__", {}).values()
+    for value in fields:
         items = value if isinstance(value, list | tuple) else [value]
         yield from (item for item in items if _is_message(item))
 
 
+def _id_of(message: Any) -> Any:
+    return message.get("id") if isinstance(message, Mapping) else message.id
+
+
+_seen_by_stream: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+"""The ids of the messages each stream (its queue) has carried or given to a node."""
+
+
+def seen_messages(run: Run, given: Any) -> set[str]:
+    """The message ids ``run``'s stream has carried, with those of ``given`` (a node's input)."""
+    queue = run.queue
+    seen = _seen_by_stream.get(queue) if queue is not None else None
+    if seen is None:
+        seen = set()
+        if queue is not None:
+            _seen_by_stream[queue] = seen
+    for message in _messages_in(given):
+        ident = _id_of(message)
+        if isinstance(ident, str):
+            seen.add(ident)
+    return seen
+
+
 def emit_messages(run: Run, metadata: dict[str, Any], update: Any, seen: set[str]) -> None:
-    """Stream the messages of a node's update that did not stream as tokens."""
+    """Stream the messages of a node's update that the stream has not carried yet."""
     for message in _messages_in(update):
-        ident = message.get("id") if isinstance(message, Mapping) else message.id
-        if ident is not None and ident in seen:
-            continue
+        ident = _id_of(message)
+        if isinstance(ident, str):
+            if ident in seen:
+                continue
+            seen.add(ident)
         run.emit("messages", (message, metadata))
 
 
@@ -82,7 +126,13 @@ def streaming_tokens(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iter
 
     outer: dict[str, Any] = dict(var_child_runnable_config.get() or {})
     given = outer.get("callbacks")
-    callbacks = [*(given if isinstance(given, list) else []), TokenHandler(run, metadata, seen)]
+    # The handler of an enclosing node (this node runs in a subgraph) gives way to this one.
+    kept = (
+        [item for item in given if not isinstance(item, TokenHandler)]
+        if isinstance(given, list)
+        else []
+    )
+    callbacks = [*kept, TokenHandler(run, metadata, seen)]
     config: Any = {**outer, "callbacks": callbacks}
     token = var_child_runnable_config.set(config)
     try:
