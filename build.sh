@@ -202,6 +202,30 @@ ensure_wheels() {
     echo "$want" >"$dir/.stamp"
 }
 
+ensure_llm_wheels() {  # the "llm" set of [tool.pyctx-web.dist], for Pyodide (tools/llm_wheels.py)
+    local version lock want dir
+    version="$(dist_setting pyodide)"
+    lock="$CACHE/pyodide-$version/package/pyodide-lock.json"
+    want="$(stamp_of tools/llm_wheels.py tools/tiktoken_shim.py "$lock" \
+        <(dist_setting llm; dist_setting llm-sdists))"
+    dir="$CACHE/llm-wheels"
+    if fresh "$dir/.stamp" "$want"; then return 0; fi
+    log "downloading the llm wheel set for Pyodide from PyPI"
+    rm -rf "$dir" && mkdir -p "$dir/sdist"
+    # shellcheck disable=SC2046
+    pip_quiet "$PY" download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+        $("$PY" tools/llm_wheels.py target "$lock") -d "$dir" $(dist_setting llm) ||
+        die "pip could not download the llm wheels for Pyodide ([tool.pyctx-web.dist] llm)"
+    # shellcheck disable=SC2046
+    pip_quiet "$PY" download -q --disable-pip-version-check --no-deps --no-binary=:all: \
+        -d "$dir/sdist" $(dist_setting llm-sdists) ||
+        die "pip could not download the llm sdists ([tool.pyctx-web.dist] llm-sdists)"
+    "$PY" tools/llm_wheels.py build "$dir" "$dir"/sdist/* >/dev/null ||
+        die "tools/llm_wheels.py could not build the llm wheels"
+    rm -rf "$dir/sdist"
+    echo "$want" >"$dir/.stamp"
+}
+
 json_schema_suite_pin() {  # [tool.pyctx-web] json-schema-suite in pyproject.toml: jsonschema==X.Y.Z
     "$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["json-schema-suite"])'
 }
@@ -311,7 +335,8 @@ build_dist() {
     local version want registered
     version="$(dist_setting pyodide)"
     want="$(cat "$BUILD/wheel/.stamp" "$BUILD/wheel-pyc/.stamp" "$CACHE/wheels/.stamp" \
-        "$CACHE/stdlib-$version/.stamp" <(echo "$version") | sha256sum | cut -c1-16)"
+        "$CACHE/llm-wheels/.stamp" "$CACHE/stdlib-$version/.stamp" <(echo "$version") |
+        sha256sum | cut -c1-16)"
     if fresh "$DIST/.stamp" "$want"; then return 0; fi
     log "assembling build/dist (Pyodide $version, its standard library compiled, wheels)"
     rm -rf "$DIST" && mkdir -p "$DIST"
@@ -336,6 +361,10 @@ lock = json.load(open(sys.argv[1], encoding="utf-8"))
 lock["packages"]["pyctx-web"]["imports"] = ["pyctx_web"]
 json.dump(lock, open(sys.argv[1], "w", encoding="utf-8"))
 EOF
+    # The llm set replaces the lock's entries that only Pyodide's CDN has (pydantic, openai...).
+    cp "$CACHE"/llm-wheels/*.whl "$DIST/"
+    "$PY" tools/llm_wheels.py register "$DIST" "$CACHE"/llm-wheels/*.whl >/dev/null ||
+        die "tools/llm_wheels.py could not register the llm wheels in pyodide-lock.json"
     echo "$want" >"$DIST/.stamp"
 }
 
@@ -360,6 +389,7 @@ setup() {
     ensure_chromium
     ensure_pyodide
     ensure_wheels
+    ensure_llm_wheels
     ensure_json_schema_suite
     ensure_axe_core
     build_wheel
