@@ -66,6 +66,9 @@ class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
             return
         own = metadata or {}
         merged = {**own, **self.metadata}
+        # As LangChain copies it from the config of the outermost task into the model's metadata.
+        top_task = str(self.metadata.get("langgraph_checkpoint_ns", "")).split("|")[0]
+        merged.setdefault("checkpoint_ns", top_task)
         # The model's integration names it, as the node's names the graph for whole messages.
         if "ls_integration" in own:
             merged["ls_integration"] = own["ls_integration"]

@@ -65,6 +65,8 @@ graph = (
 )
 
 KEYS = (
+    "checkpoint_ns",
+    "langgraph_checkpoint_ns",
     "langgraph_node",
     "langgraph_step",
     "langgraph_triggers",
@@ -133,12 +135,8 @@ async def main():
     async for namespace, (msg, metadata) in chat.astream(
         inputs, stream_mode="messages", subgraphs=True
     ):
-        print(
-            [part.split(":")[0] for part in namespace],
-            metadata["langgraph_node"],
-            type(msg).__name__,
-            repr(msg.content),
-        )
+        print(namespace, metadata["langgraph_node"], type(msg).__name__, repr(msg.content))
+        print("  ", metadata.get("checkpoint_ns"), metadata["langgraph_checkpoint_ns"])
 
 
 if __name__ == "__main__":
