@@ -4,7 +4,8 @@ Each ``POST /v1/chat/completions`` takes the next response of the script:
 a :class:`Stream` of raw event-stream text pieces (so a test can send CR,
 CRLF, comments or split lines) with :class:`Pause` between them, a
 :class:`JSONResponse` (a plain completion, or an error status with headers
-such as ``Retry-After``) or a :class:`Stall` that sends nothing at all.
+such as ``Retry-After``, sent at once or after a ``delay``) or a :class:`Stall` that sends
+nothing at all.
 :func:`text_reply`, :func:`tool_call_reply` and :func:`error_reply` build the usual ones;
 :func:`huge_text_reply` and :func:`comments_only` the abusive ones. The server records every
 request, and for every scripted response whether the client closed the connection before it was all
@@ -68,6 +69,8 @@ class JSONResponse:
     body: Any
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds to send nothing first, not even the status line (less if the client goes away)."""
 
 
 @dataclass(frozen=True)
@@ -359,6 +362,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             served.closed_early = not self.server.scripted.wait(response.seconds, self.connection)
             self.close_connection = True
         elif isinstance(response, JSONResponse):
+            if response.delay and not self.server.scripted.wait(response.delay, self.connection):
+                served.closed_early = self.close_connection = True
+                return
             self._json(response)
         else:
             served.closed_early = not self._stream(response)
