@@ -95,7 +95,7 @@ _CORS_HINT = (
 
 def failure_error(failure: FetchFailure) -> tuple[str, str]:
     """The name of the library's exception class for ``failure``, and its message."""
-    url, seconds = failure.url, f"{failure.timeout:g}"
+    url, seconds = failure.url, f"{failure.timeout or 0:g}"
     if failure.stage == "connect":
         text = f"fetch could not reach {url} ({failure.detail})"
         return "ConnectError", f"{text}. {_CORS_HINT}." if failure.in_browser else text

@@ -276,3 +276,52 @@ def test_a_sync_request_works_with_jspi_and_names_the_async_form_without(
     else:
         assert result == {"jspi": False, "error": SYNC_UNAVAILABLE}
         assert server.completions() == []
+
+
+_GRAPH_CANCEL = """
+import asyncio
+from typing import TypedDict
+
+async def case(args):
+    from pyctx_web.graph import END, START, StateGraph
+    from pyctx_web.graph.errors import RunCancelledError
+    from pyctx_web.http import async_client
+
+    class State(TypedDict):
+        text: str
+
+    streaming = asyncio.Event()
+    received = []
+
+    async def fetch_node(state: State) -> State:
+        async with async_client() as client:
+            async with client.stream("POST", args["url"], json={}) as response:
+                async for chunk in response.aiter_text():
+                    received.append(chunk)
+                    streaming.set()
+        return {"text": "".join(received)}
+
+    builder = StateGraph(State)
+    builder.add_node("fetch", fetch_node)
+    builder.add_edge(START, "fetch")
+    builder.add_edge("fetch", END)
+    handle = builder.compile().start({"text": ""})
+    await streaming.wait()
+    handle.cancel("the user stopped it")
+    try:
+        await handle
+    except RunCancelledError as error:
+        return {"cancelled": str(error), "received": received, "outcome": handle.outcome.status}
+    return {"cancelled": None, "received": received}
+"""
+
+
+def test_cancelling_a_graph_run_aborts_the_request_of_its_node(
+    fetch_app: Any, server: OpenAIServer
+) -> None:
+    """A run cancelled while its node streams a response closes that response's connection."""
+    server.script(Stream(["first", Pause(60), "never"]))
+    result = run(fetch_app, _GRAPH_CANCEL, url=_url(server))
+    assert result["received"] == ["first"]
+    assert result["outcome"] == "cancelled"
+    assert server.wait_served(1)[0].closed_early is True
