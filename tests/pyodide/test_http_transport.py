@@ -23,9 +23,9 @@ from tests.e2e.openai_server import (
     error_reply,
 )
 
-from .http_support import fetch_app, run, server, wheel_dir
+from .http_support import fetch_app, run, server
 
-__all__ = ["fetch_app", "server", "wheel_dir"]
+__all__ = ["fetch_app", "server"]
 
 LIBRARIES = pytest.mark.parametrize("library", ["httpx", "httpx2"])
 
