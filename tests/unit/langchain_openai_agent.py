@@ -5,13 +5,16 @@ server at ``BASE_URL`` and prints what the stream yields, one line per item: the
 message's type, content, tool call chunks and finish reason, and the metadata.
 It is written against LangGraph's module names, so it runs on real LangGraph
 (``.venv-langgraph``) and on pyctx_web through ``tests/differential/launcher.py``;
-``tests/unit/test_langchain_openai_graph.py`` compares the two.
+``tests/unit/test_langchain_openai_graph.py`` compares the two. In Pyodide,
+``tests/pyodide/test_langchain_models.py`` imports it and awaits :func:`main` with
+``pyctx_web.http.chat_openai`` as the model's maker.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from typing import Any, Literal
 
 from langchain_core.messages import ToolMessage
@@ -27,9 +30,9 @@ def multiply(a: int, b: int) -> int:
     return a * b
 
 
-def build(base_url: str) -> Any:
+def build(base_url: str, make_model: Callable[..., Any] = ChatOpenAI) -> Any:
     """The agent graph: ``agent`` calls the model, ``tools`` runs the calls it asks for."""
-    model = ChatOpenAI(
+    model = make_model(
         model="scripted", base_url=base_url, api_key=SecretStr("sk-test"), max_retries=0
     )
     with_tools = model.bind_tools([multiply])
@@ -71,8 +74,9 @@ def describe(message: Any, metadata: dict[str, Any]) -> str:
     )
 
 
-async def main(base_url: str) -> None:
-    graph = build(base_url)
+async def main(base_url: str, make_model: Callable[..., Any] = ChatOpenAI) -> None:
+    """Stream the agent's answer to one question, printing each item, then its messages."""
+    graph = build(base_url, make_model)
     inputs = {"messages": [{"role": "user", "content": "What is 6 times 7?"}]}
     final: dict[str, Any] = {}
     async for mode, chunk in graph.astream(inputs, stream_mode=["messages", "values"]):
