@@ -20,7 +20,6 @@ serves it, and ``./build.sh dist`` writes it to ``build/dist/pyctx_web.mjs``. It
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any, Final
 
 from pyctx_web.errors import ArgumentValueError
@@ -38,7 +37,15 @@ def source(name: str) -> str:
     """The JavaScript expression of file ``name`` (one of :data:`NAMES`)."""
     if name not in NAMES:
         raise ArgumentValueError(f"no JavaScript named {name!r}; known: {', '.join(NAMES)}")
-    return resources.files("pyctx_web").joinpath("js", f"{name}.js").read_text(encoding="utf-8")
+    return _package_text(f"{name}.js")
+
+
+def _package_text(name: str) -> str:
+    # Imported here: a host that registered the module (every browser page) never reads
+    # these files, and importlib.resources costs milliseconds to import in Pyodide.
+    from importlib import resources
+
+    return resources.files("pyctx_web").joinpath("js", name).read_text(encoding="utf-8")
 
 
 def module_source() -> str:
@@ -46,7 +53,7 @@ def module_source() -> str:
     ``loadPyctxWeb`` (``js/loader.mjs``), which installs the wheel and registers the module.
     """
     exports = [f"export const {name} =\n{source(name).strip().rstrip(';')};\n" for name in NAMES]
-    loader = resources.files("pyctx_web").joinpath("js", "loader.mjs").read_text(encoding="utf-8")
+    loader = _package_text("loader.mjs")
     header = "// pyctx_web's JavaScript, for hosts whose policy forbids eval.\n"
     return header + "\n".join([*exports, loader])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,13 @@ def test_unknown_name_is_refused() -> None:
         ArgumentValueError, match=r"^no JavaScript named 'nope'; known: indexeddb, jsbridge, tabs$"
     ):
         source("nope")
+
+
+def test_importing_the_sources_module_leaves_importlib_resources_unimported() -> None:
+    """Importing pyctx_web._js (as the IndexedDB saver does at a worker's start) does not import
+    importlib.resources, which only reading a file needs."""
+    code = "import sys, pyctx_web._js; print('importlib.resources' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "False"
