@@ -39,6 +39,7 @@ const FOLDER = 0o040000;
  * @property {string | URL} [wheelURL]
  * @property {WheelBody | Promise<WheelBody>} [wheel]
  * @property {number} [maxUnpackedBytes]
+ * @property {string[]} [packages]
  */
 
 /**
@@ -364,16 +365,22 @@ async function wheelFiles(bytes, maxUnpackedBytes) {
  * @param {string} folder
  */
 function checkDestination(FS, files, folder) {
-  const seen = new Set();
+  // What each path is, once looked up: a lookup of a path that is not there costs a thrown
+  // error, and in a fresh site-packages every file's folder is one.
+  /** @type {Map<string, "missing" | "folder" | "file">} */
+  const kinds = new Map();
   for (const { name } of files) {
     const parts = name.split("/");
     for (let i = 1; i <= parts.length; i++) {
       const path = `${folder}/${parts.slice(0, i).join("/")}`;
-      if (seen.has(path)) continue;
-      seen.add(path);
-      const found = FS.analyzePath(path);
-      if (!found.exists) break;
-      const isFolder = FS.isDir(found.object.mode);
+      let kind = kinds.get(path);
+      if (kind === undefined) {
+        const found = FS.analyzePath(path);
+        kind = !found.exists ? "missing" : FS.isDir(found.object.mode) ? "folder" : "file";
+        kinds.set(path, kind);
+      }
+      if (kind === "missing") break; // nor is anything in it
+      const isFolder = kind === "folder";
       if (i === parts.length && isFolder)
         throw entryError(name, `would replace the folder ${path}`);
       if (i < parts.length && !isFolder)
@@ -437,6 +444,31 @@ async function wheelBytes(url, wheel) {
 }
 
 /**
+ * Loads `packages` of the distribution's pyodide-lock.json, with their dependencies. Pyodide's
+ * loadPackage only reports a wheel it could not fetch to its errorCallback (and micropip.install
+ * then returns as if it had installed it): here that rejects, naming the packages and the error.
+ * @param {PyodideAPI} pyodide
+ * @param {string[]} packages
+ */
+async function loadPackages(pyodide, packages) {
+  if (packages.length === 0) return;
+  /** @type {string[]} */
+  const errors = [];
+  try {
+    await pyodide.loadPackage(packages, {
+      messageCallback: () => {},
+      errorCallback: (message) => errors.push(message.trim()),
+    });
+  } catch (error) {
+    errors.push(reasonOf(error));
+  }
+  if (errors.length > 0) {
+    const names = packages.join(", ");
+    throw new Error(`loadPyctxWeb: could not load the packages ${names}: ${errors.join(" ")}`);
+  }
+}
+
+/**
  * Installs pyctx_web into `pyodide` from its wheel and resolves with pyctx_web's version
  * once `import pyctx_web` works.
  *
@@ -459,6 +491,10 @@ async function wheelBytes(url, wheel) {
  *   names it in errors.
  * options.maxUnpackedBytes: the most the wheel's files may add up to, unpacked
  *   (default 64 MB, 67108864 bytes; pyctx_web's wheels unpack to about 1 MB).
+ * options.packages: names of packages in the distribution's pyodide-lock.json to load too,
+ *   with their dependencies, while the wheel downloads (such as "langchain-openai", whose
+ *   wheels build/dist has: README). Rejects, naming them and the error, when one of them or
+ *   of their dependencies cannot be loaded (not in the lock file, or its wheel not fetched).
  *
  * In a Pyodide restored from a memory snapshot that had imported pyctx_web already, it
  * also calls `pyctx_web.after_restore()` (unless `resumePyctxWeb` did), so that each
@@ -475,7 +511,7 @@ async function wheelBytes(url, wheel) {
  */
 export async function loadPyctxWeb(
   pyodide,
-  { wheelURL, wheel, maxUnpackedBytes = MAX_UNPACKED_BYTES } = {},
+  { wheelURL, wheel, maxUnpackedBytes = MAX_UNPACKED_BYTES, packages = [] } = {},
 ) {
   if (
     !pyodide ||
@@ -496,8 +532,15 @@ export async function loadPyctxWeb(
       "loadPyctxWeb: options.maxUnpackedBytes must be a positive whole number of bytes",
     );
   }
+  if (!Array.isArray(packages) || packages.some((name) => typeof name !== "string")) {
+    throw new TypeError("loadPyctxWeb: options.packages must be an array of package names");
+  }
   const url = absolute(wheelURL);
-  const [bytes, jsModule] = await Promise.all([wheelBytes(url, wheel), import(import.meta.url)]);
+  const [bytes, jsModule] = await Promise.all([
+    wheelBytes(url, wheel),
+    import(import.meta.url),
+    loadPackages(pyodide, packages),
+  ]);
   if (bytes.length < 4 || ZIP_MAGIC.some((byte, i) => bytes[i] !== byte)) {
     throw new Error(`loadPyctxWeb: ${url} is not a wheel (not a zip archive)`);
   }

@@ -97,6 +97,7 @@ def load(selenium: Any, data: bytes | bytearray, paths: list[str], **options: in
 
 
 HARMLESS = b"harmless = True\n"
+DIST_INFO = f"pyctx_web-{pyctx_web.__version__}.dist-info"
 
 REFUSED = {
     "deflated-traversal": (
@@ -173,6 +174,24 @@ REFUSED = {
         'the wheel\'s entry "declared_big.bin" takes the wheel past 67108864 bytes unpacked '
         "(options.maxUnpackedBytes)",
     ),
+    # pyctx_web is installed already: its folder and its dist-info's files are in the way.
+    "file-over-a-folder": (
+        wheel(("harmless_over_folder.py", HARMLESS), ("pyctx_web", HARMLESS)),
+        {},
+        [],
+        'the wheel\'s entry "pyctx_web" would replace the folder '
+        "/lib/python3.14/site-packages/pyctx_web",
+    ),
+    "folder-over-a-file": (
+        wheel(
+            ("harmless_over_file.py", HARMLESS),
+            (f"{DIST_INFO}/METADATA/inner.py", HARMLESS),
+        ),
+        {},
+        [],
+        f'the wheel\'s entry "{DIST_INFO}/METADATA/inner.py" needs a folder where the file '
+        f"/lib/python3.14/site-packages/{DIST_INFO}/METADATA is",
+    ),
     "zip-bomb-over-a-lower-cap": (
         wheel(("harmless_bomb.py", HARMLESS), ("bomb.bin", ZEROS)),
         {"maxUnpackedBytes": 1 << 20},
@@ -190,7 +209,8 @@ def test_hostile_wheel_is_refused_and_writes_nothing(
     pyctx_module: Any, data: bytes, options: dict[str, int], escapes: list[str], message: str
 ) -> None:
     """A wheel with a traversing, absolute or backslashed name, a symbolic link, a size that lies,
-    or more than maxUnpackedBytes unpacked is refused with the entry and the problem named,
+    more than maxUnpackedBytes unpacked, or a file where a folder is (or the other way round)
+    is refused with the entry and the problem named,
     and none of its files is written, not even the harmless one before it."""
     harmless = zipfile.ZipFile(io.BytesIO(data)).namelist()[0]
     result = load(pyctx_module, data, [harmless, *escapes], **options)
