@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from observe import observe
-from offline_model import make_plan as plan_steps
 
 from pyctx_web.graph.tools import tool
 from pyctx_web.graph.types import interrupt
@@ -91,6 +90,8 @@ def make_plan(
 ) -> list[str]:
     """Three steps that carry out the request; no side effects."""
     observe("tool", "make_plan")
+    from offline_model import make_plan as plan_steps  # the offline model's rules, when used
+
     return plan_steps(request, clarification)
 
 

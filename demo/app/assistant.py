@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import json
 import operator
-from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from actions import ACTION_TOOLS, ALL_TOOLS, ask_user
 from observe import deliver, observe
-from offline_model import OfflineModel
-from protocol import ChatModel
 
 from pyctx_web.chat import openai_message
 from pyctx_web.graph import END, START, MessagesState, StateGraph
@@ -30,6 +27,9 @@ from pyctx_web.graph.func import task
 from pyctx_web.graph.middleware import HumanInTheLoopMiddleware
 from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
+
+if TYPE_CHECKING:
+    from protocol import ChatModel
 
 __all__ = ["MAX_QUESTIONS", "AssistantData", "ChatState", "build_assistant"]
 
@@ -56,12 +56,22 @@ class ChatState(MessagesState, total=False):
     trace: Annotated[list[dict[str, Any]], operator.add]
 
 
-@dataclass
 class AssistantData:
-    """Per-run context: the model to answer with; never checkpointed, so no API key is stored."""
+    """Per-run context: the model to answer with; never checkpointed, so no API key is stored.
 
-    model: ChatModel = field(default_factory=OfflineModel)
-    """The model chosen in the settings panel."""
+    Without a model, the offline one. (A plain class, not a dataclass: the worker defines it
+    at start, where each dataclass costs milliseconds in Pyodide, and creates one per turn.)
+    """
+
+    __slots__ = ("model",)
+
+    def __init__(self, model: ChatModel | None = None) -> None:
+        if model is None:
+            from offline_model import OfflineModel  # imported with the first turn
+
+            model = OfflineModel()
+        self.model: ChatModel = model
+        """The model chosen in the settings panel."""
 
 
 @task
@@ -189,11 +199,12 @@ examples build a ``StateGraph`` at module level and compile it per checkpointer)
 
 
 def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
-    """Compile the demo assistant over ``checkpointer``."""
+    """Compile the demo assistant over ``checkpointer``. Each run is given its
+    :class:`AssistantData` (``context=``): the graph has no default one, which would make
+    the offline model at start."""
     return GRAPH.compile(
         checkpointer=checkpointer,
         name="demo-assistant",
         tools=ALL_TOOLS,
         middleware=[APPROVAL],
-        context=AssistantData(),
     )

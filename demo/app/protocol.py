@@ -16,14 +16,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from model_error import ModelError
+
 __all__ = ["ChatModel", "ModelError", "Reply", "TokenSink", "ToolCall"]
 
 TokenSink = Callable[[str], Awaitable[None]]
 """Awaited with each piece of the reply's text as it arrives."""
-
-
-class ModelError(Exception):
-    """A model could not answer: a bad setting, an HTTP error, a malformed stream."""
 
 
 @dataclass(frozen=True, slots=True)

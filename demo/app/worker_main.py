@@ -26,9 +26,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from assistant import AssistantData, build_assistant
-from models import make_model
-from offline_model import OfflineModel
-from protocol import ChatModel, ModelError
+from model_error import ModelError
 
 import pyctx_web
 from pyctx_web import IN_BROWSER, ExecutionContext
@@ -37,6 +35,8 @@ from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
 
 if TYPE_CHECKING:
+    from protocol import ChatModel
+
     from pyctx_web.chat import ChatSession
 
 __all__ = ["boot", "preload", "prepare", "receive"]
@@ -49,9 +49,11 @@ FIRST_TURN_MODULES = (
     "pyctx_web.graph._engine.views",
     "pyctx_web.graph._runctx.tool_calls",
     "pyctx_web.graph._runctx.approval",
+    "offline_model",
 )
-"""The chat session and the run machinery pyctx_web imports at a thread's first message:
-imported once the page is ready, so that a first message typed meanwhile does not wait."""
+"""The chat session and the run machinery pyctx_web imports at a thread's first message, and
+the offline model that answers it (with the reply types of :mod:`protocol`): imported once
+the page is ready, so that a first message typed meanwhile does not wait."""
 
 REHEARSAL_TEXT = "help me with email"
 """The first message :func:`preload` rehearses: one that asks a question."""
@@ -80,12 +82,22 @@ class DemoWorker:
         self.post = post
         self.checkpointer = checkpointer
         self.graph: CompiledStateGraph = build_assistant(checkpointer)
-        self.model: ChatModel = OfflineModel()
+        self.chosen: ChatModel | None = None  # until the settings choose one: the offline model
         self.sessions: dict[str, ChatSession] = {}
         self.turns: dict[str, int] = {}
         self.turn_deadline_s = TURN_DEADLINE_S
         # Handling tasks, kept until done so that they are not collected while running.
         self.tasks: set[asyncio.Task[object]] = set()
+
+    @property
+    def model(self) -> ChatModel:
+        """The model chosen in the settings, else the offline one (made at first use: a
+        worker starts without the models' modules)."""
+        if self.chosen is None:
+            from offline_model import OfflineModel
+
+            self.chosen = OfflineModel()
+        return self.chosen
 
     def send(self, event: dict[str, Any]) -> None:
         self.post(json.dumps(event))
@@ -199,7 +211,9 @@ class DemoWorker:
     def configure(self, config: Any) -> None:
         try:
             deadline = turn_deadline(config)
-            self.model = make_model(config)
+            from models import make_model  # with the offline model's module, after ready
+
+            self.chosen = make_model(config)
             self.turn_deadline_s = deadline
         except ModelError as error:
             self.send({"type": "model", "ok": False, "message": str(error)})

@@ -45,12 +45,16 @@ NOT_AT_BOOT = {
     "pkgutil": "only preload() walks the packages, for the snapshot",
     "datetime": "a memory entry's timestamp is made with the first entry",
     "pyctx_web.chat._session": "a thread's session comes with its first message, after ready",
+    "offline_model": "the model answers the first message: imported after ready",
+    "protocol": "the models' reply types come with the first model",
+    "models": "a model is made from the settings when the page sends them",
 }
 """Modules a worker's start (import and boot) leaves for later, with why."""
 
 
 def test_booting_the_worker_leaves_what_only_later_steps_use_unimported() -> None:
-    """import worker_main and boot() leave pkgutil, datetime and the chat session unimported."""
+    """import worker_main and boot() leave pkgutil, datetime, the chat session and the models
+    unimported."""
     done = subprocess.run(
         [sys.executable, "-c", BOOT.format(app=str(APP))],
         capture_output=True,
