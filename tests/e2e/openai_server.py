@@ -54,9 +54,10 @@ class Pause:
 
 @dataclass(frozen=True)
 class Stream:
-    """An event-stream answer: each piece is written (and flushed) as it comes."""
+    """An event-stream answer: each piece is written (and flushed) as it comes; ``bytes`` as
+    they are (a compressed body, say), text as UTF-8."""
 
-    pieces: Sequence[str | Pause]
+    pieces: Sequence[str | bytes | Pause]
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str = "text/event-stream"
@@ -396,7 +397,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     self.close_connection = True
                     return False
             elif piece:
-                data = piece.encode()
+                data = piece if isinstance(piece, bytes) else piece.encode()
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.write(b"0\r\n\r\n")
         return True

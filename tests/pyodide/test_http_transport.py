@@ -7,6 +7,8 @@ its response) is read in the test process.
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 import socket
 from typing import Any
@@ -174,6 +176,19 @@ def test_an_error_status_is_an_ordinary_response(
     result = _post(fetch_app, _url(server))
     assert result["status"] == status
     assert result["body"]["error"]["message"] == "scripted failure"
+
+
+@LIBRARIES
+def test_a_compressed_body_is_decoded_once(
+    fetch_app: Any, server: OpenAIServer, library: str
+) -> None:
+    """A gzip body arrives decoded by fetch, and the library does not decode it again."""
+    body = gzip.compress(json.dumps(completion("squeezed").body).encode())
+    gzipped = {"Content-Encoding": "gzip"}
+    server.script(Stream([body], headers=gzipped, content_type="application/json"))
+    result = _post(fetch_app, _url(server), library)
+    assert result["status"] == 200
+    assert result["body"]["choices"][0]["message"]["content"] == "squeezed"
 
 
 def _refused_url() -> str:
