@@ -21,6 +21,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Generator
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import copy_context
 from typing import Any, Generic, TypeVar
 
@@ -28,6 +29,7 @@ from pyctx_web._records import record
 from pyctx_web.context import AsyncLocalStorage
 from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph._engine.frames import TaskFrame, current_task
+from pyctx_web.graph._engine.messages_mode import streaming_call
 from pyctx_web.graph._engine.records import task_id
 from pyctx_web.graph._engine.streams import emit_call, emit_call_result
 from pyctx_web.graph._functional import FunctionalGraph, entry_graph
@@ -90,6 +92,10 @@ async def _aretried(policy: RetryPolicy | None, call: Callable[[], Awaitable[T]]
             if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
                 raise
             await asyncio.sleep(policy.delay(attempt))
+
+
+def _no_messages(value: Any) -> None:
+    return None
 
 
 @record(eq=False, slots=True)
@@ -157,12 +163,25 @@ class _Task(Generic[T]):
             run.emit("updates", {self.name: value})
         emit_call_result(run, call.id, self.name, value, error)
 
+    def _streaming(
+        self, call: _Call | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> AbstractContextManager[Callable[[Any], None]]:
+        """While the call runs, its messages stream as a task's (``stream_mode="messages"``)."""
+        if call is None or not call.frame.run.listens("messages"):
+            return nullcontext(_no_messages)
+        given = {**{str(i): arg for i, arg in enumerate(args)}, **kwargs}
+        return streaming_call(call.frame, self.name, call.id, call.key, given)
+
     def _run_now(
         self, args: tuple[Any, ...], kwargs: dict[str, Any], call: _Call | None
     ) -> TaskFuture[T]:
         if not self.is_async:
             try:
-                value = _retried(self.retry, lambda: _running.run(call, self.fn, *args, **kwargs))
+                with self._streaming(call, args, kwargs) as stream_messages:
+                    value = _retried(
+                        self.retry, lambda: _running.run(call, self.fn, *args, **kwargs)
+                    )
+                    stream_messages(value)
             except Exception as exc:
                 self._done(call, None, exc)
                 raise
@@ -177,9 +196,11 @@ class _Task(Generic[T]):
 
         async def run() -> T:
             try:
-                value: T = await _aretried(
-                    self.retry, lambda: _running.run(call, self.fn, *args, **kwargs)
-                )
+                with self._streaming(call, args, kwargs) as stream_messages:
+                    value: T = await _aretried(
+                        self.retry, lambda: _running.run(call, self.fn, *args, **kwargs)
+                    )
+                    stream_messages(value)
             except Exception as exc:
                 self._done(call, None, exc)
                 raise

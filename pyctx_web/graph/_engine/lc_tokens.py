@@ -66,9 +66,12 @@ class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
             return
         own = metadata or {}
         merged = {**own, **self.metadata}
-        # As LangChain copies it from the config of the outermost task into the model's metadata.
-        top_task = str(self.metadata.get("langgraph_checkpoint_ns", "")).split("|")[0]
-        merged.setdefault("checkpoint_ns", top_task)
+        # As LangChain copies it into the model's metadata from the config of the task, or in
+        # a subgraph from the config the subgraph was called with.
+        namespace = self.run.namespace
+        merged["checkpoint_ns"] = (
+            namespace[0] if namespace else self.metadata.get("langgraph_checkpoint_ns", "")
+        )
         # The model's integration names it, as the node's names the graph for whole messages.
         if "ls_integration" in own:
             merged["ls_integration"] = own["ls_integration"]

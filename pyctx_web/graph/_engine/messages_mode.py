@@ -9,15 +9,18 @@ given are kept per stream (a subgraph streaming into its parent's stream with
 ``subgraphs=True`` shares its parent's). Without LangChain, the dict messages
 of updates stream. The metadata holds the run's ``config["metadata"]``, names
 the node (``langgraph_node``), the step (``langgraph_step``), its triggers,
-path and namespace, and the thread when there is one.
+path and namespace, and the thread when there is one. A ``@task`` call in a
+node is a task of its own there: its models' tokens, and the messages it
+returns, carry its name, its path under the caller's and its namespace.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.graph._engine.records import NO_ARG
@@ -25,7 +28,13 @@ from pyctx_web.graph._engine.records import NO_ARG
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run, TaskFrame
 
-__all__ = ["emit_messages", "metadata_of", "seen_messages", "streaming_tokens"]
+__all__ = [
+    "emit_messages",
+    "metadata_of",
+    "seen_messages",
+    "streaming_call",
+    "streaming_tokens",
+]
 
 _langchain: list[bool] = []
 """Whether ``langchain_core`` is importable, found out once."""
@@ -114,19 +123,72 @@ def emit_messages(run: Run, metadata: dict[str, Any], update: Any, seen: set[str
         run.emit("messages", (message, metadata))
 
 
+_streaming: ContextVar[dict[str, Any] | None] = ContextVar(
+    "pyctx_web.graph.streaming", default=None
+)
+"""The metadata of the node or ``@task`` call whose messages stream, while it runs."""
+
+
+def _call_metadata(caller: dict[str, Any], name: str, call_id: str, key: str) -> dict[str, Any]:
+    """The metadata of the ``@task`` call ``key`` (``"2"``, ``"2.0"``) of a node or call."""
+    index = int(key.rsplit(".", 1)[-1])
+    return {
+        **caller,
+        "langgraph_node": name,
+        "langgraph_triggers": ("__pregel_push",),
+        "langgraph_path": ("__pregel_push", caller["langgraph_path"], index, True),
+        "langgraph_checkpoint_ns": f"{caller['langgraph_checkpoint_ns']}|{name}:{call_id}",
+    }
+
+
+def _ignore(value: Any) -> None:
+    return None
+
+
+@contextmanager
+def streaming_call(
+    frame: TaskFrame, name: str, call_id: str, key: str, given: Mapping[str, Any]
+) -> Iterator[Callable[[Any], None]]:
+    """While a ``@task`` call's body runs: its models' tokens stream with its metadata.
+
+    ``given`` holds its arguments by name or position; the block gets a function
+    that streams the messages of the call's result (those not streamed yet).
+    """
+    run = frame.run
+    caller = _streaming.get()
+    if caller is None or not run.listens("messages"):
+        yield _ignore
+        return
+    metadata = _call_metadata(caller, name, call_id, key)
+    seen = seen_messages(run, given)
+    with streaming_tokens(run, metadata, seen):
+        yield lambda value: emit_messages(run, metadata, value, seen)
+
+
 @contextmanager
 def streaming_tokens(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iterator[None]:
     """While the block runs, LangChain chat models stream their tokens to the run."""
-    if not _has_langchain():
-        yield
-        return
+    marker = _streaming.set(metadata)
+    try:
+        if _has_langchain():
+            with _token_handler(run, metadata, seen):
+                yield
+        else:
+            yield
+    finally:
+        _streaming.reset(marker)
+
+
+@contextmanager
+def _token_handler(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iterator[None]:
     from langchain_core.runnables.config import var_child_runnable_config
 
     from pyctx_web.graph._engine.lc_tokens import TokenHandler
 
     outer: dict[str, Any] = dict(var_child_runnable_config.get() or {})
     given = outer.get("callbacks")
-    # The handler of an enclosing node (this node runs in a subgraph) gives way to this one.
+    # The handler of the node around (this node runs in a subgraph, or this is a @task call
+    # of the node) gives way to this one.
     kept = (
         [item for item in given if not isinstance(item, TokenHandler)]
         if isinstance(given, list)
