@@ -1,33 +1,32 @@
-"""What the OpenAI-compatible model does with an HTTP answer that is not a stream.
+"""What the demo's API model tells a person when the API answered an error status.
 
-:func:`retry_delay` says whether a status is worth another attempt and after how
-long: 429 (rate limited) and 502, 503 and 504 (a gateway or an overloaded
-server) are retried, honouring ``Retry-After`` (seconds or an HTTP date) or
-else backing off exponentially; 500 and the other statuses are not, since
-another attempt gets the same answer. :func:`status_message` words the error
-a person reads for the final status.
+The OpenAI SDK sends the requests and retries them (429, 408, 409 and 5xx, honouring
+``Retry-After`` up to two minutes; a longer wait asked for is not retried).
+:func:`status_message` words the error a person reads for the final status, with the
+server's own text (:func:`server_detail`) and how long a rate limit asks to wait
+(:func:`parse_retry_after`).
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import time
 from typing import Any
 
-from completion_stream import error_text
-
 from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
 
-__all__ = [
-    "RETRIED_STATUSES",
-    "parse_retry_after",
-    "retry_delay",
-    "server_detail",
-    "status_message",
-]
+__all__ = ["error_text", "parse_retry_after", "server_detail", "status_message"]
 
-RETRIED_STATUSES = frozenset({429, 502, 503, 504})
-"""Statuses that another attempt may get past."""
+
+def error_text(error: Any) -> str:
+    """The message of an API error object (``{"message": ...}``, or a bare string)."""
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("detail") or error.get("type")
+        if isinstance(message, str) and message.strip():
+            return message.strip()
+        return json.dumps(error)[:300]
+    return str(error).strip()[:300]
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -44,27 +43,6 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if when.tzinfo is None:  # RFC 9110 dates are in GMT
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-def retry_delay(
-    status: int,
-    retry_after: str | None,
-    attempt: int,
-    *,
-    backoff_s: float,
-    max_wait_s: float,
-    now: float | None = None,
-) -> float | None:
-    """Seconds to wait before attempt ``attempt + 1`` after ``status``, or ``None``: do not retry.
-
-    ``None`` as well when the server asks for a longer wait than ``max_wait_s``.
-    """
-    if status not in RETRIED_STATUSES:
-        return None
-    asked = parse_retry_after(retry_after, now)
-    if asked is None:
-        return min(max_wait_s, backoff_s * 2.0 ** (attempt - 1))
-    return asked if asked <= max_wait_s else None
 
 
 def server_detail(body: str) -> str:

@@ -1,15 +1,16 @@
-"""Chat completions from any OpenAI-compatible API, streamed with the browser's ``fetch``.
+"""Chat completions from any OpenAI-compatible API, through the official OpenAI SDK.
 
 :class:`OpenAICompatibleModel` posts the conversation and the tools with
-``stream: true``, reads the server-sent events as they arrive (or the one JSON
-body of a server that does not stream) and returns a :class:`~protocol.Reply`.
-Every failure is a :class:`~protocol.ModelError` a person can act on: a refused
-key, a wrong model or base URL, a rate limit (retried as ``Retry-After`` asks,
-see :mod:`http_policy`), a server that does not answer in time or stops sending,
-a malformed stream. Cancelling the awaiting task, and any timeout, aborts the
-request, so the server sees the connection close. The API key lives in the
-object only: it is sent in the ``Authorization`` header and is in no repr,
-description or error.
+``stream: true`` through ``openai.AsyncOpenAI``, whose requests go through the
+browser's ``fetch`` (``pyctx_web.http``; see :mod:`sdk_transport`), reads the chunks
+as they arrive (or the one JSON body of a server that does not stream) and returns a
+:class:`~protocol.Reply`. The SDK and its packages are loaded when the model is
+chosen, not before. Every failure is a :class:`~protocol.ModelError` a person can act
+on: a refused key, a wrong model or base URL, a rate limit (the SDK retries it as
+``Retry-After`` asks), a server that does not answer in time or stops sending, a
+malformed stream. Cancelling the awaiting task, and any timeout, aborts the request,
+so the server sees the connection close. The API key lives in the object only: it is
+sent in the ``Authorization`` header and is in no repr, description or error.
 """
 
 from __future__ import annotations
@@ -18,36 +19,21 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
-from completion_stream import CompletionStream, reply_from_completion
 from csp import blocked_message, connect_allowed, origin_of
-from http_policy import parse_retry_after, retry_delay, server_detail, status_message
+from http_policy import parse_retry_after, server_detail, status_message
 from protocol import ModelError, Reply, TokenSink
 from reply_watch import ReplyLimits, ReplyWatch
-from sse import SSEParser
+from sdk_reply import ChunkReply, reply_from_completion
+from sdk_transport import guarded_transport, load_sdk, start_loading
 
 from pyctx_web import IN_PYODIDE
 from pyctx_web.errors import JsonLimitError
 from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
 
-if TYPE_CHECKING:  # only Pyodide has pyodide.ffi
-    from pyodide.ffi import JsException, JsProxy
-
-_T = TypeVar("_T")
-
 __all__ = ["OpenAICompatibleModel", "page_policy"]
-
-
-@dataclass(frozen=True, slots=True)
-class _Refused:
-    """An attempt the API answered with an error status."""
-
-    status: int
-    retry_after: str | None
-    detail: str
 
 
 def page_policy() -> tuple[str | None, str]:
@@ -72,25 +58,17 @@ def page_policy() -> tuple[str | None, str]:
     return (policy if isinstance(policy, str) else None), origin
 
 
-def _header(response: JsProxy, name: str) -> str | None:
-    """A response header's value; ``None`` for a missing one (JavaScript's null)."""
-    value = response.headers.get(name)
-    return value if isinstance(value, str) else None
-
-
 class OpenAICompatibleModel:
     """A :class:`~protocol.ChatModel` over ``POST {base_url}/chat/completions``.
 
-    ``connect_timeout_s`` bounds the wait for the response headers,
-    ``idle_timeout_s`` the wait between two parts of the answer (event-stream
-    comments are not parts), ``deadline_s`` the whole reply, retries included,
-    and ``max_reply_chars`` its text and tool-call arguments (see
-    :mod:`reply_watch`; the settings panel's message may set all three). A status
-    worth retrying gets up to ``max_attempts`` attempts, ``backoff_s`` doubling
-    between them unless ``Retry-After`` says otherwise; a server that asks for
-    more than ``max_retry_wait_s`` is not retried. With ``content_security_policy``
-    (and the ``page_origin`` it applies to), a base URL the policy does not let
-    the page fetch is refused here, with the flag that allows it.
+    ``connect_timeout_s`` bounds each attempt's wait for the response headers,
+    ``idle_timeout_s`` the wait between two parts of the answer (event-stream comments
+    are not parts), ``deadline_s`` the whole reply, retries included, and
+    ``max_reply_chars`` its text and tool-call arguments (see :mod:`reply_watch`; the
+    settings panel's message may set all three). The SDK makes up to ``max_attempts``
+    attempts of a request that may succeed later (see :mod:`http_policy`). With
+    ``content_security_policy`` (and the ``page_origin`` it applies to), a base URL
+    the policy does not let the page fetch is refused here, with the flag that allows it.
     """
 
     kind: str = "openai"
@@ -107,8 +85,6 @@ class OpenAICompatibleModel:
         deadline_s: float = 300.0,
         max_reply_chars: int = 1_000_000,
         max_attempts: int = 3,
-        backoff_s: float = 1.0,
-        max_retry_wait_s: float = 20.0,
         content_security_policy: str | None = None,
         page_origin: str = "",
     ) -> None:
@@ -125,14 +101,14 @@ class OpenAICompatibleModel:
         self.connect_timeout_s = connect_timeout_s
         self.limits = ReplyLimits(idle_timeout_s, deadline_s, max_reply_chars)
         self.max_attempts = max(1, max_attempts)
-        self.backoff_s = backoff_s
-        self.max_retry_wait_s = max_retry_wait_s
         if not connect_allowed(content_security_policy, self.url, page_origin):
             raise ModelError(blocked_message(self.url))
+        self._client: Any = None
 
     @classmethod
     def from_settings(cls, config: dict[str, Any], token_delay_ms: float) -> OpenAICompatibleModel:
-        """The model the settings panel describes, checked against the page's policy."""
+        """The model the settings panel describes, checked against the page's policy; the SDK
+        starts loading now (the first reply awaits it)."""
         for name, label in (
             ("base_url", "a base URL"),
             ("model", "a model"),
@@ -142,7 +118,7 @@ class OpenAICompatibleModel:
                 raise ModelError(f"The OpenAI-compatible model needs {label}.")
         limits = ReplyLimits.from_settings(config)
         policy, origin = page_policy()
-        return cls(
+        model = cls(
             config["base_url"],
             config["model"],
             config["api_key"],
@@ -153,6 +129,8 @@ class OpenAICompatibleModel:
             content_security_policy=policy,
             page_origin=origin,
         )
+        start_loading()
+        return model
 
     @property
     def url(self) -> str:
@@ -171,14 +149,29 @@ class OpenAICompatibleModel:
             "token_delay_ms": self.token_delay_ms,
         }
 
-    def request_body(
+    def request(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
-    ) -> str:
-        """The JSON text posted for ``messages`` and ``tools``."""
+    ) -> dict[str, Any]:
+        """The arguments of ``chat.completions.create`` for ``messages`` and ``tools``."""
         body: dict[str, Any] = {"model": self.model, "messages": list(messages), "stream": True}
-        if tools:
+        if tools:  # no empty list: some servers refuse one
             body["tools"] = list(tools)
-        return json.dumps(body)
+        return body
+
+    async def client(self) -> Any:
+        """The SDK's ``AsyncOpenAI`` for this model, its packages loaded at the first call."""
+        if self._client is None:
+            await load_sdk()
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=self.max_attempts - 1,
+                timeout=None,  # each wait is bounded here and in the transport
+                http_client=_http_client(self.connect_timeout_s),
+            )
+        return self._client
 
     async def complete(
         self,
@@ -188,121 +181,80 @@ class OpenAICompatibleModel:
         on_token: TokenSink | None = None,
     ) -> Reply:
         """Answer ``messages``, offered ``tools``; await ``on_token`` with each text piece."""
-        if not IN_PYODIDE:
-            raise ModelError(
-                "The OpenAI-compatible model fetches with the browser and needs Pyodide."
-            )
-        body = self.request_body(messages, tools)
-        watch = ReplyWatch(self.limits, time.monotonic())
         try:
-            return await self._complete(body, on_token, watch)
+            client = await self.client()
+            # The reply's clock starts once the SDK is loaded: loading it is not the API's time.
+            watch = ReplyWatch(self.limits, time.monotonic())
+            return await self._complete(client, self.request(messages, tools), on_token, watch)
         except ModelError as error:
             message = str(error)
             if self._api_key and self._api_key in message:
                 raise ModelError(message.replace(self._api_key, "[API key]")) from None
             raise
 
-    async def _complete(self, body: str, on_token: TokenSink | None, watch: ReplyWatch) -> Reply:
-        attempt = 1
-        while True:
-            answer = await self._attempt(body, on_token, watch)
-            if isinstance(answer, Reply):
-                return answer
-            delay = None
-            if attempt < self.max_attempts:
-                delay = retry_delay(
-                    answer.status,
-                    answer.retry_after,
-                    attempt,
-                    backoff_s=self.backoff_s,
-                    max_wait_s=self.max_retry_wait_s,
-                )
-            if delay is None:
-                raise ModelError(
-                    status_message(
-                        answer.status,
-                        answer.detail,
-                        url=self.base_url,
-                        model=self.model,
-                        attempts=attempt,
-                        retry_after=parse_retry_after(answer.retry_after),
-                    )
-                )
-            if delay >= watch.left_s(time.monotonic()):
-                raise watch.past_deadline()
-            await asyncio.sleep(delay)
-            attempt += 1
-
-    async def _attempt(
-        self, body: str, on_token: TokenSink | None, watch: ReplyWatch
-    ) -> Reply | _Refused:
-        """One request: its reply, or the error status it got."""
-        from js import AbortController, Object, fetch
-        from pyodide.ffi import JsException, to_js
-
-        controller = AbortController.new()
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        options = to_js(
-            {"method": "POST", "headers": headers, "body": body, "signal": controller.signal},
-            dict_converter=Object.fromEntries,
-        )
+    async def _complete(
+        self, client: Any, request: dict[str, Any], on_token: TokenSink | None, watch: ReplyWatch
+    ) -> Reply:
         try:
-            wait = min(self.connect_timeout_s, watch.left_s(time.monotonic()))
-            try:
-                response = await asyncio.wait_for(fetch(self.url, options), wait)
-            except TimeoutError:
-                if wait < self.connect_timeout_s:
-                    raise watch.past_deadline() from None
-                raise ModelError(
-                    f"The model API at {self.base_url} did not answer within "
-                    f"{self.connect_timeout_s:g} s."
-                ) from None
-            except JsException as error:
-                raise ModelError(self._unreachable(error)) from None
-            if not response.ok:
-                text = await self._text(response, watch)
-                return _Refused(
-                    response.status, _header(response, "retry-after"), server_detail(text)
-                )
-            if "json" in (_header(response, "content-type") or "").lower():
-                return await self._json_reply(response, on_token, watch)
-            return await self._stream_reply(response, on_token, watch)
-        finally:
-            # Stops the request if it is still running (cancelled, timed out, stopped
-            # reading after [DONE]): the server sees the connection close.
-            controller.abort()
-
-    def _unreachable(self, error: JsException) -> str:
-        origin = origin_of(self.url)
-        # The page's policy was checked when the model was set (csp.py): a refused origin
-        # never gets here, so --api-origin is not what helps.
-        return (
-            f"Could not reach the model API at {origin} ({error}): the server may be down or "
-            f"unreachable, or its CORS headers do not allow this page and the Authorization "
-            f"header."
-        )
-
-    async def _next(self, awaitable: Awaitable[_T], watch: ReplyWatch) -> _T:
-        """``awaitable``'s result, or ``ModelError`` once the watch's idle wait or deadline ends."""
-        from pyodide.ffi import JsException
-
-        try:
-            return await asyncio.wait_for(awaitable, watch.wait_s(time.monotonic()))
+            async with asyncio.timeout(watch.left_s(time.monotonic())):
+                raw = await client.chat.completions.with_raw_response.create(**request)
         except TimeoutError:
-            raise watch.expired() from None
-        except JsException as error:
-            raise ModelError(f"The connection to the model API broke: {error}") from None
+            raise watch.past_deadline() from None
+        except Exception as error:
+            raise self._error(error, started=False) from None
+        response = raw.http_response
+        if "json" in response.headers.get("content-type", "").lower():
+            return await self._json_reply(response, on_token, watch)
+        stream = raw.parse()
+        try:
+            return await self._stream_reply(
+                stream, response.extensions["event_tap"], on_token, watch
+            )
+        except (ModelError, asyncio.CancelledError):
+            raise
+        except Exception as error:
+            raise self._error(error, started=True) from None
+        finally:
+            await stream.close()  # aborts the request unless the body was read to its end
 
-    async def _text(self, response: JsProxy, watch: ReplyWatch) -> str:
-        return str(await self._next(response.text(), watch))
+    async def _stream_reply(
+        self, stream: Any, tap: Any, on_token: TokenSink | None, watch: ReplyWatch
+    ) -> Reply:
+        """The reply read from the SDK's chunks as they arrive, within the watch's limits."""
+        reply, chunks = ChunkReply(), aiter(stream)
+        heard_at = tap.received
+        while True:
+            try:
+                async with asyncio.timeout(watch.wait_s(time.monotonic())):
+                    chunk = await anext(chunks)
+            except StopAsyncIteration:
+                break
+            except TimeoutError:
+                if tap.received > heard_at:  # only what the SDK drops: comments
+                    watch.heard()
+                raise watch.expired() from None
+            watch.part(time.monotonic())
+            heard_at = tap.received
+            piece = reply.feed(chunk)
+            watch.grow(reply.chars)
+            if piece and on_token is not None:
+                await on_token(piece)
+        if not (tap.done or reply.finish_reason):
+            raise ModelError("The model API's stream ended before the reply was complete.")
+        return reply.reply()
 
     async def _json_reply(
-        self, response: JsProxy, on_token: TokenSink | None, watch: ReplyWatch
+        self, response: Any, on_token: TokenSink | None, watch: ReplyWatch
     ) -> Reply:
         """The reply of a server that answered one JSON body although a stream was asked."""
-        text = await self._text(response, watch)
+        try:
+            async with asyncio.timeout(watch.wait_s(time.monotonic())):
+                data = await response.aread()
+        except TimeoutError:
+            raise watch.expired() from None
+        except Exception as error:
+            raise self._error(error, started=True) from None
+        text = data.decode("utf-8", "replace")
         try:
             decoded = parse_json(text, source="The model API's answer", max_chars=MESSAGE_CHARS)
         except JsonLimitError as error:
@@ -316,38 +268,59 @@ class OpenAICompatibleModel:
             await on_token(reply.content)
         return reply
 
-    async def _stream_reply(
-        self, response: JsProxy, on_token: TokenSink | None, watch: ReplyWatch
-    ) -> Reply:
-        """The reply read from the response's server-sent events as they arrive."""
-        from js import Object, TextDecoder
-        from pyodide.ffi import to_js
+    def _error(self, error: Exception, *, started: bool) -> ModelError:
+        """The message a person reads for an error of the SDK or of the stream."""
+        import openai
 
-        parser, stream = SSEParser(), CompletionStream()
-        if not response.body:  # null for a body-less answer
-            raise ModelError("The model API answered with an empty body.")
-        reader = response.body.getReader()
-        decoder = TextDecoder.new("utf-8")
-        streaming = to_js({"stream": True}, dict_converter=Object.fromEntries)
-        text_chars = 0
-        while not stream.done:
-            chunk = await self._next(reader.read(), watch)
-            if chunk.done:
-                events = [*parser.feed(decoder.decode()), *parser.close()]
-            else:
-                events = parser.feed(decoder.decode(chunk.value, streaming))
-            if events:
-                watch.part(time.monotonic())
-            else:
-                watch.heard()
-            for event in events:
-                piece = stream.feed(event.data, event.event)
-                text_chars += len(piece)
-                watch.grow(text_chars + sum(len(c.arguments) for c in stream.calls.values()))
-                if piece and on_token is not None:
-                    await on_token(piece)
-            if chunk.done:
-                break
-        if not stream.complete:
-            raise ModelError("The model API's stream ended before the reply was complete.")
-        return stream.reply()
+        if isinstance(error, JsonLimitError):
+            return ModelError(str(error))
+        if isinstance(error, json.JSONDecodeError):
+            return ModelError(
+                f"The model API sent a stream event that is not JSON: {error.doc[:200]!r}"
+            )
+        if isinstance(error, openai.APIStatusError):
+            return ModelError(self._status_message(error.response))
+        if isinstance(error, openai.APITimeoutError):
+            return ModelError(
+                f"The model API at {self.base_url} did not answer within "
+                f"{self.connect_timeout_s:g} s."
+            )
+        cause = error.__cause__ or error
+        if isinstance(error, openai.APIConnectionError) and not started:
+            return ModelError(self._unreachable(cause))
+        if isinstance(error, openai.APIConnectionError):
+            return ModelError(f"The connection to the model API broke: {cause}")
+        if isinstance(error, openai.APIError):
+            return ModelError(f"The model API reported an error: {error.message}")
+        return ModelError(f"The model API's answer could not be read: {error}")
+
+    def _status_message(self, response: Any) -> str:
+        retries = response.request.headers.get("x-stainless-retry-count", "0")
+        return status_message(
+            response.status_code,
+            server_detail(response.text),
+            url=self.base_url,
+            model=self.model,
+            attempts=int(retries) + 1 if retries.isdigit() else 1,
+            retry_after=parse_retry_after(response.headers.get("retry-after")),
+        )
+
+    def _unreachable(self, error: BaseException) -> str:
+        origin = origin_of(self.url)
+        # The page's policy was checked when the model was set (csp.py): a refused origin
+        # never gets here, so --api-origin is not what helps.
+        return (
+            f"Could not reach the model API at {origin} ({error}): the server may be down or "
+            f"unreachable, or its CORS headers do not allow this page and the Authorization "
+            f"header."
+        )
+
+
+def _http_client(connect_timeout_s: float) -> Any:
+    """The SDK's HTTP client over :func:`sdk_transport.guarded_transport`."""
+    import importlib
+
+    from pyctx_web.http import openai_library
+
+    library = importlib.import_module(openai_library())
+    return library.AsyncClient(transport=guarded_transport(connect_timeout_s), timeout=None)

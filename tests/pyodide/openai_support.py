@@ -1,9 +1,10 @@
 """The harness of the OpenAI-compatible model's Pyodide tests: the app modules and the server.
 
-demo/app's protocol, sse, completion_stream, http_policy, csp and openai_model
-modules are written into Pyodide's file system and imported as the demo's worker
-imports them; the scripted server (tests/e2e/openai_server.py) runs in the test
-process on 127.0.0.1.
+demo/app's model modules (protocol, http_policy, csp, reply_watch, sdk_reply,
+sdk_transport, openai_model) are written into Pyodide's file system and imported as
+the demo's worker imports them; the model loads the OpenAI SDK's packages from the
+distribution when first used, as in the page. The scripted server
+(tests/e2e/openai_server.py) runs in the test process on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ __all__ = ["ASK_USER", "KEY", "MESSAGES", "app", "chunk", "complete", "server"]
 
 APP = Path(__file__).resolve().parents[2] / "demo" / "app"
 MODULES = (
+    "model_error",
     "protocol",
-    "sse",
-    "completion_stream",
     "http_policy",
     "csp",
     "reply_watch",
+    "sdk_reply",
+    "sdk_transport",
     "openai_model",
 )
 KEY = "sk-test-7Hq2-secret"

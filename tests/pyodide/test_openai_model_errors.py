@@ -45,8 +45,8 @@ def test_a_retry_after_beyond_the_cap_is_not_waited_for(app: Any, server: OpenAI
 
 
 def test_unavailable_is_retried_with_backoff(app: Any, server: OpenAIServer) -> None:
-    """A 503 without Retry-After is retried after the backoff; the second answer is used."""
-    result = complete(app, server, error_reply(503, "overloaded"), text_reply("ok"), backoff_s=0.05)
+    """A 503 without Retry-After is retried after the SDK's backoff; the second answer is used."""
+    result = complete(app, server, error_reply(503, "overloaded"), text_reply("ok"))
     assert result["content"] == "ok"
     assert len(server.completions()) == 2
 
@@ -56,7 +56,6 @@ def test_unavailable_is_retried_with_backoff(app: Any, server: OpenAIServer) -> 
     [
         (401, "The API refused the key (HTTP 401): check the API key in the model settings."),
         (403, "The API refused the key (HTTP 403)"),
-        (500, "The API failed (HTTP 500): try again later."),
         (400, "The API refused the request (HTTP 400)."),
     ],
 )
@@ -68,6 +67,16 @@ def test_error_statuses_give_a_message_with_the_servers_text(
     assert result["error"].startswith(start)
     assert result["error"].endswith(f"The server said: detail {status}")
     assert len(server.completions()) == 1
+
+
+def test_a_server_error_is_retried_then_named(app: Any, server: OpenAIServer) -> None:
+    """A 500 on every attempt ends the turn after three attempts with the server's text."""
+    failed = error_reply(500, "detail 500")
+    result = complete(app, server, failed, failed, failed, text_reply("never"))
+    assert result["error"] == (
+        "The API failed (HTTP 500) after 3 attempts: try again later. The server said: detail 500"
+    )
+    assert len(server.completions()) == 3
 
 
 def test_a_key_echoed_by_the_server_is_not_shown(app: Any, server: OpenAIServer) -> None:
@@ -88,12 +97,11 @@ def test_a_wrong_base_url_names_the_model_and_the_url(app: Any, server: OpenAISe
 
 
 def test_a_server_that_does_not_answer_times_out(app: Any, server: OpenAIServer) -> None:
-    """No response headers within the connect timeout end the turn, and the request is aborted."""
-    result = complete(app, server, Stall(20), connect_timeout_s=0.5)
-    assert result["error"].startswith("The model API at ")
-    assert result["error"].endswith("did not answer within 0.5 s.")
-    (served,) = server.wait_served(1)
-    assert served.closed_early
+    """No response headers within the connect timeout, on every attempt, end the turn, and each
+    attempt's request is aborted."""
+    result = complete(app, server, Stall(20), Stall(20), Stall(20), connect_timeout_s=0.5)
+    assert result["error"] == (f"The model API at {server.base_url} did not answer within 0.5 s.")
+    assert all(served.closed_early for served in server.wait_served(3))
 
 
 def test_a_stream_that_goes_quiet_times_out(app: Any, server: OpenAIServer) -> None:
@@ -134,6 +142,7 @@ async def _cancel_after_first_token(selenium: Any, base_url: str) -> str:
     from openai_model import OpenAICompatibleModel
 
     model = OpenAICompatibleModel(base_url, "scripted-model", "sk-test-7Hq2-secret")
+    await model.client()  # the SDK loaded before the request
     first = asyncio.Event()
 
     async def on_token(piece: str) -> None:

@@ -1,4 +1,4 @@
-"""Retry decisions and the messages a person reads for the API's error statuses."""
+"""The messages a person reads for the API's error statuses, and the Retry-After they quote."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import email.utils
 from typing import TypedDict
 
 import pytest
-from http_policy import parse_retry_after, retry_delay, server_detail, status_message
+from http_policy import parse_retry_after, server_detail, status_message
 
 NOW = 1_700_000_000.0
 
@@ -19,29 +19,6 @@ def test_retry_after_in_seconds_and_as_an_http_date() -> None:
     assert parse_retry_after(email.utils.formatdate(NOW - 60, usegmt=True), NOW) == 0.0
     for junk in (None, "", "soon", "-1", "1.5", "Mon, 99 Foo 2024"):
         assert parse_retry_after(junk, NOW) is None
-
-
-def test_rate_limits_and_gateway_errors_are_retried() -> None:
-    """429, 502, 503 and 504 are retried; 500 and other statuses are not."""
-    for status in (429, 502, 503, 504):
-        assert retry_delay(status, None, 1, backoff_s=1, max_wait_s=20) == 1
-    for status in (400, 401, 403, 404, 500, 501):
-        assert retry_delay(status, None, 1, backoff_s=1, max_wait_s=20) is None
-
-
-def test_backoff_doubles_and_is_capped() -> None:
-    """Without Retry-After the wait doubles with each attempt, up to the cap."""
-    waits = [retry_delay(429, None, n, backoff_s=0.5, max_wait_s=3) for n in (1, 2, 3, 4, 5)]
-    assert waits == [0.5, 1.0, 2.0, 3, 3]
-
-
-def test_retry_after_is_honoured_unless_longer_than_the_cap() -> None:
-    """The wait Retry-After asks is used; one longer than the cap means no retry."""
-    assert retry_delay(429, "4", 1, backoff_s=1, max_wait_s=20) == 4
-    assert retry_delay(503, "0", 2, backoff_s=1, max_wait_s=20) == 0
-    assert retry_delay(429, "3600", 1, backoff_s=1, max_wait_s=20) is None
-    date = email.utils.formatdate(NOW + 5, usegmt=True)
-    assert retry_delay(429, date, 1, backoff_s=1, max_wait_s=20, now=NOW) == 5
 
 
 @pytest.mark.parametrize(

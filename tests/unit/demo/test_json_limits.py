@@ -8,22 +8,28 @@ from typing import Any
 
 import pytest
 import worker_main
-from completion_stream import CompletionStream, tool_call
 from http_policy import server_detail
 from protocol import ModelError
+from sdk_reply import tool_call
+from sdk_transport import EventTapMethods
 
+from pyctx_web.errors import JsonLimitError
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
 DEEP = 100_000
 
 
-def test_a_deep_stream_event_is_a_model_error() -> None:
-    """A stream event nesting 100,000 arrays raises ModelError, not RecursionError."""
+def test_a_deep_stream_event_is_refused_before_the_sdk_parses_it() -> None:
+    """A stream event nesting 100,000 arrays, in pieces, is refused when it ends, unparsed."""
+    tap = EventTapMethods(None, None, None)
+    event = b"data: " + b"[" * DEEP + b"]" * DEEP
+    for start in range(0, len(event), 65_536):
+        tap._watch(event[start : start + 65_536])
     with pytest.raises(
-        ModelError,
+        JsonLimitError,
         match=r"^A stream event of the model API nests deeper than 256 levels; it was not parsed$",
     ):
-        CompletionStream().feed("[" * DEEP + "]" * DEEP)
+        tap._watch(b"\r\n\r\n")
 
 
 def test_deep_tool_call_arguments_are_a_model_error() -> None:

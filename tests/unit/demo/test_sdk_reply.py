@@ -1,4 +1,4 @@
-"""Streamed chat completion chunks, and one JSON completion, become a Reply."""
+"""The SDK's streamed chat completion chunks, and one JSON completion, become a Reply."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 import pytest
-from completion_stream import CompletionStream, reply_from_completion
+from openai.types.chat import ChatCompletionChunk
 from protocol import ModelError, Reply, ToolCall
+from sdk_reply import ChunkReply, reply_from_completion
 
 
 def chunk(delta: Any = None, finish: str | None = None, **choice: Any) -> str:
@@ -17,9 +18,10 @@ def chunk(delta: Any = None, finish: str | None = None, **choice: Any) -> str:
     )
 
 
-def run(*data: str) -> tuple[list[str], CompletionStream]:
-    stream = CompletionStream()
-    return [stream.feed(d) for d in data], stream
+def run(*data: str) -> tuple[list[str], ChunkReply]:
+    """The pieces of the chunks (as the SDK makes them from ``data``) and their reply."""
+    reply = ChunkReply()
+    return [reply.feed(ChatCompletionChunk.construct(**json.loads(d))) for d in data], reply
 
 
 def test_text_pieces_come_back_as_they_arrive() -> None:
@@ -29,10 +31,8 @@ def test_text_pieces_come_back_as_they_arrive() -> None:
         chunk({"content": "Hel"}),
         chunk({"content": "lo"}),
         chunk({}, "stop"),
-        "[DONE]",
     )
-    assert pieces == ["", "Hel", "lo", "", ""]
-    assert stream.complete
+    assert pieces == ["", "Hel", "lo", ""]
     assert stream.finish_reason == "stop"
     assert stream.reply() == Reply("Hello")
 
@@ -48,7 +48,7 @@ def test_empty_choices_null_delta_and_null_content_are_skipped() -> None:
         json.dumps({"choices": [{"index": 1, "delta": {"content": "other choice"}}]}),
     )
     assert pieces == ["", "", "", "", "x", ""]
-    assert not stream.complete
+    assert stream.finish_reason is None
     assert stream.reply() == Reply("x")
 
 
@@ -116,47 +116,6 @@ def test_tool_arguments_that_are_not_a_json_object_name_the_tool(
     message = f"The model called the tool 'send_email' with arguments that are {problem}: "
     with pytest.raises(ModelError, match="^" + re.escape(message + repr(arguments)) + "$"):
         stream.reply()
-
-
-def test_an_error_object_in_the_stream_raises_its_message() -> None:
-    """An {"error": {...}} event raises ModelError with the server's message."""
-    stream = CompletionStream()
-    stream.feed(chunk({"content": "a"}))
-    error = json.dumps({"error": {"message": "Context length exceeded", "type": "invalid"}})
-    with pytest.raises(
-        ModelError, match=r"^The model API reported an error: Context length exceeded$"
-    ):
-        stream.feed(error)
-    with pytest.raises(ModelError, match=r"^The model API reported an error: overloaded$"):
-        stream.feed(json.dumps({"error": "overloaded"}))
-
-
-def test_an_event_named_error_raises() -> None:
-    """An event of type error raises ModelError with its message."""
-    with pytest.raises(ModelError, match=r"^The model API reported an error: busy$"):
-        CompletionStream().feed(json.dumps({"message": "busy"}), "error")
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        ("hello there", "that is not JSON: 'hello there'"),
-        ("[1]", "that is not an object: '[1]'"),
-        ('{"id": 1}', "without choices: '{\"id\": 1}'"),
-    ],
-)
-def test_a_malformed_event_names_it(data: str, message: str) -> None:
-    """A data line that is not a chat completion chunk raises ModelError quoting it."""
-    whole = f"The model API sent a stream event {message}"
-    with pytest.raises(ModelError, match="^" + re.escape(whole) + "$"):
-        CompletionStream().feed(data)
-
-
-def test_events_after_done_are_ignored() -> None:
-    """After [DONE], nothing the server sends changes the reply."""
-    pieces, stream = run(chunk({"content": "a"}), "[DONE]", chunk({"content": "b"}), "junk")
-    assert pieces == ["a", "", "", ""]
-    assert stream.reply() == Reply("a")
 
 
 def test_a_content_filter_stop_without_content_raises() -> None:
