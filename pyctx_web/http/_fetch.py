@@ -5,11 +5,15 @@ leaving a request unfinished aborts it through its ``AbortController``: a timeou
 a failed read, the awaiting task cancelled (which is also how a cancelled graph
 run reaches the request), or the response closed before its end. The server
 then sees the connection closed rather than writing on to nobody.
+
+The timeout of a wait is a JavaScript timer, cleared when the wait ends, not
+``asyncio.timeout``: Pyodide's event loop never clears a cancelled timer, so each
+read would leave one scheduled for the whole read timeout (often minutes), and
+Node would not exit before the last had fired.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from pyctx_web._env import IN_BROWSER, IN_PYODIDE
@@ -17,9 +21,12 @@ from pyctx_web.http._library import FetchFailure
 
 if IN_PYODIDE:
     import js
-    from pyodide.ffi import JsException, to_js
+    from pyodide.ffi import JsException, create_once_callable, to_js
 
 __all__ = ["FetchCall", "describe_js_error"]
+
+_MAX_TIMER_MS = 2**31 - 1
+"""The longest delay setTimeout takes (a longer one fires at once): a longer timeout is none."""
 
 
 def describe_js_error(error: Any) -> str:
@@ -67,6 +74,33 @@ class FetchCall:
         self._reader: Any = None
         self._open = True
 
+    async def _wait(self, promise: Any) -> Any:
+        """The value of ``promise``; TimeoutError (the request aborted) after the read timeout."""
+        if self.read_timeout is None or self.read_timeout * 1000 > _MAX_TIMER_MS:
+            return await promise
+        fired: list[bool] = []
+
+        def time_out() -> None:
+            fired.append(True)
+            self._controller.abort()  # rejects the promise awaited here
+
+        callback = create_once_callable(time_out)
+        timer = js.setTimeout(callback, self.read_timeout * 1000)
+        try:
+            value = await promise
+        except JsException:
+            if fired:
+                raise TimeoutError from None
+            raise
+        else:
+            if fired:  # settled as the timer fired: the request is aborted all the same
+                raise TimeoutError
+            return value
+        finally:
+            if not fired:
+                js.clearTimeout(timer)
+                callback.destroy()
+
     @property
     def finished(self) -> bool:
         """Whether the request is over: its body read to the end, failed, or aborted."""
@@ -78,10 +112,8 @@ class FetchCall:
 
     async def start(self) -> None:
         """Send the request; wait (at most the read timeout) for the status and headers."""
-        promise = js.fetch(self.url, self._init)
         try:
-            async with asyncio.timeout(self.read_timeout):
-                response = await promise
+            response = await self._wait(js.fetch(self.url, self._init))
         except TimeoutError:
             raise self._failure("headers") from None
         except JsException as error:
@@ -102,8 +134,7 @@ class FetchCall:
         if not self._open:
             return None
         try:
-            async with asyncio.timeout(self.read_timeout):
-                result = await self._reader.read()
+            result = await self._wait(self._reader.read())
         except TimeoutError:
             raise self._failure("idle") from None
         except JsException as error:

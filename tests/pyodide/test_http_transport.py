@@ -340,3 +340,38 @@ def test_cancelling_a_graph_run_aborts_the_request_of_its_node(
     assert result["received"] == ["first"]
     assert result["outcome"] == "cancelled"
     assert server.wait_served(1)[0].closed_early is True
+
+
+_TIMERS = """
+import asyncio, gc
+
+def pending_handles():
+    gc.collect()
+    return sum(isinstance(o, asyncio.Handle) for o in gc.get_objects())
+
+async def case(args):
+    from pyctx_web.http import async_client
+
+    async with async_client(timeout=600) as client:
+        before = pending_handles()
+        for _ in range(args["requests"]):
+            async with client.stream("POST", args["url"], json={}) as response:
+                async for _ in response.aiter_bytes():
+                    pass
+        await asyncio.sleep(0)
+        return {"before": before, "after": pending_handles()}
+"""
+
+
+def test_read_timeouts_leave_no_timer_behind(fetch_app: Any, server: OpenAIServer) -> None:
+    """A long read timeout over many reads leaves no timer waiting after the responses end.
+
+    (Pyodide's event loop never clears a cancelled timer: were each read bounded by one, a
+    10-minute timer per piece of every response would stay scheduled, and keep Node alive.)
+    """
+    pieces: list[str | Pause] = []
+    for index in range(10):
+        pieces += [f"piece {index}\n", Pause(0.01)]
+    server.script(*[Stream(pieces) for _ in range(5)])
+    result = run(fetch_app, _TIMERS, url=_url(server), requests=5)
+    assert result["after"] <= result["before"]
