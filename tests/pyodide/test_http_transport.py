@@ -375,3 +375,33 @@ def test_read_timeouts_leave_no_timer_behind(fetch_app: Any, server: OpenAIServe
     server.script(*[Stream(pieces) for _ in range(5)])
     result = run(fetch_app, _TIMERS, url=_url(server), requests=5)
     assert result["after"] <= result["before"]
+
+
+_ROUNDS = """
+import gc
+
+async def case(args):
+    from pyctx_web.http import async_client
+
+    async with async_client(timeout=30) as client:
+        for _ in range(args["rounds"]):
+            async with client.stream("POST", args["url"], json={"q": 1}) as response:
+                async for _ in response.aiter_bytes():
+                    pass
+            await client.post(args["url"], json={})
+    gc.collect()
+    return True
+"""
+
+
+def test_requests_leave_no_javascript_references_behind(
+    fetch_app: Any, server: OpenAIServer
+) -> None:
+    """Streamed and plain requests leave no proxy of a JavaScript object alive after them."""
+    url = _url(server)
+    server.script(*[Stream(["a", Pause(0.01), "b"]), completion("ok")] * 3)
+    run(fetch_app, _ROUNDS, url=url, rounds=3)
+    before = fetch_app.get_num_hiwire_keys()
+    server.script(*[Stream(["a", Pause(0.01), "b"]), completion("ok")] * 10)
+    run(fetch_app, _ROUNDS, url=url, rounds=10)
+    assert fetch_app.get_num_hiwire_keys() <= before
