@@ -468,7 +468,7 @@ async function boot() {
   const base = new URL(PYODIDE_URL, import.meta.url).href;
   const { lockFile, wheelURL, policy, snapshot } = prefetch(base);
   let restored = false;
-  /** @type {Promise<Response> | undefined} */
+  /** @type {Promise<Response | ArrayBuffer> | undefined} */
   let wheel;
   /** @type {Promise<ArrayBuffer> | undefined} */
   let app;
@@ -486,8 +486,15 @@ async function boot() {
         console.warn(`The worker starts without its memory snapshot: ${error.message}.`);
       }
     }
-    // Without the snapshot, the wheel and the app come before ready: they download now.
-    wheel = wheelURL.then((url) => fetch(url));
+    // Without the snapshot, the wheel and the app come before ready: they download now, and
+    // their bodies are read while Pyodide loads (a response that failed goes to the loader
+    // as it is, which names its status).
+    wheel = wheelURL
+      .then((url) => fetch(url))
+      .then(
+        /** @returns {Promise<Response | ArrayBuffer>} */
+        async (response) => (response.ok ? response.arrayBuffer() : response),
+      );
     app = fetchApp();
     for (const pending of [wheel, app]) pending.catch(() => {});
     return loadPyodide(options());
