@@ -178,3 +178,48 @@ def test_closing_the_stream_mid_answer_aborts_the_models_request(
     server.script(Stream([*sse(first), Pause(60), *sse("[DONE]")]))
     assert run(llm_app, _CLOSE, url=server.base_url) == "first"
     assert server.wait_served(1)[0].closed_early is True
+
+
+_SYNC = """
+async def case(args):
+    from pyodide.ffi import can_run_sync
+    from pyctx_web.graph import START, MessagesState, StateGraph
+    from pyctx_web.graph.errors import SyncUnavailableError
+    from pyctx_web.http import chat_openai
+
+    model = chat_openai(model="scripted", base_url=args["url"], api_key="sk-test", max_retries=0)
+
+    def agent(state: MessagesState):
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState).add_node(agent).add_edge(START, "agent").compile()
+    try:
+        streamed = list(graph.stream({"messages": [("user", "hi")]}, stream_mode="messages"))
+    except SyncUnavailableError as error:
+        return {"jspi": can_run_sync(), "error": str(error)}
+    return {
+        "jspi": can_run_sync(),
+        "tokens": [message.content for message, _ in streamed if message.content],
+        "nodes": sorted({metadata["langgraph_node"] for _, metadata in streamed}),
+    }
+"""
+
+
+NO_SYNC_STREAM = (
+    "stream() is not available in Pyodide here: this JavaScript runtime has no JavaScript "
+    "Promise Integration (JSPI), which pyodide.ffi.run_sync needs; use `await graph.astream(...)`"
+)
+
+
+def test_sync_stream_of_a_sync_node_streams_tokens_where_jspi_allows(
+    llm_app: Any, server: OpenAIServer
+) -> None:
+    """With JSPI, ``graph.stream`` of a node calling ``model.invoke`` streams the model's tokens."""
+    server.script(text_reply("sync", " tokens"))
+    result = run(llm_app, _SYNC, url=server.base_url)
+    assert result["jspi"] is (llm_app.browser != "node")  # Chromium has JSPI, Node 20 not
+    if result["jspi"]:
+        assert result == {"jspi": True, "tokens": ["sync", " tokens"], "nodes": ["agent"]}
+    else:
+        assert result == {"jspi": False, "error": NO_SYNC_STREAM}
+        assert server.completions() == []
