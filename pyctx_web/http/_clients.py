@@ -35,6 +35,15 @@ Credentials = Literal["omit", "same-origin", "include"]
 _CREDENTIALS = ("omit", "same-origin", "include")
 
 
+def _require_pyodide() -> None:
+    if not IN_PYODIDE:
+        raise JsUnavailableError(
+            "pyctx_web.http sends requests through JavaScript's fetch, which needs Pyodide; "
+            f"this is {sys.implementation.name} on {sys.platform!r}, where httpx's own "
+            "transport works"
+        )
+
+
 def fetch_transport(
     *,
     library: Library | None = None,
@@ -49,12 +58,7 @@ def fetch_transport(
     named by ``drop_headers`` (default :data:`DEFAULT_DROPPED_HEADERS`; ``"x-stainless-*"``
     is a prefix) are not sent, unless ``keep_headers`` names them. Only in Pyodide.
     """
-    if not IN_PYODIDE:
-        raise JsUnavailableError(
-            "pyctx_web.http sends requests through JavaScript's fetch, which needs Pyodide; "
-            f"this is {sys.implementation.name} on {sys.platform!r}, where httpx's own "
-            "transport works"
-        )
+    _require_pyodide()
     if credentials not in _CREDENTIALS:
         raise ArgumentValueError(
             f"credentials must be 'omit', 'same-origin' or 'include', not {credentials!r}"
@@ -138,6 +142,7 @@ def openai_client(
 ) -> Any:
     """An ``openai.AsyncOpenAI`` whose requests go through fetch; ``options`` are the SDK's
     own (``max_retries``, ``timeout``, ``default_headers``...)."""
+    _require_pyodide()
     openai = _sdk()
     client = async_client(
         library=openai_library(),
@@ -159,6 +164,7 @@ def openai_sync_client(
 ) -> Any:
     """An ``openai.OpenAI`` whose requests go through fetch: only where JSPI allows
     (else each request raises :class:`SyncFetchError`); prefer :func:`openai_client`."""
+    _require_pyodide()
     openai = _sdk()
     client = sync_client(
         library=openai_library(),
@@ -182,6 +188,7 @@ def chat_openai(
     """A ``langchain_openai.ChatOpenAI`` whose requests go through fetch: ``ainvoke`` and
     ``astream`` everywhere, ``invoke`` and ``stream`` only where JSPI allows (else they raise
     :class:`SyncFetchError`). ``options`` are ChatOpenAI's own (``streaming``, ``max_retries``)."""
+    _require_pyodide()
     chat_model: Any = importlib.import_module("langchain_openai").ChatOpenAI
     library = openai_library()
     filters: dict[str, Any] = {

@@ -13,9 +13,12 @@ from pyctx_web.errors import ArgumentValueError, JsUnavailableError
 from pyctx_web.http import (
     LibraryMissingError,
     async_client,
+    chat_openai,
     choose_library,
     fetch_transport,
     openai_client,
+    openai_sync_client,
+    sync_client,
 )
 from pyctx_web.http._library import FetchFailure, failure_error
 
@@ -107,7 +110,10 @@ def test_timeouts_and_failed_reads_become_the_library_errors(
         assert issubclass(getattr(library, name), library.TransportError)
 
 
-@pytest.mark.parametrize("build", [fetch_transport, async_client, openai_client])
+@pytest.mark.parametrize(
+    "build",
+    [fetch_transport, async_client, sync_client, openai_client, openai_sync_client, chat_openai],
+)
 def test_without_pyodide_there_is_no_fetch_transport(build: object) -> None:
     """On CPython the builders say that fetch needs Pyodide, and which transport works here."""
     message = (
@@ -115,4 +121,4 @@ def test_without_pyodide_there_is_no_fetch_transport(build: object) -> None:
         f"this is cpython on {sys.platform!r}, where httpx's own transport works"
     )
     with pytest.raises(JsUnavailableError, match=rf"^{re.escape(message)}$"):
-        build()  # type: ignore[operator]
+        build(model="m") if build is chat_openai else build()  # type: ignore[operator]
