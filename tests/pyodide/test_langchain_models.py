@@ -223,3 +223,37 @@ def test_sync_stream_of_a_sync_node_streams_tokens_where_jspi_allows(
     else:
         assert result == {"jspi": False, "error": NO_SYNC_STREAM}
         assert server.completions() == []
+
+
+_PROGRAM = """
+async def case(args):
+    import contextlib, io, runpy
+    from pathlib import Path
+    from pyctx_web.graph import install_as_langgraph
+
+    install_as_langgraph()
+    program = Path("/tmp/lc_agent") / f"{args['name']}.py"
+    program.write_text(args["text"], encoding="utf-8")
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        namespace = runpy.run_path(str(program), run_name="__differential__")
+        await namespace["main"]()
+    return captured.getvalue()
+"""
+
+LANGCHAIN_PROGRAMS = ("functional_llm_tokens", "stream_llm_tokens_async")
+"""The differential programs whose nodes and tasks call langchain_core's fake chat models."""
+
+
+@pytest.mark.parametrize("name", LANGCHAIN_PROGRAMS)
+def test_differential_program_with_a_chat_model_prints_what_langgraph_prints(
+    llm_app: Any, name: str
+) -> None:
+    """A differential program streaming a fake chat model's tokens prints, in Pyodide, the same."""
+    source = support.program_path(name).read_text(encoding="utf-8")
+    stdout = run(llm_app, _PROGRAM, name=name, text=source)
+    expected = support.expected_path(name).read_text(encoding="utf-8")
+    runtime = f"pyctx_web in Pyodide ({llm_app.browser})"
+    diff = support.difference(name, expected, support.normalize(stdout), runtime)
+    if diff is not None:
+        pytest.fail(f"{name} printed otherwise in Pyodide:\n{diff}", pytrace=False)
