@@ -101,11 +101,6 @@ class FetchCall:
                 js.clearTimeout(timer)
                 callback.destroy()
 
-    @property
-    def finished(self) -> bool:
-        """Whether the request is over: its body read to the end, failed, or aborted."""
-        return not self._open
-
     def _failure(self, stage: Any, detail: str = "") -> FetchFailure:
         self.abort()
         return FetchFailure(stage, self.url, detail, self.read_timeout, IN_BROWSER)
