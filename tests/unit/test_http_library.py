@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 
 import httpx
@@ -122,3 +123,14 @@ def test_without_pyodide_there_is_no_fetch_transport(build: object) -> None:
     )
     with pytest.raises(JsUnavailableError, match=rf"^{re.escape(message)}$"):
         build(model="m") if build is chat_openai else build()  # type: ignore[operator]
+
+
+def test_importing_pyctx_web_http_imports_no_http_library() -> None:
+    """httpx, httpx2, openai and langchain_openai are imported only by the calls that use them."""
+    code = (
+        "import sys, pyctx_web.http\n"
+        "print(sorted(m for m in ('httpx', 'httpx2', 'openai', 'langchain_openai') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
