@@ -32,6 +32,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -59,6 +60,11 @@ PYODIDE_FILES = (
 """The files of the distribution that the worker loads, besides the pyctx-web wheel that
 ``pyodide-lock.json`` registers (a worker restored from the snapshot loads the stock
 standard library after ready, one started without it the compiled one)."""
+
+API_MODEL_PACKAGES = ("openai",)
+"""The packages the demo's API model loads when a person chooses it (``SDK_PACKAGES`` of
+demo/app/sdk_transport.py): their wheels and those of their dependencies, as
+``pyodide-lock.json`` lists them, join the Pyodide folder, where ``loadPackage`` finds them."""
 
 PAGE_FILES = ("main.js", "worker.js", "style.css", "js/*.js")
 """The files of ``demo/`` that index.html loads, as globs."""
@@ -219,11 +225,34 @@ def pyodide_files(dist: Path) -> dict[str, Path]:
         wheel = lock["packages"]["pyctx-web"]["file_name"]
     except (OSError, ValueError, KeyError) as error:
         raise SiteError(f"{dist} has no pyodide-lock.json registering pyctx-web: {error}") from None
-    files = {name: dist / name for name in (*PYODIDE_FILES, wheel)}
+    wheels = package_wheels(lock["packages"], API_MODEL_PACKAGES)
+    files = {name: dist / name for name in (*PYODIDE_FILES, wheel, *wheels)}
     missing = sorted(name for name, path in files.items() if not path.is_file())
     if missing:
         raise SiteError(f"{dist} lacks {', '.join(missing)}: run ./build.sh setup")
     return files
+
+
+def package_wheels(registered: dict[str, Any], names: Iterable[str]) -> list[str]:
+    """The wheels of the packages ``names`` and of all they depend on, as the lock file's
+    ``registered`` packages list them; ``SiteError`` names a package it does not register."""
+    wheels: list[str] = []
+    seen: set[str] = set()
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        entry = registered.get(name)
+        if not isinstance(entry, dict) or "file_name" not in entry:
+            raise SiteError(
+                f"pyodide-lock.json registers no {name}, which the demo's API model loads: "
+                "run ./build.sh setup"
+            )
+        wheels.append(entry["file_name"])
+        pending.extend(entry.get("depends", ()))
+    return sorted(wheels)
 
 
 def _place(staging: Path, previous: Path, name: str, write: dict[str, bytes | Path]) -> None:

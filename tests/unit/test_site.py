@@ -19,6 +19,13 @@ from tools.site_headers import HASHED_NAME
 ROOT = Path(__file__).resolve().parents[2]
 WHEEL = "pyctx_web-0.1.0-cp314-cp314-emscripten_5_0_3_wasm32.whl"
 TEXT = b"the same line of text, many times over\n" * 200
+API_PACKAGES: dict[str, dict[str, Any]] = {
+    "openai": {"file_name": "openai-3.57.0-py3-none-any.whl", "depends": ["jiter", "anyio"]},
+    "jiter": {"file_name": "jiter-0.19.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl"},
+    "anyio": {"file_name": "anyio-4.16.0-py3-none-any.whl", "depends": ["jiter"]},
+}
+"""The API model's packages (site.API_MODEL_PACKAGES) and their dependencies, as locked."""
+API_WHEELS = sorted(entry["file_name"] for entry in API_PACKAGES.values())
 NOT_LOADED = ("pyodide.mjs.map", "pyodide.d.ts", "console.html", "pytest-9.0.2-py3-none-any.whl")
 
 
@@ -33,9 +40,9 @@ def dist(tmp_path: Path) -> Path:
     """A distribution folder with the files the worker loads and some it does not."""
     folder = tmp_path / "dist"
     folder.mkdir()
-    for name in (*site.PYODIDE_FILES, WHEEL, *NOT_LOADED, "python_stdlib.stock.zip", ".stamp"):
+    for name in (*site.PYODIDE_FILES, WHEEL, *API_WHEELS, *NOT_LOADED, ".stamp"):
         (folder / name).write_bytes(name.encode() + TEXT)
-    lock = {"packages": {"pyctx-web": {"file_name": WHEEL}}}
+    lock = {"packages": {"pyctx-web": {"file_name": WHEEL}, **API_PACKAGES}}
     (folder / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
     return folder
 
@@ -80,7 +87,7 @@ def test_site_holds_what_the_page_loads_under_hashed_names_and_nothing_else(
     for name in (page, names.pyodide, names.app, names.snapshot):
         assert HASHED_NAME.match(f"/{name}/" if "." not in name else f"/{name}")
     assert sorted(f for f in files if f.startswith(names.pyodide)) == sorted(
-        f"{names.pyodide}/{name}" for name in (*site.PYODIDE_FILES, WHEEL)
+        f"{names.pyodide}/{name}" for name in (*site.PYODIDE_FILES, WHEEL, *API_WHEELS)
     )
     page_files = {f.removeprefix(page + "/") for f in files if f.startswith(page)}
     assert page_files == {"main.js", "worker.js", "style.css"} | {
@@ -223,5 +230,20 @@ def test_missing_inputs_are_named(dist: Path, app_dir: Path, tmp_path: Path) -> 
     (app_dir / "demo.snapshot").unlink()
     with pytest.raises(
         site.SiteError, match=rf"^{app_dir / 'demo.snapshot'} is missing: run ./build.sh setup$"
+    ):
+        site.assemble(dist, app_dir, tmp_path / "site", compress=False)
+
+
+def test_a_package_of_the_api_model_missing_from_the_lock_is_named(
+    dist: Path, app_dir: Path, tmp_path: Path
+) -> None:
+    """A lock file without a dependency of the API model's packages stops the build, naming it."""
+    lock = {"packages": {"pyctx-web": {"file_name": WHEEL}, **API_PACKAGES}}
+    del lock["packages"]["jiter"]
+    (dist / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+    with pytest.raises(
+        site.SiteError,
+        match=r"^pyodide-lock\.json registers no jiter, which the demo's API model loads: "
+        r"run \./build\.sh setup$",
     ):
         site.assemble(dist, app_dir, tmp_path / "site", compress=False)

@@ -94,3 +94,12 @@ def test_a_policy_that_blocks_the_url_is_refused_with_the_flag() -> None:
 def test_outside_pyodide_there_is_no_policy() -> None:
     """On CPython page_policy() finds no Content-Security-Policy to check."""
     assert page_policy() == (None, "")
+
+
+def test_the_site_carries_the_packages_the_model_loads() -> None:
+    """The static site puts in its Pyodide folder the wheels of the packages the model loads."""
+    from sdk_transport import SDK_PACKAGES
+
+    from tools.site import API_MODEL_PACKAGES
+
+    assert API_MODEL_PACKAGES == SDK_PACKAGES
