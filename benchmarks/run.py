@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "demo"))
 sys.path.insert(0, str(ROOT))
 
 import against  # noqa: E402
+import api_model  # noqa: E402
 import baseline  # noqa: E402
 import chart  # noqa: E402
 import goals  # noqa: E402
@@ -300,6 +301,7 @@ def measure(
         (f"start-up against {ref}", lambda: against.run_startup(dist, quick, launch)),
         (f"imports against {ref}", lambda: against.run_imports(dist, quick)),
         (f"run time against {ref}", lambda: against.run_versus(dist, quick)),
+        ("the demo's API model", lambda: api_model.run_step(dist, quick, launch)),
         ("wheel", wheel_size),
     ]
     network_step = ("the demo over an emulated network", lambda: network.run(quick, launch))
