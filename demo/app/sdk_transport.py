@@ -34,6 +34,9 @@ __all__ = ["SDK_PACKAGES", "EventTap", "guarded_transport", "load_sdk", "start_l
 SDK_PACKAGES = ("openai",)
 """The distribution's packages the API model loads (with their dependencies)."""
 
+WARM_MODULES = ("openai", "openai.types.chat", "openai.resources.chat.completions")
+"""What the first request would import: imported once the packages are loaded."""
+
 _EVENT_END = re.compile(rb"(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
 """A blank line, which ends an event (a CR LF pair is one line end, never two)."""
 
@@ -89,6 +92,11 @@ async def _load_packages() -> None:
     if errors or importlib.util.find_spec("openai") is None:
         detail = "; ".join(errors) or "the package is not in the distribution"
         raise ModelError(f"The OpenAI SDK could not be loaded: {detail}")
+    # Imported now, while the person writes the first message, not when it is sent; between
+    # the imports, the worker handles what came meanwhile.
+    for name in WARM_MODULES:
+        await asyncio.sleep(0)
+        importlib.import_module(name)
 
 
 class EventTapMethods:
