@@ -59,7 +59,8 @@ def metadata_of(run: Run, frame: TaskFrame, step: int) -> dict[str, Any]:
         langgraph_step=step,
         langgraph_node=task.name,
         langgraph_triggers=("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
-        langgraph_path=("__pregel_push", 0) if pushed else ("__pregel_pull", task.name),
+        # A Send's position among the step's Sends is not known here: 0 is right for the first.
+        langgraph_path=("__pregel_push", 0, False) if pushed else ("__pregel_pull", task.name),
         langgraph_checkpoint_ns="|".join((*run.namespace, namespace)),
         ls_integration="langgraph",
     )

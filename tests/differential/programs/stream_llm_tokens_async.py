@@ -8,7 +8,8 @@ with its metadata. "Filter by LLM invocation": models tagged ``joke`` and ``poem
 of the stream, one read with ``astream`` in the node. "Filter by node": the
 metadata's ``langgraph_node``. Then the messages a node returns itself (the ones
 it was given are not streamed again, a ``Command``'s are), and tokens of a model
-in a subgraph, with and without ``subgraphs=True``.
+in a subgraph, with and without ``subgraphs=True``; last, a model in a node a
+``Send`` started.
 """
 
 import asyncio
@@ -21,7 +22,7 @@ from langchain_core.language_models.fake_chat_models import (
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.types import Command
+from langgraph.types import Command, Send
 
 
 def fake_model(*answers, **kwargs):
@@ -111,6 +112,27 @@ chat = (
 )
 
 
+# A model called in a task that a Send started ("map-reduce" guide)
+
+draft_model = fake_model("a draft")
+
+
+async def draft(task: dict):
+    return {"messages": [await draft_model.ainvoke(task["prompt"])]}
+
+
+def plan(state: MessagesState):
+    return [Send("draft", {"prompt": "write"})]
+
+
+drafts = (
+    StateGraph(MessagesState)
+    .add_node(draft)
+    .add_conditional_edges(START, plan, ["draft"])
+    .compile()
+)
+
+
 async def main():
     config = {"configurable": {"thread_id": "1"}, "metadata": {"user": "ada"}}
     jokes, models = [], []
@@ -137,6 +159,10 @@ async def main():
     ):
         print(namespace, metadata["langgraph_node"], type(msg).__name__, repr(msg.content))
         print("  ", metadata.get("checkpoint_ns"), metadata["langgraph_checkpoint_ns"])
+
+    async for msg, metadata in drafts.astream(inputs, stream_mode="messages"):
+        print(metadata["langgraph_node"], metadata["langgraph_triggers"], end=" ")
+        print(metadata["langgraph_path"], type(msg).__name__, repr(msg.content))
 
 
 if __name__ == "__main__":
