@@ -6,7 +6,7 @@ they need inside Pyodide, registered in ``pyodide-lock.json`` so that ``loadPack
 
 - ``llm_wheels.py target LOCK``: the pip options (``--platform``, ``--python-version``,
   ``--abi``) that download wheels for the Pyodide whose lock file is LOCK.
-- ``llm_wheels.py build DIR SDIST...``: into DIR, where the downloaded wheels are, the wheels
+- ``llm_wheels.py build DIR [SDIST]``: into DIR, where the downloaded wheels are, the wheels
   PyPI has none of for Pyodide: PyYAML's pure-Python part packed from its sdist, and the
   ``tiktoken`` stand-in (tools/tiktoken_shim.py).
 - ``llm_wheels.py register DIST WHEEL...``: the wheels (already copied into DIST) as entries of
@@ -298,7 +298,7 @@ def main(argv: list[str]) -> int:
         if command == "target" and len(args) == 1:
             lock = json.loads(Path(args[0]).read_text(encoding="utf-8"))
             print(" ".join(pip_target(lock)))
-        elif command == "build" and args:
+        elif command == "build" and len(args) in (1, 2):  # PyYAML's is the one sdist built
             out = Path(args[0])
             print(pure_pyyaml_wheel(Path(args[1]), out).name if args[1:] else "")
             print(tiktoken_shim_wheel(out).name)

