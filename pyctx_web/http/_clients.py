@@ -124,9 +124,19 @@ def openai_library() -> Library:
     )
 
 
+_OWN_CLIENTS = ("http_client", "http_async_client")
+
+
 def _sdk_options(
     api_key: str | None, base_url: str | None, options: dict[str, Any]
 ) -> dict[str, Any]:
+    for name in _OWN_CLIENTS:
+        if name in options:
+            raise ArgumentValueError(
+                f"{name} is what pyctx_web.http provides: to pass a client of your own, "
+                "build the SDK's client or ChatOpenAI directly (with async_client() or "
+                "sync_client() if it is to use fetch)"
+            )
     given = {"api_key": api_key, "base_url": base_url}
     return {**{k: v for k, v in given.items() if v is not None}, **options}
 
@@ -142,6 +152,7 @@ def openai_client(
 ) -> Any:
     """An ``openai.AsyncOpenAI`` whose requests go through fetch; ``options`` are the SDK's
     own (``max_retries``, ``timeout``, ``default_headers``...)."""
+    options = _sdk_options(api_key, base_url, options)
     _require_pyodide()
     openai = _sdk()
     client = async_client(
@@ -150,7 +161,7 @@ def openai_client(
         keep_headers=keep_headers,
         credentials=credentials,
     )
-    return openai.AsyncOpenAI(http_client=client, **_sdk_options(api_key, base_url, options))
+    return openai.AsyncOpenAI(http_client=client, **options)
 
 
 def openai_sync_client(
@@ -164,6 +175,7 @@ def openai_sync_client(
 ) -> Any:
     """An ``openai.OpenAI`` whose requests go through fetch: only where JSPI allows
     (else each request raises :class:`SyncFetchError`); prefer :func:`openai_client`."""
+    options = _sdk_options(api_key, base_url, options)
     _require_pyodide()
     openai = _sdk()
     client = sync_client(
@@ -172,7 +184,7 @@ def openai_sync_client(
         keep_headers=keep_headers,
         credentials=credentials,
     )
-    return openai.OpenAI(http_client=client, **_sdk_options(api_key, base_url, options))
+    return openai.OpenAI(http_client=client, **options)
 
 
 def chat_openai(
@@ -188,6 +200,7 @@ def chat_openai(
     """A ``langchain_openai.ChatOpenAI`` whose requests go through fetch: ``ainvoke`` and
     ``astream`` everywhere, ``invoke`` and ``stream`` only where JSPI allows (else they raise
     :class:`SyncFetchError`). ``options`` are ChatOpenAI's own (``streaming``, ``max_retries``)."""
+    options = _sdk_options(api_key, base_url, options)
     _require_pyodide()
     chat_model: Any = importlib.import_module("langchain_openai").ChatOpenAI
     library = openai_library()
@@ -201,7 +214,7 @@ def chat_openai(
         model=model,
         http_async_client=async_client(**filters),
         http_client=sync_client(**filters),
-        **_sdk_options(api_key, base_url, options),
+        **options,
     )
 
 

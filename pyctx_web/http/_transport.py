@@ -136,7 +136,7 @@ def classes(library: ModuleType) -> tuple[type, type]:
     """The transport and stream classes for ``library`` (httpx or httpx2), made once."""
     made = _classes.get(library.__name__)
     if made is None:
-        namespace = {"__module__": "pyctx_web.http"}
+        namespace = {"__module__": __name__}
         transport = type(
             "FetchTransport",
             (TransportMethods, library.AsyncBaseTransport, library.BaseTransport),

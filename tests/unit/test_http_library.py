@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from typing import Any
 
 import httpx
 import httpx2
@@ -115,14 +116,14 @@ def test_timeouts_and_failed_reads_become_the_library_errors(
     "build",
     [fetch_transport, async_client, sync_client, openai_client, openai_sync_client, chat_openai],
 )
-def test_without_pyodide_there_is_no_fetch_transport(build: object) -> None:
+def test_without_pyodide_there_is_no_fetch_transport(build: Any) -> None:
     """On CPython the builders say that fetch needs Pyodide, and which transport works here."""
     message = (
         "pyctx_web.http sends requests through JavaScript's fetch, which needs Pyodide; "
         f"this is cpython on {sys.platform!r}, where httpx's own transport works"
     )
     with pytest.raises(JsUnavailableError, match=rf"^{re.escape(message)}$"):
-        build(model="m") if build is chat_openai else build()  # type: ignore[operator]
+        build(model="m") if build is chat_openai else build()
 
 
 def test_importing_pyctx_web_http_imports_no_http_library() -> None:
@@ -134,3 +135,19 @@ def test_importing_pyctx_web_http_imports_no_http_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("build", [openai_client, openai_sync_client, chat_openai])
+@pytest.mark.parametrize("option", ["http_client", "http_async_client"])
+def test_a_client_of_ones_own_is_refused_with_the_way_to_pass_it(build: Any, option: str) -> None:
+    """The SDK builders refuse an http client of the caller's, saying how to pass one."""
+    message = (
+        f"{option} is what pyctx_web.http provides: to pass a client of your own, build the "
+        "SDK's client or ChatOpenAI directly (with async_client() or sync_client() if it is to "
+        "use fetch)"
+    )
+    options: dict[str, Any] = {option: None}
+    if build is chat_openai:
+        options["model"] = "m"
+    with pytest.raises(ArgumentValueError, match=rf"^{re.escape(message)}$"):
+        build(**options)
