@@ -203,6 +203,9 @@ class OpenAICompatibleModel:
         except Exception as error:
             raise self._error(error, started=False) from None
         response = raw.http_response
+        # The idle wait starts with the response: the SDK's own work before it (building the
+        # request, retries) is bounded by the deadline and each attempt's wait for headers.
+        watch.part(time.monotonic())
         if "json" in response.headers.get("content-type", "").lower():
             return await self._json_reply(response, on_token, watch)
         stream = raw.parse()
