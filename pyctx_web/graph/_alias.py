@@ -32,6 +32,11 @@ LANGGRAPH_MODULES: Final = {
     "langgraph.checkpoint.base": "pyctx_web.graph.checkpoint.base",
     "langgraph.checkpoint.memory": "pyctx_web.graph.checkpoint.memory",
     "langgraph.checkpoint.sqlite": "pyctx_web.graph.checkpoint.sqlite",
+    "langgraph.store": "pyctx_web.graph.store",
+    "langgraph.store.base": "pyctx_web.graph.store.base",
+    "langgraph.store.base.batch": "pyctx_web.graph.store.base.batch",
+    "langgraph.store.base.embed": "pyctx_web.graph.store.base.embed",
+    "langgraph.store.memory": "pyctx_web.graph.store.memory",
 }
 """Each LangGraph module name and the pyctx_web module registered under it."""
 
