@@ -37,6 +37,7 @@ LANGGRAPH_MODULES: Final = {
     "langgraph.store.base.batch": "pyctx_web.graph.store.base.batch",
     "langgraph.store.base.embed": "pyctx_web.graph.store.base.embed",
     "langgraph.store.memory": "pyctx_web.graph.store.memory",
+    "langgraph.store.sqlite": "pyctx_web.graph.store.sqlite",
 }
 """Each LangGraph module name and the pyctx_web module registered under it."""
 
