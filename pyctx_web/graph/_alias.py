@@ -8,13 +8,13 @@ modules in :data:`sys.modules` under LangGraph's names, so that
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 import types
 from typing import Final
 
 from pyctx_web._homes import publish
 from pyctx_web.errors import UsageError
+from pyctx_web.graph._addons import admit_addons, langgraph_folders, real_langgraph_at
 
 __all__ = ["LANGGRAPH_MODULES", "install_as_langgraph"]
 
@@ -42,11 +42,11 @@ LANGGRAPH_MODULES: Final = {
 """Each LangGraph module name and the pyctx_web module registered under it."""
 
 
-def _real_langgraph_installed() -> bool:
+def _real_langgraph_installed(folders: list[str]) -> bool:
     package = sys.modules.get("langgraph")
     if package is not None:
         return getattr(package, "__pyctx_web__", False) is not True
-    return importlib.util.find_spec("langgraph") is not None
+    return real_langgraph_at(folders) is not None
 
 
 def install_as_langgraph() -> None:
@@ -55,8 +55,12 @@ def install_as_langgraph() -> None:
     Call it once, before the code that imports ``langgraph``. Calling it again
     does nothing. Raises :class:`~pyctx_web.errors.UsageError` when a real
     ``langgraph`` is importable: the two must not be mixed in one process.
+    LangGraph's add-on distributions (``langgraph-prebuilt``,
+    ``langgraph-checkpoint-conformance``...) may be installed: their modules load
+    on top of pyctx_web's, which keep the names pyctx_web registers.
     """
-    if _real_langgraph_installed():
+    folders = [] if "langgraph" in sys.modules else langgraph_folders()
+    if _real_langgraph_installed(folders):
         raise UsageError(
             "install_as_langgraph() refuses to shadow the real langgraph package, which is "
             "importable here; import langgraph itself, or uninstall it"
@@ -67,6 +71,7 @@ def install_as_langgraph() -> None:
         package.__path__ = []
         package.__pyctx_web__ = True  # type: ignore[attr-defined]
         sys.modules["langgraph"] = package
+        admit_addons(package, folders, {"langgraph", *LANGGRAPH_MODULES})
     for name, target in LANGGRAPH_MODULES.items():
         module = importlib.import_module(target)
         sys.modules[name] = module
