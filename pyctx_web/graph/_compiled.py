@@ -58,14 +58,25 @@ class CompiledStateGraph:
         name: str,
         services: GraphServices | None = None,
         multitask: str = "reject",
+        store: Any = None,
     ) -> None:
         if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
             raise ArgumentTypeError(
                 "checkpointer must be a checkpoint saver (InMemorySaver, SqliteSaver...),"
                 f" not {type(checkpointer).__qualname__!r}"
             )
+        if store is not None:
+            from pyctx_web.graph.store.base import BaseStore
+
+            if not isinstance(store, BaseStore):
+                raise ArgumentTypeError(
+                    "store must be a BaseStore (InMemoryStore, SqliteStore, IndexedDBStore...),"
+                    f" not {type(store).__qualname__!r}"
+                )
         self.spec = spec
         self.checkpointer = checkpointer
+        self.store = store
+        """The store every run's ``Runtime.store`` is (``compile(store=...)``), or ``None``."""
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name

@@ -98,7 +98,7 @@ def _node(fn: Callable[..., Any], final_type: type) -> Callable[..., Any]:
             "previous": previous,
             "runtime": dataclasses.replace(runtime, previous=previous),
             "writer": runtime.stream_writer,
-            "store": None,
+            "store": runtime.store,
         }
         return {name: get_config() if name == "config" else given[name] for name in wanted}
 
@@ -126,6 +126,7 @@ def entry_graph(
     fn: Callable[..., Any],
     *,
     checkpointer: Checkpointer | None,
+    store: Any = None,
     context_schema: type | None,
     retry_policy: RetryPolicy | None,
     final_type: type,
@@ -135,7 +136,7 @@ def entry_graph(
     builder = StateGraph(_Channels, context_schema)
     builder.add_node(name, _node(fn, final_type), retry_policy=retry_policy)
     builder.add_edge(START, name)
-    compiled = builder.compile(checkpointer=checkpointer, name=name)
+    compiled = builder.compile(checkpointer=checkpointer, name=name, store=store)
     return FunctionalGraph(
         compiled.spec,
         checkpointer=checkpointer,
@@ -143,4 +144,5 @@ def entry_graph(
         interrupt_after=frozenset(),
         name=name,
         services=compiled.services,
+        store=compiled.store,
     )

@@ -32,6 +32,7 @@ class GraphParts(Protocol):
     checkpointer: Checkpointer | None
     interrupt_before: frozenset[str]
     interrupt_after: frozenset[str]
+    store: Any
 
 
 class RunFactory:
@@ -48,10 +49,12 @@ class RunFactory:
         """A run of ``input`` on the request's thread, or as a subgraph at ``place``."""
         from pyctx_web.graph._engine.ids import random_uuid
 
-        checkpointer = self._graph.checkpointer
+        checkpointer, store = self._graph.checkpointer, self._graph.store
         if place is not None:
             checkpointer, stream = place.checkpointer, _forwarded(place)
             stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
+            if store is None and place.parent is not None:
+                store = place.parent.run.store  # a subgraph without its own uses its parent's
         return Run(
             self._graph.name,
             random_uuid(),
@@ -59,6 +62,7 @@ class RunFactory:
             checkpointer,
             input,
             config=request.config,
+            store=store,
             **stream,
         )
 

@@ -9,7 +9,7 @@ from pyctx_web.errors import ContextMissingError
 from pyctx_web.graph._engine.frames import Run, current_run
 from pyctx_web.graph._engine.injection import run_config
 
-__all__ = ["get_config", "get_stream_writer"]
+__all__ = ["get_config", "get_store", "get_stream_writer"]
 
 
 def _current(operation: str) -> Run:
@@ -31,6 +31,14 @@ def get_config() -> dict[str, Any]:
     :class:`~pyctx_web.errors.ContextMissingError`.
     """
     return run_config(_current("get_config()"))
+
+
+def get_store() -> Any:
+    """The store of the run the calling code belongs to (``compile(store=...)``), or ``None``.
+
+    Outside a run it raises :class:`~pyctx_web.errors.ContextMissingError`.
+    """
+    return _current("get_store()").store
 
 
 def get_stream_writer() -> Callable[[Any], None]:

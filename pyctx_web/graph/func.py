@@ -259,9 +259,10 @@ class entrypoint:
         context_schema: type | None = None,
         retry_policy: RetryPolicy | None = None,
     ) -> None:
-        if store is not None or cache is not None:
-            raise ArgumentTypeError("entrypoint() store and cache are not supported")
+        if cache is not None:
+            raise ArgumentTypeError("entrypoint() cache is not supported")
         self.checkpointer = checkpointer
+        self.store = store
         self.context_schema = context_schema
         self.retry_policy = retry_policy
 
@@ -271,6 +272,7 @@ class entrypoint:
         return entry_graph(
             fn,
             checkpointer=self.checkpointer,
+            store=self.store,
             context_schema=self.context_schema,
             retry_policy=self.retry_policy,
             final_type=_Final,

@@ -276,6 +276,7 @@ class StateGraph:
         memory: MemoryProvider | None = None,
         tools: Sequence[Tool] = (),
         multitask: str = "reject",
+        store: Any = None,
     ) -> CompiledStateGraph:
         """Check the graph and return a :class:`CompiledStateGraph` that runs it.
 
@@ -286,7 +287,9 @@ class StateGraph:
         ``middleware`` (:class:`~pyctx_web.graph.middleware.AgentMiddleware`,
         outermost first), ``memory`` and ``tools`` serve every run. ``multitask``
         says what a second run of a thread that is running does: ``"reject"``
-        raises ``ThreadBusyError``, ``"enqueue"`` waits.
+        raises ``ThreadBusyError``, ``"enqueue"`` waits. ``store`` (a
+        :class:`~pyctx_web.graph.store.base.BaseStore`) is every run's
+        ``runtime.store`` and :func:`~pyctx_web.graph.config.get_store`.
         """
         services = GraphServices.build(
             name or "graph",
@@ -311,6 +314,7 @@ class StateGraph:
             name=name or "graph",
             services=services,
             multitask=multitask,
+            store=store,
         )
 
     def _breakpoints(self, names: Sequence[str] | str, what: str) -> frozenset[str]:

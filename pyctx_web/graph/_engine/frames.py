@@ -83,6 +83,8 @@ class Run:
     """The event loop the stream's queue belongs to, while streaming."""
     extension: RunExtension | None = None
     """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
+    store: Any = None
+    """The graph's store (``compile(store=...)``), as ``Runtime.store`` shows it."""
 
     def listens(self, mode: str) -> bool:
         """Whether a consumer streams ``mode``: worth building its chunks."""

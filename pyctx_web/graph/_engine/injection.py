@@ -3,8 +3,8 @@
 A node ``fn(state, ...)`` may ask, by parameter name or annotation, for
 ``runtime: Runtime[Ctx]`` (the run's context, stream writer, execution info,
 and pyctx_web's tools, memory and log), ``config: RunnableConfig`` (the run's
-config), ``writer: StreamWriter`` or ``store`` (always ``None``: stores are
-not supported). Nothing else is given to a node.
+config), ``writer: StreamWriter`` or ``store: BaseStore`` (the graph's
+store, ``None`` without one). Nothing else is given to a node.
 """
 
 from __future__ import annotations
@@ -121,5 +121,5 @@ def injected(run: Run, frame: TaskFrame, inject: tuple[tuple[str, str], ...]) ->
         elif kind == "writer":
             values[param] = run.writer()
         else:
-            values[param] = None
+            values[param] = run.store
     return values

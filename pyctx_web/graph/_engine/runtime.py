@@ -72,7 +72,7 @@ class Runtime(Generic[ContextT]):
     context: ContextT = None  # type: ignore[assignment]
     """The run's context: the ``context=`` of the call, or compile()'s default."""
     store: Any = None
-    """Always ``None``: stores are not supported."""
+    """The graph's store (``compile(store=...)``, a ``BaseStore``), or ``None``."""
     stream_writer: Callable[[Any], None] = _no_writer
     """Sends a chunk to ``stream_mode="custom"`` consumers."""
     previous: Any = None
@@ -198,7 +198,7 @@ def runtime_of(run: Run, frame: TaskFrame | None) -> Runtime[Any]:
             run_id=run.run_id,
             node_attempt=frame.attempt,
         )
-    return Runtime(run.context, None, run.writer(), None, info, run.extension)
+    return Runtime(run.context, run.store, run.writer(), None, info, run.extension)
 
 
 def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[ContextT]:

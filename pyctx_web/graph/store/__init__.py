@@ -6,3 +6,7 @@ and :mod:`~pyctx_web.graph.store.indexeddb` (:class:`IndexedDBStore`, in a brows
 A graph gets one with ``compile(store=...)``; nodes reach it as ``runtime.store``,
 :func:`~pyctx_web.graph.config.get_store` or a ``store`` parameter.
 """
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -134,7 +134,8 @@ class SqliteStore(RowStore):
             snapshot.under[prefix] = self._under(prefix)
         if plan.wants_namespaces:
             records = self._query(
-                "SELECT DISTINCT prefix FROM pyctx_store WHERE expires_at IS NULL OR expires_at > ?",
+                "SELECT DISTINCT prefix FROM pyctx_store"
+                " WHERE expires_at IS NULL OR expires_at > ?",
                 (now,),
             )
             snapshot.namespaces = [tuple(r[0].split(".")) for r in records]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal, NamedTuple, TypedDict
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentValueError
 
 __all__ = [
@@ -241,3 +242,20 @@ def validate_op_namespace(op: Op) -> None:
     elif isinstance(op, ListNamespacesOp):
         for condition in op.match_conditions or ():
             check_labels(condition.path)
+
+
+publish(
+    "pyctx_web.graph.store.base",
+    NotProvided,
+    Item,
+    SearchItem,
+    GetOp,
+    SearchOp,
+    MatchCondition,
+    ListNamespacesOp,
+    PutOp,
+    InvalidNamespaceError,
+    TTLConfig,
+    IndexConfig,
+    validate_op_namespace,
+)
