@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.outputs import ChatGenerationChunk, LLMResult
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
@@ -23,7 +23,7 @@ from pyctx_web.graph._engine.frames import current_task
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
 
-__all__ = ["TokenHandler"]
+__all__ = ["TokenHandler", "callbacks_with"]
 
 T = TypeVar("T")
 
@@ -115,3 +115,29 @@ class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
                     if message.id is not None:
                         self.seen.add(message.id)
                     self.run.emit("messages", (message, metadata))
+
+
+def callbacks_with(given: Any, handler: TokenHandler, tags: list[str]) -> BaseCallbackManager:
+    """The callbacks of a node's LangChain config: ``given`` (a list or a manager) with
+    ``handler`` in place of the handler of the node around (the node runs in a subgraph, or
+    is a ``@task`` call of a node), and the run's ``tags``, which the models it calls inherit
+    as in LangGraph, also where a model's ``with_config(tags=...)`` sets tags of its own."""
+    metadata: dict[str, Any] = {}
+    if isinstance(given, BaseCallbackManager):
+        handlers = list(given.inheritable_handlers)
+        inherited = list(given.inheritable_tags)
+        metadata = dict(given.inheritable_metadata)
+    else:
+        handlers = list(given) if isinstance(given, list) else []
+        inherited = []
+    kept = [item for item in handlers if not isinstance(item, TokenHandler)]
+    kept.append(handler)
+    every = [*inherited, *(tag for tag in tags if tag not in inherited)]
+    return BaseCallbackManager(
+        handlers=kept,
+        inheritable_handlers=kept,
+        tags=every,
+        inheritable_tags=every,
+        metadata=metadata,
+        inheritable_metadata=metadata,
+    )

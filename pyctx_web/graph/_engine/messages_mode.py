@@ -184,18 +184,14 @@ def streaming_tokens(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iter
 def _token_handler(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iterator[None]:
     from langchain_core.runnables.config import var_child_runnable_config
 
-    from pyctx_web.graph._engine.lc_tokens import TokenHandler
+    from pyctx_web.graph._engine.lc_tokens import TokenHandler, callbacks_with
 
     outer: dict[str, Any] = dict(var_child_runnable_config.get() or {})
-    given = outer.get("callbacks")
-    # The handler of the node around (this node runs in a subgraph, or this is a @task call
-    # of the node) gives way to this one.
-    kept = (
-        [item for item in given if not isinstance(item, TokenHandler)]
-        if isinstance(given, list)
-        else []
+    tags = run.config.get("tags")
+    handler = TokenHandler(run, metadata, seen)
+    callbacks = callbacks_with(
+        outer.get("callbacks"), handler, tags if isinstance(tags, list) else []
     )
-    callbacks = [*kept, TokenHandler(run, metadata, seen)]
     config: Any = {**outer, "callbacks": callbacks}
     token = var_child_runnable_config.set(config)
     try:

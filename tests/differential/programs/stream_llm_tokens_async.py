@@ -134,14 +134,14 @@ drafts = (
 
 
 async def main():
-    config = {"configurable": {"thread_id": "1"}, "metadata": {"user": "ada"}}
+    config = {"configurable": {"thread_id": "1"}, "metadata": {"user": "ada"}, "tags": ["demo"]}
     jokes, models = [], []
     async for msg, metadata in graph.astream({"topic": "cats"}, config, stream_mode="messages"):
         if msg.id not in models:
             models.append(msg.id)
             print("model", len(models), {key: metadata[key] for key in KEYS if key in metadata})
         print(" ", type(msg).__name__, repr(msg.content), "from model", models.index(msg.id) + 1)
-        if metadata.get("tags") == ["joke"]:
+        if "joke" in metadata.get("tags", []):
             jokes.append(msg.content)
         if metadata["langgraph_node"] == "write_poem":
             print("  poem token", repr(msg.content))
