@@ -65,7 +65,8 @@ def test_each_file_is_one_expression(tmp_path: Path) -> None:
 def test_unknown_name_is_refused() -> None:
     """Asking for a file that does not exist names the ones that do."""
     with pytest.raises(
-        ArgumentValueError, match=r"^no JavaScript named 'nope'; known: indexeddb, jsbridge, tabs$"
+        ArgumentValueError,
+        match=r"^no JavaScript named 'nope'; known: indexeddb, idbstore, jsbridge, tabs$",
     ):
         source("nope")
 

@@ -1,0 +1,179 @@
+// pyctx_web.graph.store.indexeddb.IndexedDBStore: one transaction per read or write.
+(() => {
+  /**
+   * An open database; closed for good once `closed` is true.
+   * @typedef {{ db: IDBDatabase, closed: boolean }} StoreConn
+   * A row as stored: JSON texts for the value and vectors, so no object crosses to Python.
+   * @typedef {Record<string, unknown>} StoreRecord
+   */
+  const ITEMS = "items";
+  /** @returns {{ status: string, name: string, message: string }} */
+  const failure = (/** @type {unknown} */ e) => {
+    const fields = /** @type {{ name?: string, message?: string }} */ (Object(e));
+    return { status: "error", name: fields.name || "Error", message: fields.message || String(e) };
+  };
+  // The namespace `p` itself, and those under it: "p.x..." sorts from "p." up to "p/".
+  const exact = (/** @type {string} */ p) => IDBKeyRange.bound([p], [p, []]);
+  const below = (/** @type {string} */ p) => IDBKeyRange.bound([p + "."], [p + "/"], false, true);
+
+  /**
+   * Runs body(store, state) in one transaction; resolves with JSON text once it has
+   * completed ({status: "ok", value: state.value}) or aborted (the reason).
+   * @param {StoreConn} conn
+   * @param {IDBTransactionMode} mode
+   * @param {(store: IDBObjectStore, state: { value: unknown }) => void} body
+   * @returns {Promise<string>}
+   */
+  const run = (conn, mode, body) =>
+    new Promise((resolve) => {
+      if (conn.closed) {
+        resolve(JSON.stringify({ status: "closed" }));
+        return;
+      }
+      /** @type {IDBTransaction} */
+      let tx;
+      try {
+        tx = conn.db.transaction([ITEMS], mode);
+      } catch (e) {
+        const reason = failure(e);
+        resolve(
+          JSON.stringify(reason.name === "InvalidStateError" ? { status: "closed" } : reason),
+        );
+        return;
+      }
+      const state = { value: /** @type {unknown} */ (null) };
+      tx.oncomplete = () => resolve(JSON.stringify({ status: "ok", value: state.value }));
+      tx.onabort = () =>
+        resolve(JSON.stringify(failure(tx.error || { name: "AbortError", message: "aborted" })));
+      try {
+        body(tx.objectStore(ITEMS), state);
+      } catch (e) {
+        resolve(JSON.stringify(failure(e)));
+        try {
+          tx.abort();
+        } catch {
+          /* already finished */
+        }
+      }
+    });
+
+  return {
+    /**
+     * @param {string} name
+     * @param {number} version
+     * @returns {Promise<StoreConn | string>} the connection, or a failure as JSON text
+     */
+    open: (name, version) =>
+      new Promise((resolve) => {
+        /** @type {IDBOpenDBRequest} */
+        let request;
+        try {
+          request = indexedDB.open(name, version);
+        } catch (e) {
+          resolve(JSON.stringify(failure(e)));
+          return;
+        }
+        request.onupgradeneeded = () => {
+          const db = request.result;
+          if (!db.objectStoreNames.contains(ITEMS)) {
+            db.createObjectStore(ITEMS, { keyPath: ["prefix", "key"] });
+          }
+        };
+        request.onsuccess = () => {
+          /** @type {StoreConn} */
+          const conn = { db: request.result, closed: false };
+          conn.db.onversionchange = () => {
+            conn.closed = true;
+            conn.db.close();
+          };
+          conn.db.onclose = () => {
+            conn.closed = true;
+          };
+          resolve(conn);
+        };
+        request.onerror = (event) => {
+          event.preventDefault();
+          resolve(JSON.stringify(failure(request.error)));
+        };
+      }),
+
+    close: (/** @type {StoreConn} */ conn) => {
+      conn.closed = true;
+      conn.db.close();
+    },
+
+    // What a batch reads, in one readonly transaction: {gets: [[prefix, key]...],
+    // prefixes: [prefix...], namespaces: bool} -> {rows, under: {prefix: rows}, namespaces}.
+    read: (/** @type {StoreConn} */ conn, /** @type {string} */ request) =>
+      run(conn, "readonly", (store, state) => {
+        const want = JSON.parse(request);
+        /** @type {{ rows: unknown[], under: Record<string, unknown[]>, namespaces: unknown[] }} */
+        const out = { rows: [], under: {}, namespaces: [] };
+        state.value = out;
+        for (const key of want.gets) {
+          store.get(key).onsuccess = (event) => {
+            const found = /** @type {IDBRequest} */ (event.target).result;
+            if (found !== undefined) out.rows.push(found);
+          };
+        }
+        for (const p of want.prefixes) {
+          const rows = (out.under[p] = /** @type {unknown[]} */ ([]));
+          const ranges = p === "" ? [undefined] : [exact(p), below(p)];
+          for (const range of ranges) {
+            store.getAll(range).onsuccess = (event) => {
+              rows.push(
+                .../** @type {unknown[]} */ (/** @type {IDBRequest} */ (event.target).result),
+              );
+            };
+          }
+        }
+        if (want.namespaces) {
+          store.getAll().onsuccess = (event) => {
+            const all = /** @type {StoreRecord[]} */ (
+              /** @type {IDBRequest} */ (event.target).result
+            );
+            out.namespaces = all.map((r) => [r.prefix, r.expires_at]);
+          };
+        }
+      }),
+
+    // A batch's writes, all or none: {refresh: [[prefix, key, expires_at]...],
+    // deletes: [[prefix, key]...], rows: [record...]}; a replaced row keeps its created_at.
+    write: (/** @type {StoreConn} */ conn, /** @type {string} */ payload) =>
+      run(conn, "readwrite", (store) => {
+        const todo = JSON.parse(payload);
+        for (const [prefix, key, expires] of todo.refresh) {
+          store.get([prefix, key]).onsuccess = (event) => {
+            const found = /** @type {IDBRequest} */ (event.target).result;
+            if (found !== undefined) store.put({ ...found, expires_at: expires });
+          };
+        }
+        for (const key of todo.deletes) store.delete(key);
+        for (const row of todo.rows) {
+          store.get([row.prefix, row.key]).onsuccess = (event) => {
+            const found = /** @type {IDBRequest} */ (event.target).result;
+            store.put(found === undefined ? row : { ...row, created_at: found.created_at });
+          };
+        }
+      }),
+
+    // Deletes the rows expired at `now`; resolves with how many.
+    sweep: (/** @type {StoreConn} */ conn, /** @type {number} */ now) =>
+      run(conn, "readwrite", (store, state) => {
+        let count = 0;
+        store.openCursor().onsuccess = (event) => {
+          const cursor = /** @type {IDBCursorWithValue | null} */ (
+            /** @type {IDBRequest} */ (event.target).result
+          );
+          if (cursor === null) return;
+          const expires = cursor.value.expires_at;
+          if (typeof expires === "number" && expires <= now) {
+            cursor.delete();
+            state.value = ++count;
+          }
+          cursor.continue();
+        };
+        state.value = 0;
+      }),
+  };
+})();
