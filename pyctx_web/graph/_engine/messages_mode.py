@@ -46,13 +46,22 @@ def _has_langchain() -> bool:
     return _langchain[0]
 
 
+_streaming: ContextVar[dict[str, Any] | None] = ContextVar(
+    "pyctx_web.graph.streaming", default=None
+)
+"""The metadata of the node or ``@task`` call whose messages stream, while it runs."""
+
+
 def metadata_of(run: Run, frame: TaskFrame, step: int) -> dict[str, Any]:
     """The metadata of the messages of ``frame``'s task."""
     task = frame.task
     pushed = task.arg is not NO_ARG
     namespace = f"{task.name}:{task.id}"
+    # A subgraph's node (or a graph's run from a node) starts from its caller's metadata.
+    metadata: dict[str, Any] = dict(_streaming.get() or {})
     given = run.config.get("metadata")
-    metadata: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
+    if isinstance(given, Mapping):
+        metadata.update(given)
     if run.thread_id is not None:
         metadata["thread_id"] = run.thread_id
     metadata.update(
@@ -122,12 +131,6 @@ def emit_messages(run: Run, metadata: dict[str, Any], update: Any, seen: set[str
                 continue
             seen.add(ident)
         run.emit("messages", (message, metadata))
-
-
-_streaming: ContextVar[dict[str, Any] | None] = ContextVar(
-    "pyctx_web.graph.streaming", default=None
-)
-"""The metadata of the node or ``@task`` call whose messages stream, while it runs."""
 
 
 def _call_metadata(caller: dict[str, Any], name: str, call_id: str, key: str) -> dict[str, Any]:

@@ -155,10 +155,11 @@ async def main():
 
     # With subgraphs=True, the subgraph's tokens come with its namespace.
     async for namespace, (msg, metadata) in chat.astream(
-        inputs, stream_mode="messages", subgraphs=True
+        inputs, {"metadata": {"user": "bob"}}, stream_mode="messages", subgraphs=True
     ):
         print(namespace, metadata["langgraph_node"], type(msg).__name__, repr(msg.content))
-        print("  ", metadata.get("checkpoint_ns"), metadata["langgraph_checkpoint_ns"])
+        print("  ", metadata.get("checkpoint_ns"), metadata["langgraph_checkpoint_ns"], end=" ")
+        print(metadata.get("user"))
 
     async for msg, metadata in drafts.astream(inputs, stream_mode="messages"):
         print(metadata["langgraph_node"], metadata["langgraph_triggers"], end=" ")
