@@ -142,7 +142,8 @@ def test_the_store_api_on_indexeddb(pyctx_module: Any) -> None:
     assert out["created_kept"] is True
     assert out["red"] == ["a", "b"]
     assert out["big"] == ["b", "c"]
-    assert out["ranked"] == ["b", "c"] and out["scored"] is True
+    assert out["ranked"] == ["b", "c"]
+    assert out["scored"] is True
     assert out["spaces"] == [("users", "u1"), ("users", "u2")]
     assert out["gone"] is None
 
