@@ -54,6 +54,9 @@ async def run(runtime: str, *, quick: bool) -> list[dict[str, Any]]:
             q2,
             "ms",
             spread=(q1, q3),
-            note=f"median of {rounds}; filter on one field, first page of 10; best {min(times):.1f} ms",
+            note=(
+                f"median of {rounds}; filter on one field, first page of 10;"
+                f" best {min(times):.1f} ms"
+            ),
         )
     ]

@@ -5,6 +5,8 @@
    * @typedef {{ db: IDBDatabase, closed: boolean }} StoreConn
    * A row as stored: JSON texts for the value and vectors, so no object crosses to Python.
    * @typedef {Record<string, unknown>} StoreRecord
+   * What a transaction resolves with: `value` as JSON, or the JSON text `finish()` makes.
+   * @typedef {{ value: unknown, finish: (() => string) | null }} RunState
    */
   const ITEMS = "items";
   /** @returns {{ status: string, name: string, message: string }} */
@@ -15,13 +17,22 @@
   // The namespace `p` itself, and those under it: "p.x..." sorts from "p." up to "p/".
   const exact = (/** @type {string} */ p) => IDBKeyRange.bound([p], [p, []]);
   const below = (/** @type {string} */ p) => IDBKeyRange.bound([p + "."], [p + "/"], false, true);
+  const json = (/** @type {unknown} */ v) => JSON.stringify(v === undefined ? null : v);
+  // A record as JSON text; the value and vectors, JSON text already, go in as they are, so
+  // a search over many items is parsed once, in Python.
+  const recordText = (/** @type {StoreRecord} */ r) =>
+    `{"prefix":${json(r.prefix)},"key":${json(r.key)},` +
+    `"value":${typeof r.value === "string" ? r.value : "null"},` +
+    `"created_at":${json(r.created_at)},"updated_at":${json(r.updated_at)},` +
+    `"expires_at":${json(r.expires_at)},"ttl":${json(r.ttl)},` +
+    `"vectors":${typeof r.vectors === "string" ? r.vectors : "[]"}}`;
 
   /**
    * Runs body(store, state) in one transaction; resolves with JSON text once it has
    * completed ({status: "ok", value: state.value}) or aborted (the reason).
    * @param {StoreConn} conn
    * @param {IDBTransactionMode} mode
-   * @param {(store: IDBObjectStore, state: { value: unknown }) => void} body
+   * @param {(store: IDBObjectStore, state: RunState) => void} body
    * @returns {Promise<string>}
    */
   const run = (conn, mode, body) =>
@@ -41,8 +52,12 @@
         );
         return;
       }
-      const state = { value: /** @type {unknown} */ (null) };
-      tx.oncomplete = () => resolve(JSON.stringify({ status: "ok", value: state.value }));
+      /** @type {RunState} */
+      const state = { value: null, finish: null };
+      tx.oncomplete = () =>
+        resolve(
+          `{"status":"ok","value":${state.finish ? state.finish() : JSON.stringify(state.value)}}`,
+        );
       tx.onabort = () =>
         resolve(JSON.stringify(failure(tx.error || { name: "AbortError", message: "aborted" })));
       try {
@@ -107,23 +122,29 @@
     read: (/** @type {StoreConn} */ conn, /** @type {string} */ request) =>
       run(conn, "readonly", (store, state) => {
         const want = JSON.parse(request);
-        /** @type {{ rows: unknown[], under: Record<string, unknown[]>, namespaces: unknown[] }} */
+        /** @type {{ rows: string[], under: Record<string, string[]>, namespaces: unknown[] }} */
         const out = { rows: [], under: {}, namespaces: [] };
-        state.value = out;
+        state.finish = () =>
+          `{"rows":[${out.rows.join(",")}],"under":{` +
+          Object.entries(out.under)
+            .map(([p, rows]) => `${JSON.stringify(p)}:[${rows.join(",")}]`)
+            .join(",") +
+          `},"namespaces":${JSON.stringify(out.namespaces)}}`;
         for (const key of want.gets) {
           store.get(key).onsuccess = (event) => {
             const found = /** @type {IDBRequest} */ (event.target).result;
-            if (found !== undefined) out.rows.push(found);
+            if (found !== undefined) out.rows.push(recordText(found));
           };
         }
         for (const p of want.prefixes) {
-          const rows = (out.under[p] = /** @type {unknown[]} */ ([]));
+          const rows = (out.under[p] = /** @type {string[]} */ ([]));
           const ranges = p === "" ? [undefined] : [exact(p), below(p)];
           for (const range of ranges) {
             store.getAll(range).onsuccess = (event) => {
-              rows.push(
-                .../** @type {unknown[]} */ (/** @type {IDBRequest} */ (event.target).result),
+              const found = /** @type {StoreRecord[]} */ (
+                /** @type {IDBRequest} */ (event.target).result
               );
+              for (const record of found) rows.push(recordText(record));
             };
           }
         }

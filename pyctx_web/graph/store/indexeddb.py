@@ -77,19 +77,13 @@ def _require_browser() -> None:
 
 
 def _row(record: dict[str, Any]) -> Row:
-    source = "a stored item"
-    return {
-        "ns": record["prefix"].split("."),
-        "key": record["key"],
-        "value": parse_json(
-            record["value"], source=source, max_chars=STORED_CHARS, max_depth=STORED_DEPTH
-        ),
-        "created_at": record["created_at"],
-        "updated_at": record["updated_at"],
-        "expires_at": record["expires_at"],
-        "ttl": record["ttl"],
-        "vectors": json.loads(record["vectors"]),
-    }
+    prefix, key, value = record["prefix"], record["key"], record["value"]
+    if not (isinstance(prefix, str) and isinstance(key, str) and isinstance(value, dict)):
+        raise StoreStorageError(
+            "read the store", f"a stored item ({prefix!r}, {key!r}) is not an item of this store"
+        )
+    record["ns"] = prefix.split(".")
+    return record
 
 
 class IndexedDBStore(RowStore):
