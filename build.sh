@@ -22,6 +22,10 @@
 #                             setup, then build/site: the demo as a static site for any static
 #                             host (content-hashed names, .br and .gz siblings, a _headers file;
 #                             docs/deploy.md); each --api-origin joins its policy's connect-src
+#   ./build.sh suites [ARGS] the suites tier: LangChain's and LangGraph's own test suites (pinned
+#                             sdists, [tool.pyctx-web.suites]) on real LangGraph and on pyctx_web,
+#                             in venvs of their own under build/cache/suites (tests/suites/run.py;
+#                             ARGS go to it, e.g. --only langgraph-prebuilt)
 #   ./build.sh wheel | clean
 #
 # Versions are pinned in pyproject.toml: [dependency-groups] for the host tooling and
@@ -247,6 +251,52 @@ ensure_json_schema_suite() {  # the JSON-Schema-Test-Suite (draft 2020-12) of th
     echo "$want" >"$dir/.stamp"
 }
 
+suites_setting() {  # suites_setting KEY...: the pins of [tool.pyctx-web.suites], one a line
+    "$PY" - "$@" <<'EOF'
+import sys, tomllib
+suites = tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["suites"]
+print("\n".join(pin for key in sys.argv[1:] for pin in suites[key]))
+EOF
+}
+
+ensure_suites() {  # the suites' tests (from their sdists) and the two venvs that run them
+    local want dir pin name top tool_python side purelib
+    want="$(suites_setting sdists langgraph common | sha256sum | cut -c1-16)"
+    dir="$CACHE/suites"
+    if fresh "$dir/.stamp" "$want"; then return 0; fi
+    log "fetching the suites' sdists from PyPI and installing their venvs in build/cache/suites"
+    rm -rf "$dir" && mkdir -p "$dir/sdist"
+    # shellcheck disable=SC2046
+    pip_quiet "$PY" download -q --disable-pip-version-check --no-deps --no-binary :all: \
+        -d "$dir/sdist" $(suites_setting sdists) ||
+        die "pip could not download the suites' sdists ([tool.pyctx-web.suites] sdists)"
+    # Only the tests and their pytest settings: the package source beside them must not be
+    # importable, so that langgraph is what each side installs.
+    for pin in $(suites_setting sdists); do
+        name="${pin%%==*}"
+        top="${name//-/_}-${pin##*==}"
+        tar xzf "$dir/sdist/$top.tar.gz" -C "$dir/sdist" "$top/tests" "$top/pyproject.toml" ||
+            die "the $pin sdist has no tests/ and pyproject.toml"
+        mv "$dir/sdist/$top" "$dir/$name"
+    done
+    rm -rf "$dir/sdist"
+    tool_python="$(find_tool_python)" ||
+        die "a Python >= 3.12 is missing for the suites: install python3.12 and run again"
+    for side in langgraph pyctx; do
+        "$tool_python" -m venv "$dir/venv-$side"
+        # shellcheck disable=SC2046
+        pip_quiet "$dir/venv-$side/bin/python" install -q --disable-pip-version-check --no-deps \
+            $(suites_setting common) || die "pip could not install the suites' venv-$side"
+    done
+    # shellcheck disable=SC2046
+    pip_quiet "$dir/venv-langgraph/bin/python" install -q --disable-pip-version-check --no-deps \
+        $(suites_setting langgraph) || die "pip could not install real LangGraph in venv-langgraph"
+    # pyctx_web from this checkout, as .venv has it (editable), with no langgraph beside it.
+    purelib="$("$dir/venv-pyctx/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    echo "$ROOT" >"$purelib/pyctx_web_checkout.pth"
+    echo "$want" >"$dir/.stamp"
+}
+
 axe_core_dir() {  # where build.sh unpacks the axe-core npm package of [tool.pyctx-web]
     echo "$CACHE/axe-core-$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["axe-core"])')"
 }
@@ -443,6 +493,7 @@ case "$cmd" in
     dist) setup; build_site "$@"; log "build/site is ready for a static host (docs/deploy.md)" ;;
     test) setup; build_site; run_tests "$@" ;;
     lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
+    suites) ensure_venv; ensure_suites; exec "$PY" tests/suites/run.py "$@" ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; build_site; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     page)
@@ -451,5 +502,5 @@ case "$cmd" in
     clean)
         rm -rf "$BUILD" "$VENV" "$VENV311" "$VENV_LG" "$ROOT/node_modules"
         log "removed build/, .venv/, .venv311/, .venv-langgraph/ and node_modules/" ;;
-    *) echo "usage: ./build.sh {setup|test|lint|demo|bench|page|wheel|dist|clean} [args]" >&2; exit 2 ;;
+    *) echo "usage: ./build.sh {setup|test|suites|lint|demo|bench|page|wheel|dist|clean} [args]" >&2; exit 2 ;;
 esac
