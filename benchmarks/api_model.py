@@ -58,11 +58,16 @@ models.make_model = make_model
 
 PROBE = """
 (() => {
-  const b = (window.__api = { mark: null, firstAt: null });
+  const b = (window.__api = { mark: null, answered: 0, firstAt: null });
+  const answers = "#transcript .msg[data-role=assistant] .msg-body";
+  // Text in the streaming answer, or a new answer (a reply drawn whole, in one frame).
+  b.answersNow = () => document.querySelectorAll(answers).length;
   new MutationObserver(() => {
     if (b.mark === null || b.firstAt !== null) return;
     const body = document.querySelector("#transcript .msg-streaming .msg-body");
-    if (body && body.textContent.trim()) b.firstAt = performance.now();
+    if ((body && body.textContent.trim()) || b.answersNow() > b.answered) {
+      b.firstAt = performance.now();
+    }
   }).observe(document, { subtree: true, childList: true, characterData: true });
 })();
 """
@@ -80,6 +85,7 @@ IMPORT_OLD = """() => new Promise((resolve) => {
 })"""
 
 CHOOSE = """(model) => {
+  window.__api.answered = window.__api.answersNow();
   window.__api.mark = performance.now();
   window.__demo.worker.postMessage({ op: "configure_model", model });
 }"""
