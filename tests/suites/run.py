@@ -167,7 +167,7 @@ def main() -> int:
         if not args.only or name in args.only:
             problems += check_suite(name, suite, args.cache, args.write_not_yet)
     for name, tests in LEFT_OUT.items():
-        for test, reason in tests.items():
+        for test, reason in tests.items() if not args.only or name in args.only else ():
             print(f"left out ({name}): {test}: {reason}")
     for problem in problems:
         print(problem)
