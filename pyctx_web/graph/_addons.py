@@ -10,9 +10,7 @@ the names pyctx_web registers stay pyctx_web's.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
-import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -44,6 +42,9 @@ def real_langgraph_at(folders: Sequence[str]) -> str | None:
     """
     if not folders:
         return None
+    # Only when a langgraph folder exists: reading metadata imports zipfile, email...
+    import importlib.metadata
+
     try:
         distribution = importlib.metadata.distribution("langgraph")
     except importlib.metadata.PackageNotFoundError:
@@ -58,13 +59,14 @@ def real_langgraph_at(folders: Sequence[str]) -> str | None:
     return None
 
 
-class AddonFinder(importlib.abc.MetaPathFinder):
+class AddonFinder:
     """Finds an add-on's ``langgraph.X.Y`` module below a package pyctx_web registered.
 
     ``langgraph.checkpoint`` is pyctx_web's module, whose ``__path__`` is pyctx_web's
     own folder, so the import system alone would never find the add-on's
     ``langgraph/checkpoint/conformance``: this finder looks for it in the add-ons'
-    ``langgraph`` folders. Names pyctx_web registers are never looked up here.
+    ``langgraph`` folders. Names pyctx_web registers are never looked up here. (A
+    meta path finder by protocol: importlib.abc would cost its imports at start-up.)
     """
 
     def __init__(self, folders: Sequence[str], registered: Collection[str]) -> None:
