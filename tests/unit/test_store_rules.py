@@ -11,7 +11,7 @@ import pytest
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph.store import _rowstore
-from pyctx_web.graph.store.base import InvalidNamespaceError, PutOp
+from pyctx_web.graph.store.base import InvalidNamespaceError, PutOp, ensure_embeddings
 from pyctx_web.graph.store.memory import InMemoryStore
 from pyctx_web.graph.store.sqlite import SqliteStore
 
@@ -147,3 +147,10 @@ def test_a_replaced_item_keeps_its_created_at(sqlite_store: SqliteStore) -> None
     assert second is not None
     assert (second.value, second.created_at) == ({"v": 2}, first.created_at)
     assert second.updated_at >= first.updated_at
+
+
+def test_ensure_embeddings_gives_a_function_langchains_method_names() -> None:
+    """ensure_embeddings(fn), without dims as LangGraph calls it, embeds like an Embeddings."""
+    embeddings = ensure_embeddings(lambda texts: [[float(len(t)), 1.0] for t in texts])
+    assert embeddings.embed_documents(["ab", "abc"]) == [[2.0, 1.0], [3.0, 1.0]]
+    assert embeddings.embed_query("a") == [1.0, 1.0]

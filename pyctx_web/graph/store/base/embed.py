@@ -36,7 +36,7 @@ AEmbeddingsFunc = Callable[[Sequence[str]], Awaitable[list[list[float]]]]
 class Embedder:
     """Embeds texts with what ``index={"embed": ...}`` gave, checking the vectors' length."""
 
-    def __init__(self, embed: Any, dims: int) -> None:
+    def __init__(self, embed: Any, dims: int | None) -> None:
         self.source = embed
         self.dims = dims
 
@@ -47,7 +47,7 @@ class Embedder:
                 " it must return one vector per text"
             )
         for vector in vectors:
-            if len(vector) != self.dims:
+            if self.dims is not None and len(vector) != self.dims:
                 raise ArgumentValueError(
                     f"the store's embed returned a vector of {len(vector)} numbers;"
                     f" the index was configured with dims={self.dims}"
@@ -91,9 +91,21 @@ class Embedder:
             return self._checked([text], [await self.source.aembed_query(text)])[0]
         return (await self.aembed([text]))[0]
 
+    # LangChain's Embeddings method names, for code that calls ensure_embeddings() itself.
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """:meth:`embed`, under LangChain's name."""
+        return self.embed(texts)
 
-def ensure_embeddings(embed: Any, dims: int) -> Embedder:
-    """Check ``embed`` (a function or an ``Embeddings`` object) and wrap it."""
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """:meth:`aembed`, under LangChain's name."""
+        return await self.aembed(texts)
+
+
+def ensure_embeddings(embed: Any, dims: int | None = None) -> Embedder:
+    """Check ``embed`` (a function or an ``Embeddings`` object) and wrap it.
+
+    With ``dims``, every vector it returns must have that many numbers.
+    """
     if isinstance(embed, str):
         raise ArgumentValueError(
             f"index embed {embed!r} names a model; pyctx_web fetches no model: give a function"
@@ -104,7 +116,7 @@ def ensure_embeddings(embed: Any, dims: int) -> Embedder:
             "index embed must be a function from a list of texts to a list of vectors,"
             f" or an Embeddings object, not {type(embed).__qualname__!r}"
         )
-    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+    if dims is not None and (isinstance(dims, bool) or not isinstance(dims, int) or dims < 1):
         raise ArgumentValueError(f"index dims must be an int >= 1, not {dims!r}")
     return Embedder(embed, dims)
 
