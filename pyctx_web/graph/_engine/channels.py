@@ -17,7 +17,7 @@ from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
 
-__all__ = ["Reducer", "StateSchema", "is_state_type"]
+__all__ = ["Reducer", "StateSchema", "is_state_type", "unqualified"]
 
 Reducer = Callable[[Any, Any], Any]
 """``reducer(current, update) -> new value``."""
@@ -25,6 +25,22 @@ Reducer = Callable[[Any, Any], Any]
 _MISSING: Final = object()
 _EMPTY_STARTS: Final[tuple[type, ...]] = (list, dict, tuple, set, frozenset, str, int, float)
 """Types whose empty value starts a reduced key that has no value yet."""
+
+
+_QUALIFIERS: Final = frozenset({"Required", "NotRequired", "ReadOnly"})
+"""TypedDict key qualifiers (``typing``'s or ``typing_extensions``') a reducer may sit in."""
+
+
+def unqualified(hint: Any) -> Any:
+    """``hint`` without its ``Required[...]``, ``NotRequired[...]`` or ``ReadOnly[...]`` wrappers.
+
+    ``messages: Required[Annotated[list, add_messages]]`` declares a reducer as
+    surely as the bare ``Annotated`` does. The qualifiers are told by name so
+    that ``typing_extensions``' own forms (older Pythons) count too.
+    """
+    while getattr(get_origin(hint), "_name", None) in _QUALIFIERS and get_args(hint):
+        hint = get_args(hint)[0]
+    return hint
 
 
 def _is_typeddict(state_type: object) -> bool:
@@ -159,6 +175,7 @@ class StateSchema:
 
     @staticmethod
     def _reducer_of(key: str, hint: Any) -> Reducer | None:
+        hint = unqualified(hint)
         if get_origin(hint) is not Annotated:
             return None
         for meta in reversed(hint.__metadata__):
@@ -177,7 +194,7 @@ class StateSchema:
         return tuple(self.annotations)
 
     def _empty_start(self, key: str) -> Any:
-        base = get_args(self.annotations[key])[0]
+        base = unqualified(get_args(unqualified(self.annotations[key]))[0])
         origin = get_origin(base) or base
         if isinstance(origin, type) and issubclass(origin, _EMPTY_STARTS):
             for kind in _EMPTY_STARTS:

@@ -1,0 +1,60 @@
+"""LangGraph behaviours the engine gained for LangGraph's prebuilt agents and LangChain's agents."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, NotRequired, Required
+
+import pytest
+from typing_extensions import ReadOnly, TypedDict
+
+from pyctx_web.graph import END, START, StateGraph
+
+
+def _appends(state_type: type) -> Any:
+    graph = StateGraph(state_type)
+    graph.add_node("a", lambda state: {"x": [2]})
+    graph.add_edge(START, "a")
+    graph.add_edge("a", END)
+    return graph.compile().invoke({"x": [1]})
+
+
+class _Required(TypedDict):
+    x: Required[Annotated[list[int], operator.add]]
+
+
+class _NotRequired(TypedDict, total=False):
+    x: NotRequired[Annotated[list[int], operator.add]]
+
+
+class _ReadOnly(TypedDict):
+    x: ReadOnly[Annotated[list[int], operator.add]]
+
+
+class _Nested(TypedDict):
+    x: Required[ReadOnly[Annotated[list[int], operator.add]]]
+
+
+class _Inside(TypedDict):
+    x: Annotated[NotRequired[list[int]], operator.add]
+
+
+@pytest.mark.parametrize("state_type", [_Required, _NotRequired, _ReadOnly, _Nested, _Inside])
+def test_reducer_inside_key_qualifiers_applies(state_type: type) -> None:
+    """A reducer declared inside Required/NotRequired/ReadOnly (nested or not) combines writes."""
+    assert _appends(state_type) == {"x": [1, 2]}
+
+
+def test_reducer_inside_not_required_starts_from_empty() -> None:
+    """A NotRequired reduced key without a value starts empty and takes two writes of one step."""
+
+    class State(TypedDict):
+        n: int
+        x: NotRequired[Annotated[list[int], operator.add]]
+
+    graph = StateGraph(State)
+    graph.add_node("a", lambda state: {"x": [2]})
+    graph.add_node("b", lambda state: {"x": [3]})
+    graph.add_edge(START, "a")
+    graph.add_edge(START, "b")
+    assert graph.compile().invoke({"n": 1}) == {"n": 1, "x": [2, 3]}
