@@ -268,8 +268,8 @@ class StateGraph:
         self,
         checkpointer: Checkpointer | None = None,
         *,
-        interrupt_before: Sequence[str] | str = (),
-        interrupt_after: Sequence[str] | str = (),
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
         name: str | None = None,
         context: Any = None,
         middleware: Sequence[AgentMiddleware[Any]] = (),
@@ -281,7 +281,8 @@ class StateGraph:
         """Check the graph and return a :class:`CompiledStateGraph` that runs it.
 
         ``interrupt_before``/``interrupt_after`` name nodes to pause before or
-        after (``"*"`` for all); they need a ``checkpointer``. ``context`` is the
+        after (``"*"`` for all; ``None``, the default, for none); they need a
+        ``checkpointer``. ``context`` is the
         default of every run's ``runtime.context`` (each run gets a shallow copy;
         a run's ``context=`` replaces it, or sets fields of a dataclass default);
         ``middleware`` (:class:`~pyctx_web.graph.middleware.AgentMiddleware`,
@@ -317,7 +318,9 @@ class StateGraph:
             store=store,
         )
 
-    def _breakpoints(self, names: Sequence[str] | str, what: str) -> frozenset[str]:
+    def _breakpoints(self, names: Sequence[str] | str | None, what: str) -> frozenset[str]:
+        if names is None:
+            return frozenset()
         if names == "*":
             return frozenset(self._nodes)
         if isinstance(names, str):

@@ -58,3 +58,19 @@ def test_reducer_inside_not_required_starts_from_empty() -> None:
     graph.add_edge(START, "a")
     graph.add_edge(START, "b")
     assert graph.compile().invoke({"n": 1}) == {"n": 1, "x": [2, 3]}
+
+
+def _one_node() -> StateGraph:
+    class State(TypedDict):
+        x: int
+
+    graph = StateGraph(State)
+    graph.add_node("a", lambda state: {"x": state["x"] + 1})
+    graph.add_edge(START, "a")
+    return graph
+
+
+def test_compile_takes_none_breakpoints() -> None:
+    """compile(interrupt_before=None, interrupt_after=None), LangGraph's defaults, pause nowhere."""
+    app = _one_node().compile(interrupt_before=None, interrupt_after=None)
+    assert app.invoke({"x": 1}) == {"x": 2}
