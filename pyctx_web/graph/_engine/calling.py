@@ -67,8 +67,10 @@ class NodeCalls:
             ret = self.call(node, arg, frame)
             if is_awaitable(ret):
                 ret = await ret
-        update = ret.update if isinstance(ret, Command) else ret
-        emit_messages(self.run, metadata, update, seen)
+        for part in _parts(ret):
+            emit_messages(
+                self.run, metadata, part.update if isinstance(part, Command) else part, seen
+            )
         return ret
 
     def call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
@@ -78,17 +80,46 @@ class NodeCalls:
         return node.fn(arg)
 
     def to_result(self, node: str, ret: Any) -> tuple[TaskResult, Any]:
-        """What ``node``'s return value writes (and where it goes), and its update as streamed."""
-        if isinstance(ret, Command):
-            if ret.resume is not UNSET:
-                raise InvalidUpdateError(
-                    f"node {node!r} returned Command(resume=...); resume answers a paused run "
-                    f"and is passed to ainvoke(), not returned by a node",
-                    node=node,
-                )
-            updates = self.schema.check_update(node, ret.update)
-            return TaskResult(updates, self.planner.goto_list(node, ret.goto)), dict(
-                updates
-            ) or None
+        """What ``node``'s return value writes (and where it goes), and its update as streamed.
+
+        As in LangGraph, a node may return a list of :class:`Command` objects, or
+        a list mixing them with dicts of updates: their writes apply in order and
+        their ``goto`` targets all run next.
+        """
+        if isinstance(ret, Command) or _has_command(ret):
+            updates: list[tuple[str, Any]] = []
+            goto: list[Any] = []
+            for part in _parts(ret):
+                if not isinstance(part, Command):
+                    updates += self.schema.check_update(node, part)
+                    continue
+                if part.resume is not UNSET:
+                    raise InvalidUpdateError(
+                        f"node {node!r} returned Command(resume=...); resume answers a paused "
+                        f"run and is passed to ainvoke(), not returned by a node",
+                        node=node,
+                    )
+                updates += self.schema.check_update(node, part.update)
+                goto += self.planner.goto_list(node, part.goto)
+            return TaskResult(updates, goto), _streamed(updates)
         updates = self.schema.check_update(node, ret)
         return TaskResult(updates), None if ret is None else dict(updates)
+
+
+def _has_command(ret: Any) -> bool:
+    return isinstance(ret, list | tuple) and any(isinstance(item, Command) for item in ret)
+
+
+def _parts(ret: Any) -> list[Any]:
+    """The parts of a node's return value: the items of a list holding Commands, else itself."""
+    return list(ret) if _has_command(ret) else [ret]
+
+
+def _streamed(updates: list[tuple[str, Any]]) -> Any:
+    """The ``updates`` stream's view of a task's writes: a dict, or one dict per write when a
+    key was written twice (as LangGraph shows them)."""
+    if not updates:
+        return None
+    if len({key for key, _ in updates}) == len(updates):
+        return dict(updates)
+    return [{key: value} for key, value in updates]

@@ -9,6 +9,8 @@ import pytest
 from typing_extensions import ReadOnly, TypedDict
 
 from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph.errors import InvalidUpdateError
+from pyctx_web.graph.types import Command, Send
 
 
 def _appends(state_type: type) -> Any:
@@ -74,3 +76,52 @@ def test_compile_takes_none_breakpoints() -> None:
     """compile(interrupt_before=None, interrupt_after=None), LangGraph's defaults, pause nowhere."""
     app = _one_node().compile(interrupt_before=None, interrupt_after=None)
     assert app.invoke({"x": 1}) == {"x": 2}
+
+
+_TWICE = (
+    r"^At key 'y': Can receive only one value per step\. "
+    r"Use an Annotated key to handle multiple values\.$"
+)
+
+
+class _Log(TypedDict):
+    x: Annotated[list[str], operator.add]
+    y: int
+
+
+def _commands_graph(first: Any) -> Any:
+    graph = StateGraph(_Log)
+    graph.add_node("a", first)
+    graph.add_node("b", lambda state: {"x": ["b"]})
+    graph.add_node("c", lambda state: {"x": [f"c{state['y']}"]})
+    graph.add_edge(START, "a")
+    return graph.compile()
+
+
+def test_node_returns_list_of_commands() -> None:
+    """A node's list of Commands applies every update in order and goes to every goto."""
+    app = _commands_graph(
+        lambda state: [
+            Command(update={"x": ["a1"]}, goto="b"),
+            Command(update={"x": ["a2"], "y": 1}, goto=["c", Send("c", {"x": [], "y": 5})]),
+        ]
+    )
+    updates = list(app.stream({"x": [], "y": 0}, stream_mode="updates"))
+    assert updates[0] == {"a": [{"x": ["a1"]}, {"x": ["a2"]}, {"y": 1}]}
+    assert app.invoke({"x": [], "y": 0}) == {"x": ["a1", "a2", "b", "c1", "c5"], "y": 1}
+
+
+def test_node_returns_mixed_list() -> None:
+    """A list mixing dicts of updates and Commands applies the dicts too."""
+    app = _commands_graph(lambda state: [{"x": ["m"], "y": 2}, Command(goto="c")])
+    assert list(app.stream({"x": [], "y": 0}, stream_mode="updates")) == [
+        {"a": {"x": ["m"], "y": 2}},
+        {"c": {"x": ["c2"]}},
+    ]
+
+
+def test_list_of_commands_writing_one_key_twice_is_refused() -> None:
+    """Two Commands of one list writing a last-value key is a concurrent update."""
+    app = _commands_graph(lambda state: [Command(update={"y": 1}), Command(update={"y": 2})])
+    with pytest.raises(InvalidUpdateError, match=_TWICE):
+        app.invoke({"x": [], "y": 0})
