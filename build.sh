@@ -15,9 +15,10 @@
 #   ./build.sh bench [--quick] [--network]
 #                             setup and build/site, then the benchmark suite; --network: only
 #                             its part over an emulated network (which --quick leaves out)
-#   ./build.sh page DIR       setup, then the README's example page in DIR (new or empty), to serve
-#                             offline: Pyodide from DIR/pyodide/, a copy of build/dist without the
-#                             files only the tests and benchmarks use (tools/offline_page.py)
+#   ./build.sh page [--llm] DIR  setup, then the README's example page in DIR (new or empty), to
+#                             serve offline: Pyodide from DIR/pyodide/, a copy of build/dist without
+#                             the files only the tests and benchmarks use, and without the llm wheel
+#                             set unless --llm (tools/offline_page.py)
 #   ./build.sh dist [--api-origin ORIGIN]...
 #                             setup, then build/site: the demo as a static site for any static
 #                             host (content-hashed names, .br and .gz siblings, a _headers file;
@@ -497,8 +498,9 @@ case "$cmd" in
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; build_site; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     page)
-        [ $# -eq 1 ] || die "usage: ./build.sh page DIR (a new or empty folder)"
-        setup; exec "$PY" tools/offline_page.py "$DIST" "$1" ;;
+        llm=(); [ "${1:-}" = --llm ] && { llm=(--llm); shift; }
+        [ $# -eq 1 ] || die "usage: ./build.sh page [--llm] DIR (a new or empty folder)"
+        setup; exec "$PY" tools/offline_page.py "${llm[@]}" "$DIST" "$1" ;;
     clean)
         rm -rf "$BUILD" "$VENV" "$VENV311" "$VENV_LG" "$ROOT/node_modules"
         log "removed build/, .venv/, .venv311/, .venv-langgraph/ and node_modules/" ;;

