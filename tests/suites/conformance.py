@@ -32,7 +32,8 @@ def saver_factory(side: str, kind: str) -> Any:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         async def pyctx_sqlite() -> AsyncIterator[Any]:
-            yield SqliteSaver.from_conn_string(":memory:").__enter__()
+            with SqliteSaver.from_conn_string(":memory:") as saver:
+                yield saver
 
         return pyctx_sqlite
     if kind == "sqlite":
