@@ -17,10 +17,6 @@ from typing import Any
 
 def saver_factory(side: str, kind: str) -> Any:
     """An async generator function yielding a fresh saver of ``kind`` on ``side``."""
-    if side == "pyctx":
-        from pyctx_web.graph import install_as_langgraph
-
-        install_as_langgraph()
     if kind == "memory":
         from langgraph.checkpoint.memory import InMemorySaver
 
@@ -49,6 +45,10 @@ def saver_factory(side: str, kind: str) -> Any:
 
 async def run(side: str, kind: str) -> dict[str, str]:
     """Each conformance test of the saver, by ``capability::name``, and its outcome."""
+    if side == "pyctx":  # before anything imports langgraph, as pyctx_plugin.py does
+        from pyctx_web.graph import install_as_langgraph
+
+        install_as_langgraph()
     from langgraph.checkpoint.conformance import checkpointer_test, validate
     from langgraph.checkpoint.conformance.report import ProgressCallbacks
 

@@ -66,6 +66,8 @@ def run_side(
         )
     except subprocess.TimeoutExpired:
         return {"(the whole suite, which timed out)": "failed"}
+    if "conformance" in suite and done.stderr:  # why the conformance run could not start
+        sys.stderr.write(done.stderr[-3000:])
     if not out.exists():
         sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
         return {"(the whole suite, which wrote no outcomes)": "failed"}
