@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import types
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, Mapping, Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.graph._bound import bind_config, bound_config
 from pyctx_web.graph._engine.frames import Namespaced, Run, current_run, current_task
 from pyctx_web.graph._engine.options import (
     ParsedConfig,
@@ -47,6 +49,10 @@ class CompiledStateGraph:
     One compiled graph serves any number of concurrent runs; each finds its
     own state through the context store, never through shared attributes.
     """
+
+    __class_getitem__: ClassVar[Any] = classmethod(types.GenericAlias)  # CompiledStateGraph[S]
+    config: dict[str, Any] | None = None
+    """The config :meth:`with_config` bound: merged under each call's own."""
 
     def __init__(
         self,
@@ -98,6 +104,12 @@ class CompiledStateGraph:
 
             self._active_runs = ActiveRuns()
         return self._active_runs
+
+    def with_config(
+        self, config: Mapping[str, Any] | None = None, **values: Any
+    ) -> CompiledStateGraph:
+        """A copy of this graph whose calls merge ``config`` and ``values`` under their own."""
+        return bind_config(self, config, values)
 
     def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Graph:
         """The nodes and edges to draw (``draw_mermaid()``, ``draw_ascii()``), as LangGraph's."""
@@ -191,7 +203,7 @@ class CompiledStateGraph:
         from pyctx_web.graph._runctx.lifecycle import Admission, extend, managed
 
         check_options(options)
-        request = parse_config(config, thread_id=options.get("thread_id"))
+        request = parse_config(bound_config(self, config), thread_id=options.get("thread_id"))
         if place is not None:
             request = ParsedConfig(place.thread_id, None, request.recursion_limit, request.config)
         run = self._runs.run(input, request, place, **stream)
@@ -292,7 +304,7 @@ class CompiledStateGraph:
         With ``subgraphs=True``, each pending task that runs a subgraph carries the
         subgraph's state in its ``state``.
         """
-        return await self._states.get(config, subgraphs)
+        return await self._states.get(bound_config(self, config), subgraphs)
 
     def aget_state_history(
         self,
@@ -306,7 +318,7 @@ class CompiledStateGraph:
         ``before`` (a checkpoint id or a config naming one) starts below that
         checkpoint; ``limit`` caps how many are yielded.
         """
-        return self._states.history(config, limit, before)
+        return self._states.history(bound_config(self, config), limit, before)
 
     async def aupdate_state(
         self, config: Any, values: Mapping[str, Any] | None, as_node: str | None = None
@@ -319,7 +331,7 @@ class CompiledStateGraph:
         is dropped. A question still waiting on the same node stays pending with
         its id.
         """
-        return await self._states.update(config, values, as_node)
+        return await self._states.update(bound_config(self, config), values, as_node)
 
     async def state_at(
         self, engine: Engine, thread_id: str, checkpoint_id: str | None

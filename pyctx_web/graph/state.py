@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import types
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._compiled import CompiledStateGraph
@@ -44,6 +45,8 @@ class StateGraph:
     returns. Add nodes and edges, then :meth:`compile` to get a runnable
     :class:`CompiledStateGraph`.
     """
+
+    __class_getitem__: ClassVar[Any] = classmethod(types.GenericAlias)  # StateGraph[State, ...]
 
     def __init__(
         self,

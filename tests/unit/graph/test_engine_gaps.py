@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired, Required
+from typing import Annotated, Any, NotRequired, Required, get_origin
 
 import pytest
 from typing_extensions import ReadOnly, TypedDict
 
 from pyctx_web.graph import END, START, StateGraph
-from pyctx_web.graph.errors import InvalidUpdateError
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.errors import GraphRecursionError, InvalidUpdateError
+from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Send
 
 
@@ -125,3 +127,44 @@ def test_list_of_commands_writing_one_key_twice_is_refused() -> None:
     app = _commands_graph(lambda state: [Command(update={"y": 1}), Command(update={"y": 2})])
     with pytest.raises(InvalidUpdateError, match=_TWICE):
         app.invoke({"x": [], "y": 0})
+
+
+def _counter() -> StateGraph:
+    class State(TypedDict):
+        n: int
+
+    graph = StateGraph(State)
+    graph.add_node("a", lambda state: {"n": state["n"] + 1})
+    graph.add_edge(START, "a")
+    graph.add_conditional_edges("a", lambda state: END if state["n"] >= 5 else "a")
+    return graph
+
+
+def test_with_config_binds_recursion_limit() -> None:
+    """with_config(recursion_limit=...) applies to every run of the copy, not to the graph."""
+    app = _counter().compile()
+    with pytest.raises(GraphRecursionError):
+        app.with_config(recursion_limit=2).invoke({"n": 0})
+    assert app.config is None
+    assert app.invoke({"n": 0}) == {"n": 5}
+
+
+def test_with_config_binds_thread() -> None:
+    """A thread bound by with_config() serves runs and state calls; a call's own config wins."""
+    app = _counter().compile(checkpointer=InMemorySaver())
+    bound = app.with_config({"configurable": {"thread_id": "t1"}}, tags=["x"])
+    assert bound.config == {"configurable": {"thread_id": "t1"}, "tags": ["x"]}
+    assert bound.invoke({"n": 3}) == {"n": 5}
+    assert bound.get_state({}).values == {"n": 5}
+    assert app.get_state({"configurable": {"thread_id": "t1"}}).values == {"n": 5}
+    bound.invoke({"n": 4}, {"configurable": {"thread_id": "t2"}})
+    assert app.get_state({"configurable": {"thread_id": "t2"}}).values == {"n": 5}
+
+
+def test_graph_classes_are_generic() -> None:
+    """StateGraph[...] and CompiledStateGraph[...] subscript, as LangGraph's generic classes do."""
+    builder: Any = StateGraph  # the subscripts are for runtime annotations, as in LangGraph
+    compiled: Any = CompiledStateGraph
+    assert get_origin(builder[_Log, None, _Log, _Log]) is StateGraph
+    assert get_origin(compiled[_Log, None, _Log, _Log]) is CompiledStateGraph
+    assert isinstance(builder[_Log](_Log), StateGraph)
