@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pyctx_web.graph._engine.ids import new_checkpoint_stamp
 from pyctx_web.graph._engine.records import (
     Checkpoint,
     Pending,
+    TaskResult,
+    TaskSpec,
+    encode_write,
     new_checkpoint_id,
     now_iso,
     task_id,
@@ -49,7 +53,7 @@ async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineR
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
         if input is None:
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="invoke(None)"))
-        cp, pending = await engine.start(input, None)
+        cp, pending = await _start(engine, input, None)
         return await engine.loop(cp, pending, skip_breakpoint=False)
     thread_id = engine.checkpoints.require_thread(
         request.thread_id, "Command(resume=...)" if isinstance(input, Command) else "a graph run"
@@ -65,8 +69,43 @@ async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineR
         return await resume(engine, input, target, is_fork)
     if input is None:
         return await _continue(engine, thread_id, target, is_fork)
-    cp, pending = await engine.start(input, target[0] if target is not None else None)
+    cp, pending = await _start(engine, input, target[0] if target is not None else None)
     return await engine.loop(cp, pending, skip_breakpoint=False)
+
+
+async def _start(engine: Engine, input: Any, base: Checkpoint | None) -> tuple[Checkpoint, Pending]:
+    """Write the ``input`` checkpoint of a new run on top of ``base``.
+
+    As in LangGraph, the input is the write of a ``__start__`` task: the
+    checkpoint holds the values before it (the keys' defaults for a new
+    thread), and the first step applies it.
+    """
+    values = engine.schema.with_defaults(base.values if base is not None else {})
+    updates = engine.schema.check_update(START, input)
+    cid, created_at = new_checkpoint_stamp()
+    engine.run.step = base.step + 1 if base is not None else -1
+    task = TaskSpec(task_id(cid, "start"), START)
+    cp = Checkpoint(
+        id=cid,
+        thread_id=engine.run.thread_id or "",
+        parent_id=base.id if base is not None else None,
+        created_at=created_at,
+        step=engine.run.step,
+        source="input",
+        values=values,
+        tasks=(task,),
+        last_nodes=base.last_nodes if base is not None else (),
+        writes={START: dict(updates)},
+    )
+    pending = Pending()
+    record = pending.record(task.id)
+    record.result = TaskResult(updates)
+    if engine.checkpoints.checkpointer is not None:
+        # Encoded first: a value that cannot be stored is refused naming its state key,
+        # before anything is written.
+        write = encode_write(engine.checkpoints.serde, task, "result", record)
+        await engine.checkpoints.save_checkpoint(cp, [write])
+    return cp, pending
 
 
 def _check_written_by_this_graph(engine: Engine, cp: Checkpoint, pending: Pending) -> None:

@@ -43,6 +43,10 @@ _tail = f"{_random(48):012x}"
 """The last group of this process's checkpoint ids: 48 random bits that keep processes apart."""
 
 
+_second: list[Any] = [None, ""]
+"""The last whole second :func:`now_iso` formatted, and its text."""
+
+
 def _reseed() -> None:
     global _random, _tail
     _random = random.Random(os.urandom(16)).getrandbits
@@ -64,7 +68,17 @@ def new_checkpoint_id() -> str:
 def new_checkpoint_stamp() -> tuple[str, str]:
     """A new checkpoint id and its creation time (:func:`now_iso`'s form), of one clock reading."""
     micros = time.time_ns() // 1000
-    return _id_at(micros), _iso_at(micros)
+    # What _id_at and _iso_at make, in one call and with cheaper formatting: every step
+    # makes a stamp. The id's 20 hex digits are the 10 bytes of time and counter.
+    raw = ((micros << 24) | (next(_sequence) & 0xFFFFFF)).to_bytes(10, "big")
+    seconds = micros // 1_000_000
+    if seconds != _second[0]:
+        _second[:] = [seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))]
+    return (
+        f"{raw[:4].hex()}-{raw[4:].hex('-', 2)}-{_tail}",
+        # 1_000_000 + micros: the digits after the second with leading zeros, after a "1".
+        f"{_second[1]}.{str(1_000_000 + micros - seconds * 1_000_000)[1:]}+00:00",
+    )
 
 
 def _id_at(micros: int) -> str:
@@ -88,7 +102,9 @@ def task_id(*parts: object) -> str:
 
 def pull_task_id(checkpoint_id: str, node: str) -> str:
     """``task_id(checkpoint_id, "pull", node)``: the id of a step's task of ``node``."""
-    return _uuid_form(_sha256(f"{checkpoint_id}\x1fpull\x1f{node}".encode()).hexdigest())
+    digest = _sha256(f"{checkpoint_id}\x1fpull\x1f{node}".encode()).digest()
+    # _uuid_form of its first 32 hex digits, made from the bytes: every step makes one.
+    return f"{digest[:4].hex()}-{digest[4:10].hex('-', 2)}-{digest[10:16].hex()}"
 
 
 def _uuid_form(text: str) -> str:
@@ -96,10 +112,6 @@ def _uuid_form(text: str) -> str:
 
 
 _sha256: Final = hashlib.sha256
-
-
-_second: list[Any] = [None, ""]
-"""The last whole second :func:`now_iso` formatted, and its text."""
 
 
 def now_iso() -> str:

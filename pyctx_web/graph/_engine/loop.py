@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 from contextvars import copy_context
 from dataclasses import dataclass
+from functools import partial
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
@@ -23,7 +25,7 @@ from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
 from pyctx_web.graph._engine.ids import new_checkpoint_stamp
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT
-from pyctx_web.graph._engine.outcome import EngineResult, current_values, retake_input, step_writes
+from pyctx_web.graph._engine.outcome import EngineResult, current_values, retake_input
 from pyctx_web.graph._engine.planner import Planner
 from pyctx_web.graph._engine.records import (
     NO_ARG,
@@ -32,14 +34,11 @@ from pyctx_web.graph._engine.records import (
     TaskRecord,
     TaskResult,
     TaskSpec,
-    encode_write,
-    task_id,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
 from pyctx_web.graph._engine.streams import emit_task, emit_task_result
 from pyctx_web.graph._values import Interrupt
-from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import (
     GraphError,
     GraphInterrupt,
@@ -47,7 +46,7 @@ from pyctx_web.graph.errors import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine
+    from collections.abc import Coroutine, Sequence
 
 __all__ = ["Engine"]
 
@@ -61,6 +60,11 @@ class _TaskOutcome:
     interrupt: Interrupt | None = None
     index: int = -1
     error: Exception | None = None
+
+
+def _failed(error: Exception) -> _TaskOutcome:
+    """The outcome of a node that failed before or after it ran (a middleware's error)."""
+    return _TaskOutcome(error=error)
 
 
 class Engine:
@@ -106,42 +110,6 @@ class Engine:
             self.run.emit("values", {**self.schema.output(values), "__interrupt__": tuple(waiting)})
         return EngineResult(cp, values, waiting)
 
-    # -- starting ------------------------------------------------------------------
-
-    async def start(self, input: Any, base: Checkpoint | None) -> tuple[Checkpoint, Pending]:
-        """Write the ``input`` checkpoint of a new run on top of ``base``.
-
-        As in LangGraph, the input is the write of a ``__start__`` task: the
-        checkpoint holds the values before it (the keys' defaults for a new
-        thread), and the first step applies it.
-        """
-        values = self.schema.with_defaults(base.values if base is not None else {})
-        updates = self.schema.check_update(START, input)
-        cid, created_at = new_checkpoint_stamp()
-        self.run.step = base.step + 1 if base is not None else -1
-        task = TaskSpec(task_id(cid, "start"), START)
-        cp = Checkpoint(
-            id=cid,
-            thread_id=self.run.thread_id or "",
-            parent_id=base.id if base is not None else None,
-            created_at=created_at,
-            step=self.run.step,
-            source="input",
-            values=values,
-            tasks=(task,),
-            last_nodes=base.last_nodes if base is not None else (),
-            writes={START: dict(updates)},
-        )
-        pending = Pending()
-        record = pending.record(task.id)
-        record.result = TaskResult(updates)
-        if self.checkpoints.checkpointer is not None:
-            # Encoded first: a value that cannot be stored is refused naming its state key,
-            # before anything is written.
-            write = encode_write(self.checkpoints.serde, task, "result", record)
-            await self.checkpoints.save_checkpoint(cp, [write])
-        return cp, pending
-
     # -- the loop ------------------------------------------------------------------
 
     async def loop(
@@ -159,12 +127,14 @@ class Engine:
                 return EngineResult(cp, cp.values)
             if cp.source != "loop":  # only an input checkpoint (or a fork of one) has it
                 retake_input(cp, pending)
-            runnable = [
-                t
-                for t in cp.tasks
-                if (rec := pending.tasks.get(t.id)) is None
-                or (rec.result is None and not rec.waiting)
-            ]
+            runnable: Sequence[TaskSpec] = cp.tasks
+            if pending.tasks:  # a step under way: not what finished or waits for an answer
+                runnable = [
+                    t
+                    for t in cp.tasks
+                    if (rec := pending.tasks.get(t.id)) is None
+                    or (rec.result is None and not rec.waiting)
+                ]
             if not runnable:
                 if pending.waiting(cp.tasks):
                     return self.paused(cp, pending)
@@ -177,8 +147,13 @@ class Engine:
                 await self.checkpoints.save_writes(cp, [(None, "breakpoint", TaskRecord())])
                 self.run.emit("updates", {"__interrupt__": ()})
                 return EngineResult(cp, current_values(self.schema, cp, pending))
-            errors = await self._run_step(cp, pending, runnable)
-            if errors:
+            if len(runnable) == 1:
+                error = await ContextCoroutine(
+                    self._one(cp, pending, runnable[0], lone=True), copy_context()
+                )
+                if error is not None:
+                    raise error
+            elif errors := await self._run_step(cp, pending, runnable):
                 raise errors[0]
             if pending.waiting(cp.tasks):
                 return self.paused(cp, pending)
@@ -205,101 +180,111 @@ class Engine:
 
     async def _advance(self, cp: Checkpoint, pending: Pending) -> Checkpoint:
         """Apply the finished step of ``cp`` and write the next checkpoint."""
-        values = self.schema.apply(cp.values, step_writes(cp, pending))
-        cid, created_at = new_checkpoint_stamp()
         finished: list[tuple[str, TaskResult]] = []
+        writes: list[tuple[str, str, Any]] = []
         meta: dict[str, Any] = {}
         answered: list[str] = []
+        records = pending.tasks
         for task in cp.tasks:
-            rec = pending.tasks[task.id]
+            rec = records[task.id]
             result, name = rec.result, task.name
             assert result is not None
             finished.append((name, result))
-            update = dict(result.updates)
+            updates = result.updates
+            if updates:
+                writes += [(name, key, value) for key, value in updates]
             if name not in meta:
-                meta[name] = update
+                meta[name] = dict(updates)
             else:
-                previous = meta[name]
+                previous, update = meta[name], dict(updates)
                 meta[name] = [*previous, update] if type(previous) is list else [previous, update]
             if rec.answers:
                 answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
-        tasks, barriers = await self.planner.plan(cid, finished, values, cp.barriers)
+        values = self.schema.apply(cp.values, writes)
+        cid, created_at = new_checkpoint_stamp()
+        routed = self.planner.route(finished, values)
+        if not isinstance(routed, list):
+            routed = await routed
+        tasks, barriers = self.planner.tasks(cid, finished, routed, cp.barriers)
+        # Positional, in the fields' order: half the cost of keywords, once per step.
         new = Checkpoint(
-            id=cid,
-            thread_id=cp.thread_id,
-            parent_id=cp.id,
-            created_at=created_at,
-            step=cp.step + 1,
-            source="loop",
-            values=values,
-            tasks=tasks,
-            last_nodes=tuple(meta),  # the nodes of the step, each once, in task order
-            writes=meta,
-            answered=tuple(answered),
-            barriers=barriers,
+            cid,
+            cp.thread_id,
+            cp.id,  # parent_id
+            created_at,
+            cp.step + 1,
+            "loop",  # source
+            values,
+            tasks,
+            tuple(meta),  # last_nodes: the nodes of the step, each once, in task order
+            meta,  # writes
+            False,  # skip_breakpoint
+            tuple(answered),
+            barriers,
         )
         if not self.checkpoints.saved_now(new):
             await self.checkpoints.save_checkpoint(new)
-        if self.run.listens("values") and any(meta.values()):
-            self.run.emit("values", self.schema.output(values))
+        run = self.run
+        if run.queue is not None and "values" in run.stream_modes and any(meta.values()):
+            run.emit("values", self.schema.output(values))
         return new
 
     async def _run_step(
-        self, cp: Checkpoint, pending: Pending, runnable: list[TaskSpec]
+        self, cp: Checkpoint, pending: Pending, runnable: Sequence[TaskSpec]
     ) -> list[Exception]:
         """Run ``runnable`` concurrently and record their outcomes; return their errors."""
+        ended = await asyncio.gather(*(_settled(self._one(cp, pending, t)) for t in runnable))
+        # Every task has ended before the step does, whatever one of them raised: a
+        # sibling must not go on writing the thread after the run has stopped.
+        for _, raised in ended:
+            if raised is not None:
+                raise raised
+        return [error for error, _ in ended if error is not None]
+
+    async def _one(
+        self, cp: Checkpoint, pending: Pending, task: TaskSpec, *, lone: bool = False
+    ) -> Exception | None:
+        """Run ``task`` of the step of ``cp`` and record its outcome; return its error.
+
+        A ``lone`` task, the only one the step runs, needs no concurrency: it is awaited
+        in a context copy of its own, as gather() would give it, without a new asyncio task.
+        """
+        run = self.run
         save_each = len(cp.tasks) > 1
-
-        async def one(task: TaskSpec) -> Exception | None:
-            rec = pending.record(task.id)
-            frame = TaskFrame(self.run, task, list(rec.answers), checkpoint_id=cp.id)
-            frame.asked = rec.interrupt
-            if rec.task_results:
-                frame.task_results.update(rec.task_results)
-            # gather() gives this coroutine a task, hence a context, of its own.
-            current_task.enter_with(frame)
-            if self.run.queue is not None:
-                emit_task(self.run, self.schema, cp, task)
-            extension = self.run.extension
-            if extension is None:
-                out = await self._attempts(task, frame, cp)
-            else:
-                out = await extension.around_node(
-                    task,
-                    lambda: self._attempts(task, frame, cp),
-                    lambda error: _TaskOutcome(error=error),
-                )
-            if self.run.queue is not None:
-                emit_task_result(self.run, cp.step + 1, task, out.raw, out.error, out.interrupt)
-            if out.result is not None and not save_each:
-                rec.result = out.result  # the next checkpoint holds it: nothing to write now
-            else:
-                error = await self._record(cp, pending, task, rec, out, frame, save_each)
-                if error is not None:
-                    return error
-            if out.result is not None and self.run.listens("updates"):
-                self.run.emit("updates", {task.name: out.raw})
-            return out.error
-
-        if len(runnable) == 1:
-            # A lone task needs no concurrency: it runs in a context copy of its own, as
-            # gather() would give it, without the cost of a new asyncio task.
-            results = [await ContextCoroutine(one(runnable[0]), copy_context())]
+        rec = pending.record(task.id)
+        # answers, calls, raised_index, checkpoint_id
+        frame = TaskFrame(run, task, list(rec.answers), 0, None, cp.id)
+        frame.asked = rec.interrupt
+        if rec.task_results:
+            frame.task_results.update(rec.task_results)
+        # Seen in this task's own context only: gather()'s task, or the lone task's copy.
+        current_task.enter_with(frame)
+        if run.queue is not None:
+            emit_task(run, self.schema, cp, task)
+        extension = run.extension
+        if extension is None:
+            out = await self._attempts(task, frame, cp)
+        else:
+            out = await extension.around_node(
+                task, partial(self._attempts, task, frame, cp), _failed
+            )
+        if run.queue is not None:
+            emit_task_result(run, cp.step + 1, task, out.raw, out.error, out.interrupt)
+        unsaved = None
+        if out.result is not None and not save_each:
+            rec.result = out.result  # the next checkpoint holds it: nothing to write now
+        else:
+            unsaved = await self._record(cp, pending, task, rec, out, frame, save_each)
+        if unsaved is None and out.result is not None and run.listens("updates"):
+            run.emit("updates", {task.name: out.raw})
+        if lone:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 # A cancel asked for while the task ran (ctx.cancel() in a tool) waits for
                 # the next suspension; deliver it now, as gather() would, so that the
                 # step's result is not checkpointed and no later node runs.
                 await asyncio.sleep(0)
-        else:
-            ended = await asyncio.gather(*(_settled(one(t)) for t in runnable))
-            # Every task has ended before the step does, whatever one of them raised: a
-            # sibling must not go on writing the thread after the run has stopped.
-            for _, raised in ended:
-                if raised is not None:
-                    raise raised
-            results = [error for error, _ in ended]
-        return [e for e in results if e is not None]
+        return out.error if unsaved is None else unsaved
 
     async def _record(
         self,
@@ -350,7 +335,10 @@ class Engine:
         attempt = 0
         while True:
             attempt += 1
-            frame.reset()
+            if attempt == 1:
+                frame.attempt = 1  # a new frame: nothing else to reset
+            else:
+                frame.reset()
             try:
                 if task.arg is not NO_ARG:
                     arg = task.arg
@@ -362,10 +350,10 @@ class Engine:
                     ret = await calls.streaming(node, arg, frame)
                 else:
                     ret = calls.call(node, arg, frame) if node.inject else node.fn(arg)
-                if is_awaitable(ret):
+                if type(ret) is CoroutineType or is_awaitable(ret):
                     ret = await ret
                 result, raw = calls.to_result(task.name, ret)
-                return _TaskOutcome(result=result, raw=raw)
+                return _TaskOutcome(result, raw)
             except GraphInterrupt as gi:
                 # Never retried: the question waits for an answer.
                 if frame.raised_index is None or not gi.interrupts:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from typing import Any, Final, TypeAlias
 
 from pyctx_web._records import record
 from pyctx_web.context import is_awaitable
@@ -13,10 +13,13 @@ from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END
 from pyctx_web.graph.errors import InvalidUpdateError
 
-__all__ = ["DEFERRED", "Planner"]
+__all__ = ["DEFERRED", "Planned", "Planner"]
 
 DEFERRED: Final = "__defer__"
 """The barrier that holds ``defer=True`` nodes until nothing else is left to run."""
+
+Planned: TypeAlias = tuple[tuple[TaskSpec, ...], dict[str, list[str]]]
+"""A next step's tasks and the barriers after it."""
 
 
 @record(frozen=True, slots=True)
@@ -47,8 +50,6 @@ class Planner:
 
     def _targets(self, branch: Branch, chosen: Any) -> list[str | Send]:
         """The checked targets of what the router of ``branch`` returned (awaited)."""
-        if type(chosen) is str and branch.path_map is None and chosen in self.spec.nodes:
-            return [chosen]  # what most routers return: the name of a node
         items = list(chosen) if isinstance(chosen, (list, tuple)) else [chosen]
         out: list[str | Send] = []
         for item in items:
@@ -111,24 +112,96 @@ class Planner:
         finished: Sequence[tuple[str, TaskResult]],
         values: dict[str, Any],
         barriers: Mapping[str, Sequence[str]] | None = None,
-    ) -> tuple[tuple[TaskSpec, ...], dict[str, list[str]]]:
+    ) -> Planned:
         """The tasks that follow ``finished`` (node name, result) once ``values`` hold, and
         the barriers after them: joins (:meth:`joined`) and deferred nodes."""
+        routed = self.route(finished, values)
+        if not isinstance(routed, list):
+            routed = await routed
+        return self.tasks(checkpoint_id, finished, routed, barriers)
+
+    def route(
+        self, finished: Sequence[tuple[str, TaskResult]], values: dict[str, Any]
+    ) -> list[str | Send] | Coroutine[Any, Any, list[str | Send]]:
+        """Where ``finished`` go by their edges, routers and ``Command(goto)``, in that order.
+
+        A list when every router answered at once; else a coroutine that awaits the
+        router that did not, and goes on (the step of a graph with sync routers makes none).
+        """
         targets: list[str | Send] = []
-        if self.spec.joins:
+        waiting = self._route(finished, values, targets, 0, 0)
+        return targets if waiting is None else self._routed(finished, values, targets, waiting)
+
+    def _route(
+        self,
+        finished: Sequence[tuple[str, TaskResult]],
+        values: dict[str, Any],
+        targets: list[str | Send],
+        index: int,
+        branch_index: int,
+    ) -> tuple[int, int, Awaitable[Any]] | None:
+        """Add to ``targets`` where ``finished[index:]`` go, from the ``branch_index``-th
+        router of the first (its edges are added only from its first router on).
+
+        Stops at a router whose answer is awaitable: its place and that awaitable.
+        """
+        spec = self.spec
+        nodes = spec.nodes
+        for i in range(index, len(finished)):
+            name, result = finished[i]
+            first = branch_index if i == index else 0
+            if first == 0:
+                targets.extend(spec.edges.get(name, ()))
+            branches = spec.branches.get(name, ())
+            for j in range(first, len(branches)):
+                branch = branches[j]
+                chosen = branch.router(spec.schema.to_state(values, branch.source))
+                if type(chosen) is str and branch.path_map is None and chosen in nodes:
+                    targets.append(chosen)  # what most routers return: the name of a node
+                elif is_awaitable(chosen):
+                    return i, j, chosen
+                else:
+                    targets.extend(self._targets(branch, chosen))
+            if result.goto:
+                targets.extend(result.goto)
+        return None
+
+    async def _routed(
+        self,
+        finished: Sequence[tuple[str, TaskResult]],
+        values: dict[str, Any],
+        targets: list[str | Send],
+        waiting: tuple[int, int, Awaitable[Any]] | None,
+    ) -> list[str | Send]:
+        """:meth:`route` from a router whose answer is awaited, to the end."""
+        while waiting is not None:
+            i, j, chosen = waiting
+            branch = self.spec.branches[finished[i][0]][j]
+            targets.extend(self._targets(branch, await chosen))
+            waiting = self._route(finished, values, targets, i, j + 1)
+        return targets
+
+    def tasks(
+        self,
+        checkpoint_id: str,
+        finished: Sequence[tuple[str, TaskResult]],
+        routed: list[str | Send],
+        barriers: Mapping[str, Sequence[str]] | None = None,
+    ) -> Planned:
+        """The tasks of the step after ``finished``, from where they were :meth:`route`-d and
+        the joins they complete, and the barriers after it."""
+        targets = routed
+        spec = self.spec
+        if spec.joins:
             fired, barriers = self.joined([name for name, _ in finished], barriers or {})
-            targets.extend(fired)
-        for name, result in finished:
-            targets.extend(self.spec.edges.get(name, ()))
-            for branch in self.spec.branches.get(name, ()):
-                chosen = branch.router(self.spec.schema.to_state(values, branch.source))
-                if is_awaitable(chosen):
-                    chosen = await chosen
-                targets.extend(self._targets(branch, chosen))
-            targets.extend(result.goto)
-        if barriers or self.spec.defers:
+            targets = [*fired, *routed]
+        if barriers or spec.defers:
             held = {key: list(sources) for key, sources in (barriers or {}).items()}
             targets, barriers = self._deferred(targets, held)
+        if len(targets) == 1 and type(only := targets[0]) is str:
+            # What most steps plan: one node, or the end.
+            one = () if only == END else (TaskSpec(pull_task_id(checkpoint_id, only), only),)
+            return one, _copied(barriers) if barriers else {}
         tasks: list[TaskSpec] = []
         pulled: set[str] = set()
         for target in targets:
@@ -138,6 +211,11 @@ class Planner:
             elif target != END and target not in pulled:
                 pulled.add(target)
                 tasks.append(TaskSpec(pull_task_id(checkpoint_id, target), target))
-        if not barriers:
-            return tuple(tasks), {}
-        return tuple(tasks), {key: list(sources) for key, sources in barriers.items()}
+        return tuple(tasks), _copied(barriers)
+
+
+def _copied(barriers: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]]:
+    """A checkpoint's own copy of ``barriers``."""
+    if not barriers:
+        return {}
+    return {key: list(sources) for key, sources in barriers.items()}

@@ -177,7 +177,13 @@ class Pending:
         out = []
         for task in tasks:
             rec = self.tasks.get(task.id)
-            if rec is not None and rec.waiting and rec.interrupt is not None:
+            # TaskRecord.waiting, written out: every step asks this of each of its tasks.
+            if (
+                rec is not None
+                and rec.result is None
+                and rec.interrupt is not None
+                and rec.interrupt_index >= len(rec.answers)
+            ):
                 out.append(rec.interrupt)
         return out
 
@@ -217,13 +223,7 @@ def checkpoint_parts(serde: JsonSerde, cp: Checkpoint) -> tuple[Any, ...]:
     """:func:`checkpoint_document`'s content as a tuple (its tasks as tuples too): cheaper to
     make and to copy with ``marshal`` than the document, which :func:`parts_document` makes."""
     values = serde.encode_values(cp.values)  # first: a bad value is named by its state key
-    tasks: list[tuple[Any, ...]] = []
-    for t in cp.tasks:
-        if t.arg is NO_ARG:
-            tasks.append((t.id, t.name))
-        else:
-            arg = serde.encode(t.arg, key="arg", label=f"the arg of Send({t.name!r})")
-            tasks.append((t.id, t.name, arg))
+    tasks = tuple([(t.id, t.name) if t.arg is NO_ARG else _sent(serde, t) for t in cp.tasks])
     writes = None
     if cp.writes is not None:
         writes = {node: serde.encode_update(node, upd) for node, upd in cp.writes.items()}
@@ -231,7 +231,7 @@ def checkpoint_parts(serde: JsonSerde, cp: Checkpoint) -> tuple[Any, ...]:
     last, answered = tuple(cp.last_nodes), tuple(cp.answered)
     return (
         values,
-        tuple(tasks),
+        tasks,
         cp.step,
         cp.source,
         last,
@@ -240,6 +240,12 @@ def checkpoint_parts(serde: JsonSerde, cp: Checkpoint) -> tuple[Any, ...]:
         answered,
         barriers,
     )
+
+
+def _sent(serde: JsonSerde, task: TaskSpec) -> tuple[str, str, Any]:
+    """A :class:`Send` task's part of :func:`checkpoint_parts`: id, node and encoded arg."""
+    arg = serde.encode(task.arg, key="arg", label=f"the arg of Send({task.name!r})")
+    return task.id, task.name, arg
 
 
 def parts_document(parts: tuple[Any, ...]) -> dict[str, Any]:

@@ -123,14 +123,6 @@ def _segment(container: Any, child: Any) -> str:
 _ATOMS: Final = frozenset({bool, type(None)})  # their own JSON form, as ASCII str
 
 
-def _plain(value: Any) -> bool:
-    """Whether ``value`` is its own JSON form: ASCII text, a bool, None, a short int."""
-    cls = type(value)
-    if cls is str:
-        return value.isascii()  # type: ignore[no-any-return]
-    return cls in _ATOMS or (cls is int and -_SHORT_INT < value < _SHORT_INT)
-
-
 _TOO_DEEP: Final = f"nested deeper than {MAX_DEPTH} levels, the most a checkpoint holds"
 _NOT_NAMED: Final = f"the state schema does not name ({_SUPPORTED})"
 
@@ -173,8 +165,14 @@ class JsonSerde:
 
     def encode_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """``{key: encode(value, key=key)}`` of state values, atoms copied without a call."""
+        # ASCII text, atoms and short ints are their own JSON form: tested here, as a
+        # call per key costs more than the test.
         return {
-            key: value if _plain(value) else self.encode(value, key=key)
+            key: value
+            if (type(value) is str and value.isascii())
+            or type(value) in _ATOMS
+            or (type(value) is int and -_SHORT_INT < value < _SHORT_INT)
+            else self.encode(value, key=key)
             for key, value in values.items()
         }
 

@@ -144,16 +144,16 @@ class InMemorySaver(DocumentCheckpointer):
         thread = self._threads.get(thread_id)
         if thread is None:
             thread = self._threads[thread_id] = _Thread(thread_id)
-        if checkpoint_id in thread.checkpoints:
+        checkpoints, order = thread.checkpoints, thread.order
+        if checkpoint_id in checkpoints:
             raise CheckpointExistsError(thread_id, checkpoint_id)
-        current = thread.order[-1] if thread.order else None
-        if current != (parent_id if latest is ... else latest):
-            if not thread.order:
+        if (order[-1] if order else None) != (parent_id if latest is ... else latest):
+            if not order:
                 del self._threads[thread_id]
             raise ThreadBusyError(thread_id)
-        thread.position[checkpoint_id] = len(thread.order)
-        thread.order.append(checkpoint_id)
-        thread.checkpoints[checkpoint_id] = stored
+        thread.position[checkpoint_id] = len(order)
+        order.append(checkpoint_id)
+        checkpoints[checkpoint_id] = stored
 
     async def aput_writes(
         self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
