@@ -24,16 +24,24 @@ from pyctx_web.graph._engine.extension import (
     ToolResult,
     Usage,
 )
-from pyctx_web.graph._engine.runtime import ExecutionInfo, Runtime, get_runtime
+from pyctx_web.graph._engine.runtime import (
+    ExecutionInfo,
+    RunControl,
+    Runtime,
+    ServerInfo,
+    get_runtime,
+)
 from pyctx_web.graph._runctx.lifecycle import RunHandle
 
 __all__ = [
     "ExecutionInfo",
     "Message",
+    "RunControl",
     "RunHandle",
     "RunLog",
     "RunOutcome",
     "Runtime",
+    "ServerInfo",
     "StepRecord",
     "ToolCallRecord",
     "ToolResult",

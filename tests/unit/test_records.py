@@ -206,6 +206,7 @@ GRAPH_DATACLASSES = {
     "pyctx_web.graph.types.StateSnapshot": "LangGraph's dataclass (dataclasses.replace)",
     "pyctx_web.graph.runtime.ExecutionInfo": "LangGraph's dataclass",
     "pyctx_web.graph.runtime.Runtime": "LangGraph's dataclass (override() replaces)",
+    "pyctx_web.graph.runtime.ServerInfo": "LangGraph's dataclass",
     "pyctx_web.graph.middleware.ToolCallRequest": "LangChain's dataclass (override() replaces)",
     "pyctx_web.graph.middleware.NodeCallRequest": "override() replaces, as ToolCallRequest's",
     "pyctx_web.graph.checkpoint.base.CheckpointRecord": "a saver's contract",

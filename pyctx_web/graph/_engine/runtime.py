@@ -29,7 +29,7 @@ from pyctx_web.graph._engine.frames import Run, TaskFrame, current_run, current_
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.extension import RunRecord
 
-__all__ = ["ExecutionInfo", "Runtime", "get_runtime", "runtime_of"]
+__all__ = ["ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime", "runtime_of"]
 
 ContextT = TypeVar("ContextT")
 
@@ -50,20 +50,76 @@ class ExecutionInfo:
     """The run."""
     node_attempt: int = 1
     """Which attempt of the node this is, from 1."""
+    node_first_attempt_time: float | None = None
+    """When the first attempt started (Unix seconds); ``None`` when not recorded."""
+
+    def patch(self, **changes: Any) -> ExecutionInfo:
+        """A copy with ``changes`` to its fields."""
+        return replace(self, **changes)
+
+
+@lazy_dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What a LangGraph server tells a run about itself; a page's runs have none."""
+
+    assistant_id: str
+    """The assistant that runs."""
+    graph_id: str
+    """The graph that runs."""
+    user: Any = None
+    """The authenticated user, if any."""
+
+
+class RunControl:
+    """A run's cooperative drain signal: someone asks, the run's nodes look and wind down."""
+
+    __slots__ = ("_drain_reason",)
+
+    def __init__(self) -> None:
+        self._drain_reason: str | None = None
+
+    def request_drain(self, reason: str = "shutdown") -> None:
+        """Ask the run's nodes to wind down, saying why."""
+        self._drain_reason = reason
+
+    @property
+    def drain_requested(self) -> bool:
+        """Whether someone asked the run to wind down."""
+        return self._drain_reason is not None
+
+    @property
+    def drain_reason(self) -> str | None:
+        """Why the run was asked to wind down, or ``None``."""
+        return self._drain_reason
 
 
 def _no_writer(chunk: Any) -> None:
     return None
 
 
-_OVERRIDABLE = frozenset({"context", "store", "stream_writer", "previous", "execution_info"})
+def _no_heartbeat() -> None:
+    return None
+
+
+_OVERRIDABLE = frozenset(
+    {
+        "context",
+        "store",
+        "stream_writer",
+        "heartbeat",
+        "previous",
+        "execution_info",
+        "server_info",
+        "control",
+    }
+)
 
 
 @lazy_dataclass(frozen=True, slots=True)
 class Runtime(Generic[ContextT]):
     """What a node or tool of a run can use besides its state: ``runtime: Runtime[Ctx]``.
 
-    The first five fields are LangGraph's. The rest is pyctx_web's: the graph's
+    The fields are LangGraph's, in its order. The rest is pyctx_web's: the graph's
     tools, memory, the run's log and cancel, present in every run of a
     compiled graph (a ``Runtime`` made by hand has none of them, and its
     methods raise :class:`~pyctx_web.errors.ContextMissingError`).
@@ -75,10 +131,16 @@ class Runtime(Generic[ContextT]):
     """The graph's store (``compile(store=...)``, a ``BaseStore``), or ``None``."""
     stream_writer: Callable[[Any], None] = _no_writer
     """Sends a chunk to ``stream_mode="custom"`` consumers."""
+    heartbeat: Callable[[], None] = _no_heartbeat
+    """Says the node is making progress; pyctx_web has no idle timeouts, so it does nothing."""
     previous: Any = None
     """The thread's previous return value (functional API), else ``None``."""
     execution_info: ExecutionInfo | None = None
     """Where the calling node runs; ``None`` outside a node."""
+    server_info: ServerInfo | None = None
+    """What a LangGraph server says of the run: always ``None`` here (no server runs it)."""
+    control: RunControl | None = None
+    """The run's drain signal, when the caller gave one; else ``None``."""
     _extension: RunExtension | None = field(default=None, repr=False, compare=False)
 
     def override(self, **changes: Any) -> Runtime[ContextT]:
@@ -94,8 +156,9 @@ class Runtime(Generic[ContextT]):
     def merge(self, other: Runtime[ContextT]) -> Runtime[ContextT]:
         """A copy where what ``other`` provides wins, as LangGraph's ``merge``.
 
-        ``other``'s context, store and execution info count when truthy, its
-        writer when it is not the default no-op, its previous value when not ``None``.
+        ``other``'s context, store, execution info, server info and control count
+        when truthy, its writer and heartbeat when not the default no-op, its
+        previous value when not ``None``.
         """
         return replace(
             self,
@@ -104,9 +167,28 @@ class Runtime(Generic[ContextT]):
             stream_writer=(
                 other.stream_writer if other.stream_writer is not _no_writer else self.stream_writer
             ),
+            heartbeat=other.heartbeat if other.heartbeat is not _no_heartbeat else self.heartbeat,
             previous=self.previous if other.previous is None else other.previous,
             execution_info=other.execution_info or self.execution_info,
+            server_info=other.server_info or self.server_info,
+            control=other.control or self.control,
         )
+
+    def patch_execution_info(self, **changes: Any) -> Runtime[ContextT]:
+        """A copy whose execution info has ``changes``; raise when it has none yet."""
+        if self.execution_info is None:
+            raise ArgumentValueError("Runtime.patch_execution_info() needs an execution_info")
+        return replace(self, execution_info=self.execution_info.patch(**changes))
+
+    @property
+    def drain_requested(self) -> bool:
+        """Whether the run was asked to wind down (see :attr:`control`)."""
+        return self.control is not None and self.control.drain_requested
+
+    @property
+    def drain_reason(self) -> str | None:
+        """Why the run was asked to wind down, or ``None``."""
+        return None if self.control is None else self.control.drain_reason
 
     def _run_part(self, use: str) -> RunExtension:
         if self._extension is None:
@@ -198,7 +280,9 @@ def runtime_of(run: Run, frame: TaskFrame | None) -> Runtime[Any]:
             run_id=run.run_id,
             node_attempt=frame.attempt,
         )
-    return Runtime(run.context, run.store, run.writer(), None, info, run.extension)
+    return Runtime(
+        run.context, run.store, run.writer(), execution_info=info, _extension=run.extension
+    )
 
 
 def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[ContextT]:
@@ -219,4 +303,4 @@ def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[Context
     return runtime_of(run, current_task.get_store())
 
 
-publish("pyctx_web.graph.runtime", ExecutionInfo, Runtime, get_runtime)
+publish("pyctx_web.graph.runtime", ExecutionInfo, RunControl, Runtime, ServerInfo, get_runtime)

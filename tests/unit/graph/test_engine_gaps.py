@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from typing import Annotated, Any, NotRequired, Required, get_origin
 
@@ -11,6 +12,7 @@ from typing_extensions import ReadOnly, TypedDict
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.errors import GraphRecursionError, InvalidUpdateError
+from pyctx_web.graph.runtime import ExecutionInfo, RunControl, Runtime, ServerInfo
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Send
 
@@ -168,3 +170,50 @@ def test_graph_classes_are_generic() -> None:
     assert get_origin(builder[_Log, None, _Log, _Log]) is StateGraph
     assert get_origin(compiled[_Log, None, _Log, _Log]) is CompiledStateGraph
     assert isinstance(builder[_Log](_Log), StateGraph)
+
+
+def test_runtime_has_langgraph_fields_in_order() -> None:
+    """Runtime's public fields are LangGraph 1.2's, in its order."""
+    names = [f.name for f in dataclasses.fields(Runtime) if not f.name.startswith("_")]
+    assert names == [
+        "context",
+        "store",
+        "stream_writer",
+        "heartbeat",
+        "previous",
+        "execution_info",
+        "server_info",
+        "control",
+    ]
+    info = [f.name for f in dataclasses.fields(ExecutionInfo)]
+    assert info[-1] == "node_first_attempt_time"
+
+
+def test_node_runtime_has_no_server_and_no_drain() -> None:
+    """A node's runtime has server_info None, a no-op heartbeat and no drain request."""
+    seen: list[Any] = []
+
+    def node(state: _Log, runtime: Runtime[None]) -> dict[str, Any]:
+        runtime.heartbeat()
+        assert runtime.execution_info is not None
+        patched = runtime.patch_execution_info(node_attempt=7)
+        seen.extend([runtime.server_info, runtime.control, runtime.drain_requested])
+        seen.extend([runtime.drain_reason, patched.execution_info.node_attempt])  # type: ignore[union-attr]
+        return {}
+
+    graph = StateGraph(_Log)
+    graph.add_node("n", node)
+    graph.add_edge(START, "n")
+    graph.compile().invoke({"x": [], "y": 0})
+    assert seen == [None, None, False, None, 7]
+
+
+def test_runtime_drain_follows_its_control() -> None:
+    """A Runtime given a RunControl reports the drain asked of it; merge keeps the control."""
+    control = RunControl()
+    runtime: Runtime[None] = Runtime(control=control, server_info=ServerInfo("asst", "g"))
+    control.request_drain("deploy")
+    assert (runtime.drain_requested, runtime.drain_reason) == (True, "deploy")
+    merged = Runtime[None]().merge(runtime)
+    assert merged.control is control
+    assert merged.server_info == ServerInfo("asst", "g")
