@@ -15,8 +15,9 @@ from typing import Final
 from pyctx_web._homes import publish
 from pyctx_web.errors import UsageError
 from pyctx_web.graph._addons import admit_addons, langgraph_folders, real_langgraph_at
+from pyctx_web.graph._lazy_alias import admit_lazy_aliases
 
-__all__ = ["LANGGRAPH_MODULES", "install_as_langgraph"]
+__all__ = ["LANGGRAPH_LAZY_MODULES", "LANGGRAPH_MODULES", "install_as_langgraph"]
 
 LANGGRAPH_MODULES: Final = {
     "langgraph.graph": "pyctx_web.graph",
@@ -40,6 +41,15 @@ LANGGRAPH_MODULES: Final = {
     "langgraph.store.sqlite": "pyctx_web.graph.store.sqlite",
 }
 """Each LangGraph module name and the pyctx_web module registered under it."""
+
+LANGGRAPH_LAZY_MODULES: Final = {
+    "langgraph.prebuilt": "pyctx_web.graph.prebuilt",
+    "langgraph.prebuilt.chat_agent_executor": "pyctx_web.graph.prebuilt.chat_agent_executor",
+    "langgraph.prebuilt.interrupt": "pyctx_web.graph.prebuilt.interrupt",
+    "langgraph.prebuilt.tool_node": "pyctx_web.graph.prebuilt.tool_node",
+    "langgraph.prebuilt.tool_validator": "pyctx_web.graph.prebuilt.tool_validator",
+}
+"""LangGraph names of pyctx_web modules that need ``langchain-core``: imported when first used."""
 
 
 def _real_langgraph_installed(folders: list[str]) -> bool:
@@ -71,7 +81,8 @@ def install_as_langgraph() -> None:
         package.__path__ = []
         package.__pyctx_web__ = True  # type: ignore[attr-defined]
         sys.modules["langgraph"] = package
-        admit_addons(package, folders, {"langgraph", *LANGGRAPH_MODULES})
+        admit_addons(package, folders, {"langgraph", *LANGGRAPH_MODULES, *LANGGRAPH_LAZY_MODULES})
+        admit_lazy_aliases(LANGGRAPH_LAZY_MODULES)
     for name, target in LANGGRAPH_MODULES.items():
         module = importlib.import_module(target)
         sys.modules[name] = module

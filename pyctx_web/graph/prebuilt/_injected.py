@@ -1,0 +1,77 @@
+"""What a tool asks ToolNode for besides the model's arguments: state, store, runtime.
+
+``Annotated[dict, InjectedState]`` (or ``InjectedState("field")``) gets the graph
+state (or one field of it), ``Annotated[BaseStore, InjectedStore()]`` the graph's
+store, and a ``ToolRuntime`` parameter all of it at once. LangChain's tool schema
+leaves these out of what the model sees (they are ``InjectedToolArg``\\ s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, get_args, get_origin
+
+from langchain_core.tools import BaseTool, InjectedToolArg
+from langchain_core.tools.base import _DirectlyInjectedToolArg, get_all_basemodel_annotations
+
+__all__ = ["InjectedState", "InjectedStore", "ToolRuntime", "injections_of"]
+
+ContextT = TypeVar("ContextT")
+StateT = TypeVar("StateT")
+
+
+class InjectedState(InjectedToolArg):
+    """Marks a tool parameter that receives the graph state, or its ``field`` when named."""
+
+    def __init__(self, field: str | None = None) -> None:
+        self.field = field
+
+
+class InjectedStore(InjectedToolArg):
+    """Marks a tool parameter that receives the graph's store (``compile(store=...)``)."""
+
+
+@dataclass
+class ToolRuntime(_DirectlyInjectedToolArg, Generic[ContextT, StateT]):
+    """What a tool running in ToolNode may read: its call's id, the state, the run's parts."""
+
+    state: Any
+    context: Any
+    config: Any
+    stream_writer: Any
+    tool_call_id: str | None
+    store: Any
+    execution_info: Any = None
+    server_info: Any = None
+    tools: list[Any] = field(default_factory=list)
+
+
+def _marker(hint: Any) -> Any:
+    """The InjectedState/InjectedStore marker of ``hint`` (an Annotated type), or None."""
+    for extra in get_args(hint)[1:] if hasattr(hint, "__metadata__") else ():
+        if isinstance(extra, (InjectedState, InjectedStore)):
+            return extra
+        if isinstance(extra, type) and issubclass(extra, (InjectedState, InjectedStore)):
+            return extra()
+    return None
+
+
+def _is_runtime(hint: Any) -> bool:
+    origin = get_origin(hint) or hint
+    return isinstance(origin, type) and issubclass(origin, ToolRuntime)
+
+
+def injections_of(tool: BaseTool) -> dict[str, Any]:
+    """Each injected parameter of ``tool`` and what it asks for: a marker or ToolRuntime."""
+    try:
+        schema = tool.get_input_schema()
+        hints = get_all_basemodel_annotations(schema)
+    except (TypeError, ValueError, NameError):
+        return {}
+    found: dict[str, Any] = {}
+    for name, hint in hints.items():
+        if _is_runtime(hint):
+            found[name] = ToolRuntime
+        elif (marker := _marker(hint)) is not None:
+            found[name] = marker
+    return found

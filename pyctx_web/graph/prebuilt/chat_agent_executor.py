@@ -1,0 +1,226 @@
+"""``create_react_agent``: a chat model calling tools in a loop, as LangGraph's prebuilt agent.
+
+The graph: ``agent`` (the model, given the prompt and the messages) and, while its
+reply asks for tool calls, ``tools`` (a :class:`ToolNode`), then back to ``agent``.
+Optional nodes: ``pre_model_hook`` before each model call (its ``llm_input_messages``
+are what the model reads, else its update goes to the state), ``post_model_hook``
+after it, and ``generate_structured_response`` at the end when ``response_format``
+is given. ``version="v1"`` runs a reply's tool calls in one ``tools`` task,
+``"v2"`` in one task each (``Send``). Needs ``langchain-core``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    get_type_hints,
+    is_typeddict,
+)
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+
+from pyctx_web.graph._values import Send
+from pyctx_web.graph.constants import END, START
+from pyctx_web.graph.message import add_messages
+from pyctx_web.graph.prebuilt.tool_node import ToolNode
+
+__all__ = ["AgentState", "StructuredResponse", "create_react_agent"]
+
+StructuredResponse = dict[str, Any] | Any
+"""The agent's ``structured_response``: a dict or an instance of ``response_format``."""
+
+
+class AgentState(TypedDict):
+    """The state of ``create_react_agent``'s graph."""
+
+    messages: Annotated[Sequence[BaseMessage], add_messages]
+    structured_response: NotRequired[StructuredResponse]
+
+
+def _prompt_runner(prompt: Any) -> Callable[[Any], list[AnyMessage]]:
+    """The function giving the model's input from the state, for each form of ``prompt``."""
+    if prompt is None:
+        return lambda state: list(_messages(state))
+    if isinstance(prompt, str):
+        system = SystemMessage(content=prompt)
+        return lambda state: [system, *_messages(state)]
+    if isinstance(prompt, SystemMessage):
+        return lambda state: [prompt, *_messages(state)]
+    if isinstance(prompt, Runnable):
+        return lambda state: prompt.invoke(state)
+    if callable(prompt):
+        return prompt  # type: ignore[no-any-return]
+    raise ValueError(
+        f"prompt must be a str, SystemMessage, callable or Runnable; got {type(prompt).__name__}"
+    )
+
+
+def _messages(state: Any) -> Sequence[AnyMessage]:
+    messages: Sequence[AnyMessage] = (
+        state["messages"] if isinstance(state, dict) else state.messages
+    )
+    return messages
+
+
+def _bound(model: Any, tools: Sequence[BaseTool]) -> Any:
+    """``model`` with ``tools`` bound, unless it has tools bound already (or there are none)."""
+    if not tools or not isinstance(model, BaseChatModel):
+        return model
+    return model.bind_tools(tools)
+
+
+def _model_node(
+    model: Any, tools: Sequence[BaseTool], prompt: Any, name: str | None
+) -> Callable[..., Any]:
+    static = None if _is_dynamic(model) else _bound(model, tools)
+    make_input = _prompt_runner(prompt)
+
+    def call_model(state: Any, runtime: Any) -> dict[str, Any]:
+        chosen = static if static is not None else _bound(_choose(model, state, runtime), tools)
+        view = dict(state) if isinstance(state, dict) else state
+        if isinstance(view, dict) and "llm_input_messages" in view:
+            view = {**view, "messages": view["llm_input_messages"]}
+        reply = chosen.invoke(make_input(view))
+        if name and isinstance(reply, AIMessage):
+            reply.name = name
+        return {"messages": [reply]}
+
+    return call_model
+
+
+def _is_dynamic(model: Any) -> bool:
+    return callable(model) and not isinstance(model, (Runnable, BaseChatModel))
+
+
+def _choose(model: Callable[..., Any], state: Any, runtime: Any) -> Any:
+    import inspect
+
+    return model(state, runtime) if len(inspect.signature(model).parameters) > 1 else model(state)
+
+
+def _route(tool_node: ToolNode | None, version: str, after: str) -> Callable[[Any], Any]:
+    def should_continue(state: Any) -> Any:
+        last = _messages(state)[-1]
+        if not isinstance(last, AIMessage) or not last.tool_calls or tool_node is None:
+            return after
+        if version == "v1":
+            return "tools"
+        return [
+            Send("tools", {"__type": "tool_call_with_context", "tool_call": call, "state": state})
+            for call in last.tool_calls
+        ]
+
+    return should_continue
+
+
+def _structured_node(model: Any, response_format: Any) -> Callable[..., Any]:
+    system, schema = (
+        response_format if isinstance(response_format, tuple) else (None, response_format)
+    )
+
+    def generate_structured_response(state: Any) -> dict[str, Any]:
+        messages = list(_messages(state))
+        if system is not None:
+            messages = [SystemMessage(content=system), *messages]
+        return {"structured_response": model.with_structured_output(schema).invoke(messages)}
+
+    return generate_structured_response
+
+
+def _with_hook_input(schema: Any) -> Any:
+    """``schema`` (a TypedDict) with ``llm_input_messages``, which a pre_model_hook may write."""
+    if not is_typeddict(schema):
+        return schema
+    fields = {**get_type_hints(schema, include_extras=True)}
+    fields["llm_input_messages"] = NotRequired[list[AnyMessage]]
+    return TypedDict(schema.__name__, fields)  # type: ignore[operator]
+
+
+def _after_tools(tool_node: ToolNode, back: str) -> Callable[[Any], str]:
+    direct = {name for name, tool in tool_node.tools_by_name.items() if tool.return_direct}
+
+    def route_tool_responses(state: Any) -> str:
+        for message in reversed(_messages(state)):
+            if getattr(message, "type", None) != "tool":
+                break
+            if message.name in direct:
+                return END
+        return back
+
+    return route_tool_responses
+
+
+def create_react_agent(
+    model: Any,
+    tools: Sequence[BaseTool | Callable[..., Any]] | ToolNode,
+    *,
+    prompt: Any = None,
+    response_format: Any = None,
+    pre_model_hook: Any = None,
+    post_model_hook: Any = None,
+    state_schema: Any = None,
+    context_schema: Any = None,
+    checkpointer: Any = None,
+    store: Any = None,
+    interrupt_before: list[str] | None = None,
+    interrupt_after: list[str] | None = None,
+    debug: bool = False,
+    version: Literal["v1", "v2"] = "v2",
+    name: str | None = None,
+) -> Any:
+    """A compiled graph running ``model`` with ``tools`` until it answers without tool calls."""
+    from pyctx_web.graph.state import StateGraph
+
+    if version not in ("v1", "v2"):
+        raise ValueError(f"version must be 'v1' or 'v2'; got {version!r}")
+    if isinstance(model, str):
+        raise ValueError(
+            f"create_react_agent needs a chat model object; a model name ({model!r}) needs"
+            " langchain's init_chat_model, which pyctx_web does not call"
+        )
+    tool_node = tools if isinstance(tools, ToolNode) else (ToolNode(tools) if tools else None)
+    tool_list = list(tool_node.tools_by_name.values()) if tool_node else []
+    schema = state_schema or AgentState
+    builder: Any = StateGraph(
+        _with_hook_input(schema) if pre_model_hook is not None else schema,
+        context_schema=context_schema,
+        input_schema=schema,
+        output_schema=schema,
+    )
+    builder.add_node("agent", _model_node(model, tool_list, prompt, name))
+    first = "agent"
+    if pre_model_hook is not None:
+        builder.add_node("pre_model_hook", pre_model_hook)
+        builder.add_edge("pre_model_hook", "agent")
+        first = "pre_model_hook"
+    builder.add_edge(START, first)
+    after = "generate_structured_response" if response_format is not None else END
+    if response_format is not None:
+        builder.add_node(after, _structured_node(model, response_format))
+        builder.add_edge(after, END)
+    decide = "agent"
+    if post_model_hook is not None:
+        builder.add_node("post_model_hook", post_model_hook)
+        builder.add_edge("agent", "post_model_hook")
+        decide = "post_model_hook"
+    if tool_node is None:
+        builder.add_edge(decide, after)
+    else:
+        builder.add_node("tools", tool_node)
+        builder.add_conditional_edges(decide, _route(tool_node, version, after), ["tools", after])
+        builder.add_conditional_edges("tools", _after_tools(tool_node, first), [first, END])
+    return builder.compile(
+        checkpointer=checkpointer,
+        store=store,
+        interrupt_before=interrupt_before,
+        interrupt_after=interrupt_after,
+        name=name or "LangGraph",
+    )

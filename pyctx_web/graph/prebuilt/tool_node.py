@@ -1,0 +1,294 @@
+"""``ToolNode``: the node that runs the tool calls of the last AI message, as LangGraph's.
+
+Each call of the AI message runs its tool (async runs run them concurrently), with
+the graph state, store and a ``ToolRuntime`` injected where the tool asks for them,
+and answers with one ToolMessage per call; a tool may instead return a ``Command``,
+which the node passes on. ``handle_tool_errors`` chooses which exceptions become an
+error ToolMessage for the model; ``wrap_tool_call`` wraps each call (retry, edit,
+short-circuit) around the function that runs it. Needs ``langchain-core``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
+from langchain_core.tools import BaseTool
+from langchain_core.tools import tool as as_tool
+from pydantic import ValidationError
+
+from pyctx_web._homes import publish
+from pyctx_web.graph._values import Command
+from pyctx_web.graph.constants import END
+from pyctx_web.graph.prebuilt._errors import (
+    TOOL_CALL_ERROR_TEMPLATE,
+    ToolInvocationError,
+    error_content,
+)
+from pyctx_web.graph.prebuilt._injected import (
+    InjectedState,
+    InjectedStore,
+    ToolRuntime,
+    injections_of,
+)
+
+__all__ = [
+    "TOOL_CALL_ERROR_TEMPLATE",
+    "InjectedState",
+    "InjectedStore",
+    "ToolCallRequest",
+    "ToolCallWrapper",
+    "ToolInvocationError",
+    "ToolNode",
+    "ToolRuntime",
+    "tools_condition",
+]
+
+
+@dataclass
+class ToolCallRequest:
+    """One tool call as a wrapper sees it: the call, its tool, the state and runtime."""
+
+    tool_call: ToolCall
+    tool: BaseTool | None
+    state: Any
+    runtime: Any
+
+    def override(self, **changes: Any) -> ToolCallRequest:
+        """A copy of this request with ``changes`` applied."""
+        return replace(self, **changes)
+
+
+ToolCallWrapper = Callable[[ToolCallRequest, Callable[[ToolCallRequest], Any]], Any]
+"""``wrap(request, execute)``: runs ``execute(request)`` (or not) and returns its result."""
+
+
+def _messages_of(state: Any, key: str) -> list[AnyMessage]:
+    if isinstance(state, list):
+        return state
+    if isinstance(state, dict):
+        if key not in state:
+            raise ValueError(f"No message found in input under {key!r}")
+        return list(state[key])
+    if hasattr(state, key):
+        return list(getattr(state, key))
+    raise ValueError(f"No message found in input under {key!r}")
+
+
+def _last_ai(messages: Sequence[Any]) -> AIMessage:
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            return message
+    raise ValueError("No AIMessage found in input")
+
+
+class ToolNode:
+    """Runs the tool calls of the last AIMessage in the state's ``messages_key`` list."""
+
+    def __init__(
+        self,
+        tools: Sequence[BaseTool | Callable[..., Any]],
+        *,
+        name: str = "tools",
+        tags: list[str] | None = None,
+        handle_tool_errors: Any = None,
+        messages_key: str = "messages",
+        wrap_tool_call: ToolCallWrapper | None = None,
+        awrap_tool_call: Callable[..., Awaitable[Any]] | None = None,
+    ) -> None:
+        made = [tool if isinstance(tool, BaseTool) else as_tool(tool) for tool in tools]
+        self.name = name
+        self.tags = tags
+        self.tools_by_name: dict[str, BaseTool] = {tool.name: tool for tool in made}
+        self._injections = {tool.name: injections_of(tool) for tool in made}
+        self._handle = handle_tool_errors
+        self.messages_key = messages_key
+        self._wrap = wrap_tool_call
+        self._awrap = awrap_tool_call
+
+    # -- the node, called by the graph ------------------------------------------------
+    def __call__(self, state: Any, runtime: Any) -> Any:
+        """Run the calls of ``state``'s last AI message (as a graph node)."""
+        from pyctx_web.graph.config import get_config
+
+        return self.invoke(state, get_config(), runtime=runtime)
+
+    def invoke(self, state: Any, config: Any = None, *, runtime: Any = None) -> Any:
+        """Run the tool calls of ``state`` one after the other; the node's update."""
+        runtime = runtime or _runtime_in(config)
+        calls, kind = self._calls(state)
+        outputs = [self._run_one(call, state, config, runtime) for call in calls]
+        return self._combine(outputs, kind)
+
+    async def ainvoke(self, state: Any, config: Any = None, *, runtime: Any = None) -> Any:
+        """Run the tool calls of ``state`` concurrently; the node's update."""
+        runtime = runtime or _runtime_in(config)
+        calls, kind = self._calls(state)
+        jobs = [self._arun_one(call, state, config, runtime) for call in calls]
+        return self._combine(list(await asyncio.gather(*jobs)), kind)
+
+    # -- the parts --------------------------------------------------------------------
+    def _calls(self, state: Any) -> tuple[list[ToolCall], Literal["list", "dict", "calls"]]:
+        if (
+            isinstance(state, list)
+            and state
+            and isinstance(state[-1], dict)
+            and state[-1].get("type") == "tool_call"
+        ):
+            return list(state), "calls"
+        if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
+            return [state["tool_call"]], "dict"
+        messages = _messages_of(state, self.messages_key)
+        kind: Literal["list", "dict"] = "list" if isinstance(state, list) else "dict"
+        return list(_last_ai(messages).tool_calls), kind
+
+    def _combine(self, outputs: list[Any], kind: str) -> Any:
+        messages = [out for out in outputs if not isinstance(out, Command)]
+        commands = [out for out in outputs if isinstance(out, Command)]
+        if kind in ("list", "calls"):
+            return [*messages, *commands] if commands else messages
+        if not commands:
+            return {self.messages_key: messages}
+        return [*commands, {self.messages_key: messages}] if messages else commands
+
+    def _request(self, call: ToolCall, state: Any, runtime: Any) -> ToolCallRequest:
+        return ToolCallRequest(call, self.tools_by_name.get(call["name"]), state, runtime)
+
+    def _run_one(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> Any:
+        request = self._request(call, state, runtime)
+
+        def execute(req: ToolCallRequest) -> Any:
+            return self._execute(req, config)
+
+        return self._wrap(request, execute) if self._wrap else execute(request)
+
+    async def _arun_one(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> Any:
+        request = self._request(call, state, runtime)
+
+        async def execute(req: ToolCallRequest) -> Any:
+            return await self._aexecute(req, config)
+
+        if self._awrap is not None:
+            return await self._awrap(request, execute)
+        if self._wrap is not None:
+            return self._wrap(request, lambda req: self._execute(req, config))
+        return await execute(request)
+
+    def _prepare(
+        self, request: ToolCallRequest, config: Any
+    ) -> tuple[BaseTool, dict[str, Any]] | ToolMessage:
+        call = request.tool_call
+        tool = request.tool
+        if tool is None:
+            names = ", ".join(self.tools_by_name)
+            return ToolMessage(
+                f"Error: {call['name']} is not a valid tool, try one of [{names}].",
+                name=call["name"],
+                tool_call_id=call["id"],
+                status="error",
+            )
+        args = dict(call["args"])
+        for param, wants in self._injections[tool.name].items():
+            args[param] = self._injected(wants, call, request, config)
+        return tool, {**call, "args": args, "type": "tool_call"}
+
+    def _injected(self, wants: Any, call: ToolCall, request: ToolCallRequest, config: Any) -> Any:
+        runtime = request.runtime
+        store = getattr(runtime, "store", None)
+        if wants is ToolRuntime:
+            return ToolRuntime(
+                state=request.state,
+                context=getattr(runtime, "context", None),
+                config=config or {},
+                stream_writer=getattr(runtime, "stream_writer", None),
+                tool_call_id=call["id"],
+                store=store,
+                execution_info=getattr(runtime, "execution_info", None),
+                server_info=getattr(runtime, "server_info", None),
+            )
+        if isinstance(wants, InjectedStore):
+            return store
+        state = request.state
+        if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
+            state = state["state"]
+        if isinstance(wants, InjectedState) and wants.field:
+            return state[wants.field] if isinstance(state, dict) else getattr(state, wants.field)
+        return state
+
+    def _finish(self, tool: BaseTool, call: dict[str, Any], result: Any) -> Any:
+        if isinstance(result, (ToolMessage, Command)):
+            return result
+        return ToolMessage(str(result), name=tool.name, tool_call_id=call["id"])
+
+    def _failed(self, call: Any, error: Exception) -> ToolMessage:
+        if isinstance(error, ValidationError):
+            args = {
+                k: v
+                for k, v in call["args"].items()
+                if k not in self._injections.get(call["name"], {})
+            }
+            error = ToolInvocationError(call["name"], error, args)
+        content = error_content(self._handle, error)
+        if content is None:
+            raise error
+        return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")
+
+    def _execute(self, request: ToolCallRequest, config: Any) -> Any:
+        prepared = self._prepare(request, config)
+        if isinstance(prepared, ToolMessage):
+            return prepared
+        tool, call = prepared
+        try:
+            return self._finish(tool, call, tool.invoke(call, _tool_config(config)))
+        except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
+            if _bubbles(error):
+                raise
+            return self._failed(request.tool_call, error)
+
+    async def _aexecute(self, request: ToolCallRequest, config: Any) -> Any:
+        prepared = self._prepare(request, config)
+        if isinstance(prepared, ToolMessage):
+            return prepared
+        tool, call = prepared
+        try:
+            return self._finish(tool, call, await tool.ainvoke(call, _tool_config(config)))
+        except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
+            if _bubbles(error):
+                raise
+            return self._failed(request.tool_call, error)
+
+
+def _bubbles(error: Exception) -> bool:
+    """Interrupts and a parent's Command pass through ToolNode, never become messages."""
+    from pyctx_web.graph import errors
+
+    bubble = getattr(errors, "GraphBubbleUp", None)
+    return bubble is not None and isinstance(error, bubble)
+
+
+def _tool_config(config: Any) -> Any:
+    if not config:
+        return None
+    configurable = {
+        k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__pregel")
+    }
+    return {**config, "configurable": configurable}
+
+
+def _runtime_in(config: Any) -> Any:
+    return ((config or {}).get("configurable") or {}).get("__pregel_runtime")
+
+
+def tools_condition(state: Any, messages_key: str = "messages") -> Literal["tools", "__end__"]:
+    """``"tools"`` when the last message asks for tool calls, else END: a conditional edge."""
+    messages = _messages_of(state, messages_key)
+    if not messages:
+        raise ValueError(f"No messages found in input state to tool_edge: {state}")
+    last = messages[-1]
+    return "tools" if getattr(last, "tool_calls", None) else END
+
+
+publish(__name__, InjectedState, InjectedStore, ToolRuntime, ToolInvocationError)
