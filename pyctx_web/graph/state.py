@@ -18,8 +18,8 @@ from pyctx_web.graph._engine.spec import (
     NodeSpec,
     command_destinations,
 )
+from pyctx_web.graph._node_action import node_action, node_ends, retry_of
 from pyctx_web.graph._runctx.services import GraphServices
-from pyctx_web.graph._subgraph import subgraph_node
 from pyctx_web.graph._values import RetryPolicy
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.errors import InvalidGraphError
@@ -66,32 +66,54 @@ class StateGraph:
         self._edges: list[tuple[str, str]] = []
         self._branches: list[Branch] = []
         self._joins: list[Join] = []
+        self.node_metadata: dict[str, dict[str, Any]] = {}
+        """The ``metadata=`` each node was added with."""
 
     def add_node(
         self,
-        name: str | Callable[..., Any] | CompiledStateGraph,
-        fn: Callable[..., Any] | CompiledStateGraph | None = None,
+        name: str | Callable[..., Any] | CompiledStateGraph | Any,
+        fn: Callable[..., Any] | CompiledStateGraph | Any = None,
         *,
+        defer: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+        input_schema: type | None = None,
         retry_policy: RetryPolicy | None = None,
         retry: RetryPolicy | None = None,
-        defer: bool = False,
+        destinations: Mapping[str, str] | tuple[str, ...] | None = None,
+        trace_policy: Any = None,
     ) -> StateGraph:
         """Add node ``name`` running ``fn(state)`` or ``fn(state, ctx)``; return the graph.
 
         ``add_node(fn)`` names the node after the function. ``fn`` may be sync
-        or async and returns a dict of updates, a :class:`Command` or ``None``;
-        or it is a compiled graph, which runs as a subgraph on the keys the two
-        graphs share.
+        or async and returns a dict of updates, a :class:`Command`, a list of
+        Commands or ``None``; or it is a compiled graph, which runs as a
+        subgraph on the keys the two graphs share; or a LangChain ``Runnable``,
+        run with ``ainvoke(state, config)``. ``input_schema`` (else the type
+        ``fn`` annotates its state with) is what the node reads. ``destinations``
+        names where its ``Command`` may go (else its ``-> Command[Literal[...]]``
+        annotation). ``metadata`` and ``trace_policy`` are LangGraph's tracing
+        hints, kept but unused: pyctx_web does not trace.
         """
-        if fn is None:
-            if isinstance(name, str) or not (
-                callable(name) or isinstance(name, CompiledStateGraph)
-            ):
-                raise ArgumentTypeError(f"add_node() needs a function for node {name!r}")
-            fn = name
-            name = getattr(fn, "name" if isinstance(fn, CompiledStateGraph) else "__name__", "")
-        if isinstance(fn, CompiledStateGraph):
-            fn = subgraph_node(fn, lambda: frozenset(self.schema.annotations))
+        name, fn = node_action(name, fn, lambda: frozenset(self.schema.annotations))
+        self._check_new_node(name)
+        if not callable(fn):
+            raise ArgumentTypeError(f"add_node() function of {name!r} must be callable, not {fn!r}")
+        retry = retry_of(retry_policy, retry)
+        inject = node_parameters(name, fn)
+        ends = node_ends(destinations, command_destinations(fn))
+        state_in = node_input_type(fn) if input_schema is None else input_schema
+        reads = None
+        if state_in is not None and state_in is not self.schema.state_type:
+            # As in LangGraph, the node reads only the keys of its input schema (or of the
+            # type it annotates its state with), and those keys become channels of the graph.
+            reads = StateSchema(state_in)
+            self.schema.extend(reads)
+        spec = NodeSpec(name, fn, retry, ends, bool(defer), inject, reads)
+        self._nodes[name] = spec
+        self.node_metadata[name] = dict(metadata or {})
+        return self
+
+    def _check_new_node(self, name: Any) -> None:
         if not isinstance(name, str) or not name:
             raise InvalidGraphError(f"node name must be a non-empty str, not {name!r}")
         if name in (START, END):
@@ -101,28 +123,6 @@ class StateGraph:
                 raise InvalidGraphError(f"node name {name!r} must not contain {ch!r}")
         if name in self._nodes:
             raise InvalidGraphError(f"node {name!r} is already present in the graph")
-        if not callable(fn):
-            raise ArgumentTypeError(f"add_node() function of {name!r} must be callable, not {fn!r}")
-        if retry_policy is not None:
-            if retry is not None:
-                raise ArgumentTypeError("add_node() takes retry_policy or retry, not both")
-            retry = retry_policy
-        if retry is not None and not isinstance(retry, RetryPolicy):
-            raise ArgumentTypeError(
-                f"add_node() retry_policy must be a RetryPolicy or None, not {retry!r}"
-            )
-        inject = node_parameters(name, fn)
-        ends = command_destinations(fn)
-        state_in = node_input_type(fn)
-        reads = None
-        if state_in is not None and state_in is not self.schema.state_type:
-            # As in LangGraph, the node reads only the keys of the type it annotates its
-            # state with, and those keys become channels of the graph.
-            reads = StateSchema(state_in)
-            self.schema.extend(reads)
-        spec = NodeSpec(name, fn, retry, ends, bool(defer), inject, reads)
-        self._nodes[name] = spec
-        return self
 
     def _extend(self, schema: type) -> tuple[str, ...]:
         """Add the keys of ``schema`` to the graph's channels and return them."""

@@ -217,3 +217,69 @@ def test_runtime_drain_follows_its_control() -> None:
     merged = Runtime[None]().merge(runtime)
     assert merged.control is control
     assert merged.server_info == ServerInfo("asst", "g")
+
+
+class _Private(TypedDict):
+    y: int
+    secret: str
+
+
+def test_add_node_input_schema_chooses_what_the_node_reads() -> None:
+    """add_node(input_schema=...) gives the node only that schema's keys, adding the new ones."""
+    seen: list[Any] = []
+
+    def read(state: Any) -> dict[str, Any]:
+        seen.append(dict(state))
+        return {}
+
+    graph = StateGraph(_Log)
+    graph.add_node("w", lambda state: {"secret": "s"}, input_schema=_Private)
+    graph.add_node("r", read, input_schema=_Private)
+    graph.add_edge(START, "w")
+    graph.add_edge("w", "r")
+    assert graph.compile().invoke({"x": ["a"], "y": 3}) == {"x": ["a"], "y": 3}
+    assert seen == [{"y": 3, "secret": "s"}]
+
+
+class _AsyncRunnable:
+    """A Runnable as LangChain's: ainvoke/invoke, not callable."""
+
+    name = "echo"
+
+    def __init__(self) -> None:
+        self.configs: list[Any] = []
+
+    async def ainvoke(self, state: Any, config: Any = None) -> Any:
+        self.configs.append(config)
+        return {"x": [f"async{state['y']}"]}
+
+    def invoke(self, state: Any, config: Any = None) -> Any:
+        raise AssertionError("the engine awaits ainvoke")
+
+
+class _SyncRunnable:
+    def invoke(self, state: Any, config: Any = None) -> Any:
+        return [Command(update={"x": ["sync"]})]
+
+
+def test_add_node_runs_a_runnable_with_the_run_config() -> None:
+    """A non-callable Runnable node runs with ainvoke(state, config), or invoke() alone."""
+    runnable = _AsyncRunnable()
+    graph = StateGraph(_Log)
+    graph.add_node(runnable)
+    graph.add_node("s", _SyncRunnable())
+    graph.add_edge(START, "echo")
+    graph.add_edge("echo", "s")
+    app = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    assert app.invoke({"x": [], "y": 1}, config) == {"x": ["async1", "sync"], "y": 1}
+    assert runnable.configs[0]["configurable"]["thread_id"] == "t"
+
+
+def test_add_node_runs_a_langchain_runnable() -> None:
+    """A langchain_core RunnableLambda is a node, as in LangGraph."""
+    runnables = pytest.importorskip("langchain_core.runnables")
+    graph = StateGraph(_Log)
+    graph.add_node("lam", runnables.RunnableLambda(lambda state: {"x": ["lam"]}))
+    graph.add_edge(START, "lam")
+    assert graph.compile().invoke({"x": [], "y": 0}) == {"x": ["lam"], "y": 0}
