@@ -23,6 +23,7 @@ from pyctx_web.graph._engine.options import (
     stream_modes,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph._lgsaver.foreign import as_checkpointer
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._runs import RunFactory
 from pyctx_web.graph._states import ThreadStates
@@ -66,11 +67,8 @@ class CompiledStateGraph:
         multitask: str = "reject",
         store: Any = None,
     ) -> None:
-        if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
-            raise ArgumentTypeError(
-                "checkpointer must be a checkpoint saver (InMemorySaver, SqliteSaver...),"
-                f" not {type(checkpointer).__qualname__!r}"
-            )
+        # A LangGraph saver of the user's own is wrapped; anything else is refused.
+        checkpointer = as_checkpointer(checkpointer)
         if store is not None:
             from pyctx_web.graph.store.base import BaseStore
 

@@ -1,0 +1,45 @@
+"""``langgraph.checkpoint.base``: LangGraph's saver names beside pyctx_web's storage contract."""
+
+from __future__ import annotations
+
+from pyctx_web.graph._lgsaver.types import (
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    PendingWrite,
+    empty_checkpoint,
+    get_checkpoint_id,
+)
+from pyctx_web.graph.checkpoint.base import (
+    Checkpointer,
+    CheckpointRecord,
+    DocumentCheckpointer,
+    DocumentStore,
+    StoredCheckpoint,
+    StoredWrite,
+    check_limit,
+    expected_latest,
+)
+
+__all__ = [
+    "WRITES_IDX_MAP",
+    "BaseCheckpointSaver",
+    "ChannelVersions",
+    "Checkpoint",
+    "CheckpointMetadata",
+    "CheckpointRecord",
+    "CheckpointTuple",
+    "Checkpointer",
+    "DocumentCheckpointer",
+    "DocumentStore",
+    "PendingWrite",
+    "StoredCheckpoint",
+    "StoredWrite",
+    "check_limit",
+    "empty_checkpoint",
+    "expected_latest",
+    "get_checkpoint_id",
+]
