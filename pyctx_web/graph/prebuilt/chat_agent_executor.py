@@ -26,13 +26,24 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
+from pydantic import BaseModel
 
 from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.message import add_messages
+from pyctx_web.graph.prebuilt._model import _get_model, _should_bind_tools, _validate_chat_history
 from pyctx_web.graph.prebuilt.tool_node import ToolNode
 
-__all__ = ["AgentState", "StructuredResponse", "create_react_agent"]
+__all__ = [
+    "AgentState",
+    "AgentStatePydantic",
+    "StateSchemaType",
+    "StructuredResponse",
+    "_get_model",
+    "_should_bind_tools",
+    "_validate_chat_history",
+    "create_react_agent",
+]
 
 StructuredResponse = dict[str, Any] | Any
 """The agent's ``structured_response``: a dict or an instance of ``response_format``."""
@@ -43,6 +54,17 @@ class AgentState(TypedDict):
 
     messages: Annotated[Sequence[BaseMessage], add_messages]
     structured_response: NotRequired[StructuredResponse]
+
+
+class AgentStatePydantic(BaseModel):
+    """The state of ``create_react_agent``'s graph, as a pydantic model."""
+
+    messages: Annotated[Sequence[BaseMessage], add_messages]
+    structured_response: StructuredResponse = None
+
+
+StateSchemaType = type[AgentState] | type[AgentStatePydantic]
+"""A state schema ``create_react_agent`` takes: a TypedDict or pydantic model like its own."""
 
 
 def _prompt_runner(prompt: Any) -> Callable[[Any], list[AnyMessage]]:
@@ -72,9 +94,9 @@ def _messages(state: Any) -> Sequence[AnyMessage]:
 
 def _bound(model: Any, tools: Sequence[BaseTool]) -> Any:
     """``model`` with ``tools`` bound, unless it has tools bound already (or there are none)."""
-    if not tools or not isinstance(model, BaseChatModel):
-        return model
-    return model.bind_tools(tools)
+    if tools and _should_bind_tools(model, tools):
+        return model.bind_tools(tools)
+    return model
 
 
 def _model_node(
@@ -88,6 +110,7 @@ def _model_node(
         view = dict(state) if isinstance(state, dict) else state
         if isinstance(view, dict) and "llm_input_messages" in view:
             view = {**view, "messages": view["llm_input_messages"]}
+        _validate_chat_history(_messages(view))
         reply = chosen.invoke(make_input(view))
         if name and isinstance(reply, AIMessage):
             reply.name = name

@@ -23,6 +23,9 @@ from pydantic import ValidationError
 from pyctx_web._homes import publish
 from pyctx_web.graph._values import Command
 from pyctx_web.graph.constants import END
+
+# LangGraph's tests import the handler-type reader from here by this name.
+from pyctx_web.graph.prebuilt._errors import _handled_types as _infer_handled_types  # noqa: F401
 from pyctx_web.graph.prebuilt._errors import (
     TOOL_CALL_ERROR_TEMPLATE,
     ToolInvocationError,
