@@ -19,6 +19,7 @@ from pyctx_web.graph._engine.frames import TaskFrame
 from pyctx_web.graph._engine.interrupts import ask_again
 from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, RunOptions, child_thread
 from pyctx_web.graph._values import Command, Interrupt, StateSnapshot
+from pyctx_web.graph.errors import ParentCommand
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
@@ -152,9 +153,13 @@ def subgraph_node(graph: ChildGraph, keys: Callable[[], frozenset[str]]) -> Any:
     """
     inputs = frozenset(graph.spec.schema.annotations)
 
-    async def run_subgraph(state: Mapping[str, Any]) -> dict[str, Any]:
+    async def run_subgraph(state: Mapping[str, Any]) -> dict[str, Any] | Command[Any]:
         given = {k: v for k, v in dict(state).items() if k in inputs}
-        result = await graph.ainvoke(given)
+        try:
+            result = await graph.ainvoke(given)
+        except ParentCommand as sent:
+            # Command(graph=PARENT) from the subgraph: this node returns it, to this graph.
+            return dataclasses.replace(sent.command, graph=None)
         known = keys()
         return {k: v for k, v in result.items() if k in known}
 

@@ -13,7 +13,7 @@ their module.
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, ClassVar, Final, Generic, TypeVar, final
 
 from pyctx_web._homes import publish
 from pyctx_web._records import lazy_dataclass
@@ -78,7 +78,8 @@ class Command(Generic[N]):
     ``update=`` given with it changes the state the resumed node sees. A node
     returning ``Command(update={...}, goto="other")`` writes the update and adds
     ``other`` to the next step (its static edges still apply); annotate it
-    ``-> Command[Literal["other", ...]]`` to declare where it may go.
+    ``-> Command[Literal["other", ...]]`` to declare where it may go;
+    ``graph=Command.PARENT`` sends the command to the parent graph.
     """
 
     resume: Any = UNSET
@@ -87,9 +88,15 @@ class Command(Generic[N]):
     """State updates, applied through the reducers as if the node returned them."""
     goto: str | Send | Sequence[str | Send] | None = None
     """Nodes (or :class:`Send` objects) to run in the next step."""
+    graph: str | None = None
+    """``None`` for the graph of the node that returns it; :attr:`PARENT` for its parent graph."""
+
+    PARENT: ClassVar[str] = "__parent__"
+    """``Command(graph=Command.PARENT, ...)``, returned in a subgraph, updates and routes the
+    parent graph, as if the node running the subgraph returned it."""
 
     def __repr__(self) -> str:
-        parts = []
+        parts = [] if self.graph is None else [f"graph={self.graph!r}"]
         if self.resume is not UNSET:
             parts.append(f"resume={self.resume!r}")
         if self.update is not None:

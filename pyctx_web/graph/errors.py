@@ -31,12 +31,12 @@ failure reads the same whichever checkpointer reports it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyctx_web.errors import PyctxError
 
 if TYPE_CHECKING:
-    from pyctx_web.graph._values import Interrupt
+    from pyctx_web.graph._values import Command, Interrupt
 
 __all__ = [
     "CheckpointError",
@@ -51,6 +51,7 @@ __all__ = [
     "GraphVersionError",
     "InvalidGraphError",
     "InvalidUpdateError",
+    "ParentCommand",
     "ResumeError",
     "RunCancelledError",
     "SerializationError",
@@ -95,6 +96,20 @@ class InvalidUpdateError(GraphError, ValueError):
         super().__init__(message)
         self.node = node
         self.key = key
+
+
+class ParentCommand(GraphError):
+    """A subgraph's node returned ``Command(graph=Command.PARENT, ...)``: it ends the subgraph.
+
+    The node that runs the subgraph in the parent graph takes :attr:`command`
+    as its own return value. Raised out of ``invoke`` when the graph has no
+    parent, as in LangGraph.
+    """
+
+    def __init__(self, command: Command[Any]) -> None:
+        super().__init__(repr(command))
+        self.command = command
+        """The command, with ``graph=Command.PARENT``."""
 
 
 class GraphRecursionError(GraphError, RecursionError):

@@ -15,7 +15,7 @@ from pyctx_web.graph._engine.messages_mode import (
 )
 from pyctx_web.graph._engine.records import TaskResult
 from pyctx_web.graph._values import UNSET, Command
-from pyctx_web.graph.errors import GraphError, InvalidUpdateError
+from pyctx_web.graph.errors import GraphError, InvalidUpdateError, ParentCommand
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
@@ -87,9 +87,13 @@ class NodeCalls:
         their ``goto`` targets all run next.
         """
         if isinstance(ret, Command) or _has_command(ret):
+            parts = _parts(ret)
+            for part in parts:
+                if isinstance(part, Command) and part.graph is not None:
+                    _to_parent(node, part)
             updates: list[tuple[str, Any]] = []
             goto: list[Any] = []
-            for part in _parts(ret):
+            for part in parts:
                 if not isinstance(part, Command):
                     updates += self.schema.check_update(node, part)
                     continue
@@ -104,6 +108,18 @@ class NodeCalls:
             return TaskResult(updates, goto), _streamed(updates)
         updates = self.schema.check_update(node, ret)
         return TaskResult(updates), None if ret is None else dict(updates)
+
+
+def _to_parent(node: str, command: Command[Any]) -> None:
+    """Raise :class:`ParentCommand` for a ``Command(graph=Command.PARENT)``: the subgraph ends
+    and the parent's node that runs it returns the command."""
+    if command.graph != Command.PARENT:
+        raise InvalidUpdateError(
+            f"node {node!r} returned Command(graph={command.graph!r}); graph must be None "
+            f"(this graph) or Command.PARENT",
+            node=node,
+        )
+    raise ParentCommand(command)
 
 
 def _has_command(ret: Any) -> bool:

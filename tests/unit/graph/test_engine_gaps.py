@@ -11,7 +11,7 @@ from typing_extensions import ReadOnly, TypedDict
 
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
-from pyctx_web.graph.errors import GraphRecursionError, InvalidUpdateError
+from pyctx_web.graph.errors import GraphRecursionError, InvalidUpdateError, ParentCommand
 from pyctx_web.graph.runtime import ExecutionInfo, RunControl, Runtime, ServerInfo
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Send
@@ -85,6 +85,13 @@ def test_compile_takes_none_breakpoints() -> None:
 _TWICE = (
     r"^At key 'y': Can receive only one value per step\. "
     r"Use an Annotated key to handle multiple values\.$"
+)
+
+
+_PARENT_REPR = r"^Command\(graph='__parent__', update=\{'x': \['child'\]\}, goto='other'\)$"
+_BAD_GRAPH = (
+    r"^node 'n' returned Command\(graph='elsewhere'\); graph must be None \(this graph\) "
+    r"or Command\.PARENT$"
 )
 
 
@@ -283,3 +290,50 @@ def test_add_node_runs_a_langchain_runnable() -> None:
     graph.add_node("lam", runnables.RunnableLambda(lambda state: {"x": ["lam"]}))
     graph.add_edge(START, "lam")
     assert graph.compile().invoke({"x": [], "y": 0}) == {"x": ["lam"], "y": 0}
+
+
+def _to_parent(state: _Log) -> Command[Any]:
+    return Command(graph=Command.PARENT, goto="other", update={"x": ["child"]})
+
+
+def _parent_of(child: Any) -> StateGraph:
+    parent = StateGraph(_Log)
+    parent.add_node("sub", child)
+    parent.add_node("other", lambda state: {"x": ["other"]})
+    parent.add_node("after", lambda state: {"x": ["after"]})
+    parent.add_edge(START, "sub")
+    parent.add_edge("sub", "after")
+    return parent
+
+
+def test_command_to_parent_updates_and_routes_the_parent() -> None:
+    """Command(graph=Command.PARENT) in a subgraph node is the parent node's return value."""
+    child = StateGraph(_Log)
+    child.add_node("to_parent", _to_parent)
+    child.add_node("never", lambda state: {"x": ["never"]})
+    child.add_edge(START, "to_parent")
+    child.add_edge("to_parent", "never")
+    app = _parent_of(child.compile()).compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "p"}}
+    updates = list(app.stream({"x": [], "y": 0}, config, stream_mode="updates"))
+    assert updates[0] == {"sub": {"x": ["child"]}}
+    assert app.get_state(config).values == {"x": ["child", "after", "other"], "y": 0}
+
+
+def test_command_to_parent_of_top_graph_raises() -> None:
+    """Command(graph=Command.PARENT) in a graph without parent raises ParentCommand."""
+    graph = StateGraph(_Log)
+    graph.add_node("to_parent", _to_parent)
+    graph.add_edge(START, "to_parent")
+    with pytest.raises(ParentCommand, match=_PARENT_REPR) as caught:
+        graph.compile().invoke({"x": [], "y": 0})
+    assert caught.value.command.goto == "other"
+
+
+def test_command_to_unknown_graph_is_refused() -> None:
+    """A Command's graph is None or Command.PARENT."""
+    graph = StateGraph(_Log)
+    graph.add_node("n", lambda state: Command(graph="elsewhere"))
+    graph.add_edge(START, "n")
+    with pytest.raises(InvalidUpdateError, match=_BAD_GRAPH):
+        graph.compile().invoke({"x": [], "y": 0})
