@@ -10,7 +10,7 @@ position of the call in the task.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_origin
 
 from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError
@@ -28,21 +28,42 @@ def interrupt_id(task_id: str, index: int) -> str:
     return stable_id(task_id, "interrupt", index)
 
 
-def interrupt(value: Any, *, response_schema: dict[str, Any] | None = None) -> Any:
+def interrupt(value: Any, *, response_schema: dict[str, Any] | type | None = None) -> Any:
     """Pause the node with question ``value``; return the answer once the run is resumed.
 
     The first time, it raises :class:`GraphInterrupt` (a ``BaseException``:
     do not catch it). The node then runs again from its first line when the
     caller answers with ``Command(resume=answer)``, and this call returns the
-    answer. Raises :class:`~pyctx_web.errors.ContextMissingError` when called
-    outside a node of a running graph.
+    answer. ``response_schema`` describes the answer to the caller (the
+    question's ``response_schema``): a JSON Schema dict, given as is; or, as in
+    LangGraph, a pydantic model, ``TypedDict`` or dataclass (this needs
+    pydantic), whose JSON Schema the question carries and which checks the
+    answer: the call returns the checked value, or raises pydantic's
+    ``ValidationError``. Raises :class:`~pyctx_web.errors.ContextMissingError`
+    when called outside a node of a running graph.
     """
-    if response_schema is not None and not isinstance(response_schema, dict):
+    if response_schema is None or isinstance(response_schema, dict):
+        return _ask(value, response_schema, None)
+    adapter = _adapter(response_schema)
+    answer = _ask(value, adapter.json_schema(), None)
+    return adapter.validate_python(answer)
+
+
+def _adapter(response_schema: Any) -> Any:
+    """pydantic's ``TypeAdapter`` of a ``response_schema`` type."""
+    if not isinstance(response_schema, type) and get_origin(response_schema) is None:
         raise ArgumentTypeError(
-            "interrupt() response_schema must be a JSON Schema dict, "
-            f"not {type(response_schema).__qualname__!r}"
+            "interrupt() response_schema must be a JSON Schema dict or a type (a pydantic "
+            f"model, TypedDict or dataclass), not {type(response_schema).__qualname__!r}"
         )
-    return _ask(value, response_schema, None)
+    try:
+        from pydantic import TypeAdapter  # only for a type: pyctx_web needs no pydantic
+    except ImportError as exc:
+        raise ArgumentTypeError(
+            "interrupt() response_schema given as a type needs pydantic to describe and check "
+            "the answer; install pydantic or pass a JSON Schema dict"
+        ) from exc
+    return TypeAdapter(response_schema)
 
 
 def ask_again(question: Interrupt) -> Any:

@@ -9,12 +9,13 @@ from typing import Annotated, Any, NotRequired, Required, get_origin
 import pytest
 from typing_extensions import ReadOnly, TypedDict
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.errors import GraphRecursionError, InvalidUpdateError, ParentCommand
 from pyctx_web.graph.runtime import ExecutionInfo, RunControl, Runtime, ServerInfo
 from pyctx_web.graph.state import CompiledStateGraph
-from pyctx_web.graph.types import Command, Send
+from pyctx_web.graph.types import Command, Send, interrupt
 
 
 def _appends(state_type: type) -> Any:
@@ -92,6 +93,12 @@ _PARENT_REPR = r"^Command\(graph='__parent__', update=\{'x': \['child'\]\}, goto
 _BAD_GRAPH = (
     r"^node 'n' returned Command\(graph='elsewhere'\); graph must be None \(this graph\) "
     r"or Command\.PARENT$"
+)
+
+
+_BAD_SCHEMA = (
+    r"^interrupt\(\) response_schema must be a JSON Schema dict or a type \(a pydantic model, "
+    r"TypedDict or dataclass\), not 'int'$"
 )
 
 
@@ -337,3 +344,47 @@ def test_command_to_unknown_graph_is_refused() -> None:
     graph.add_edge(START, "n")
     with pytest.raises(InvalidUpdateError, match=_BAD_GRAPH):
         graph.compile().invoke({"x": [], "y": 0})
+
+
+def test_interrupt_response_schema_type_describes_and_checks_the_answer() -> None:
+    """interrupt(response_schema=<pydantic model>) surfaces its JSON Schema and returns the
+    answer validated into the model; an answer that does not fit raises ValidationError."""
+    pydantic = pytest.importorskip("pydantic")
+
+    class Decision(pydantic.BaseModel):  # type: ignore[name-defined,misc]
+        ok: bool
+
+    class Answer(TypedDict):
+        answer: str
+
+    def ask(state: Answer) -> dict[str, Any]:
+        decision = interrupt("approve?", response_schema=Decision)
+        return {"answer": f"{type(decision).__name__}:{decision.ok}"}
+
+    graph = StateGraph(Answer)
+    graph.add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    app = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "i"}}
+    question = app.invoke({"answer": ""}, config)["__interrupt__"][0]
+    assert question.response_schema == Decision.model_json_schema()
+    assert app.invoke(Command(resume={"ok": True}), config) == {"answer": "Decision:True"}
+    app.invoke({"answer": ""}, {"configurable": {"thread_id": "j"}})
+    with pytest.raises(pydantic.ValidationError):
+        app.invoke(Command(resume={"ok": "maybe"}), {"configurable": {"thread_id": "j"}})
+
+
+def test_interrupt_response_schema_of_another_kind_is_refused() -> None:
+    """interrupt(response_schema=...) takes a dict or a type, nothing else."""
+
+    def ask(state: _Log) -> dict[str, Any]:
+        interrupt("?", response_schema=3)  # type: ignore[arg-type]
+        return {}
+
+    graph = StateGraph(_Log)
+    graph.add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    with pytest.raises(ArgumentTypeError, match=_BAD_SCHEMA):
+        graph.compile(checkpointer=InMemorySaver()).invoke(
+            {"x": [], "y": 0}, {"configurable": {"thread_id": "k"}}
+        )
