@@ -6,12 +6,21 @@ the checkpoint that schedules the task, so the same step plans the same ids.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import random
 import time
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hashlib import sha256 as _sha256
+else:
+    try:
+        # The builtin SHA-256 that random already imports: importing hashlib also loads
+        # the other hash modules, milliseconds at start in Pyodide. The digests are the same.
+        from _sha2 import sha256 as _sha256
+    except ImportError:  # CPython 3.11 names that module _sha256
+        from hashlib import sha256 as _sha256
 
 from pyctx_web._env import on_restore
 
@@ -92,7 +101,7 @@ def _id_at(micros: int) -> str:
 def stable_id(*parts: object) -> str:
     """A deterministic 32-hex-digit id of ``parts``."""
     text = "\x1f".join(str(p) for p in parts)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return _sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def task_id(*parts: object) -> str:
@@ -109,9 +118,6 @@ def pull_task_id(checkpoint_id: str, node: str) -> str:
 
 def _uuid_form(text: str) -> str:
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
-
-
-_sha256: Final = hashlib.sha256
 
 
 def now_iso() -> str:
