@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, Final, get_origin, get_type_hints
+from typing import Any, Final, get_origin
 
 from pyctx_web.graph._engine.channels import is_state_type
 from pyctx_web.graph._engine.frames import Run, TaskFrame
 from pyctx_web.graph._engine.runtime import runtime_of
-from pyctx_web.graph._engine.signatures import signature
+from pyctx_web.graph._engine.signatures import node_hints, signature
 from pyctx_web.graph.errors import InvalidGraphError
 
 __all__ = [
@@ -55,7 +55,9 @@ def _kind(param: inspect.Parameter, hints: dict[str, Any]) -> str | None:
     return _BY_ANNOTATION.get(label) or _BY_NAME.get(param.name)
 
 
-def _signature(fn: Callable[..., Any]) -> tuple[inspect.Signature | None, dict[str, Any]]:
+def _signature(
+    fn: Callable[..., Any], *, fresh: bool = False, last: bool = False
+) -> tuple[inspect.Signature | None, dict[str, Any]]:
     try:
         sig = signature(fn)
     except (TypeError, ValueError):
@@ -63,7 +65,7 @@ def _signature(fn: Callable[..., Any]) -> tuple[inspect.Signature | None, dict[s
         return None, {}
     target = fn if inspect.isroutine(fn) else type(fn).__call__
     try:
-        hints = get_type_hints(target)
+        hints: dict[str, Any] = node_hints(target, fresh=fresh, last=last)
     except Exception:
         # Unresolvable annotations: parameters are recognised by their names.
         hints = {}
@@ -71,8 +73,11 @@ def _signature(fn: Callable[..., Any]) -> tuple[inspect.Signature | None, dict[s
 
 
 def node_input_type(fn: Callable[..., Any]) -> type | None:
-    """The class ``fn`` annotates its first parameter (the state) with, if any."""
-    sig, hints = _signature(fn)
+    """The class ``fn`` annotates its first parameter (the state) with, if any.
+
+    ``add_node`` asks this last of a node's hints (:func:`node_hints`).
+    """
+    sig, hints = _signature(fn, last=True)
     if sig is None or not sig.parameters:
         return None
     hint = hints.get(next(iter(sig.parameters)))
@@ -83,8 +88,9 @@ def node_parameters(name: str, fn: Callable[..., Any]) -> tuple[tuple[str, str],
     """The keyword parameters ``fn`` asks for besides its state, and what each gets.
 
     Raises :class:`InvalidGraphError` when ``fn`` needs an argument no node is given.
+    ``add_node`` asks this first of a node's hints (:func:`node_hints`).
     """
-    sig, hints = _signature(fn)
+    sig, hints = _signature(fn, fresh=True)
     if sig is None:
         return ()
     params = list(sig.parameters.values())

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any, Literal, get_args, get_origin
 
 from pyctx_web._records import record
 from pyctx_web.graph._engine.channels import StateSchema
+from pyctx_web.graph._engine.signatures import node_hints
 from pyctx_web.graph._values import Command, RetryPolicy
 
 __all__ = ["Branch", "GraphSpec", "Join", "NodeSpec", "command_destinations"]
@@ -85,7 +86,7 @@ def command_destinations(fn: Callable[..., Any]) -> tuple[str, ...]:
     # A callable object declares its destinations on its __call__ method.
     target = fn if inspect.isroutine(fn) else type(fn).__call__
     try:
-        hints = get_type_hints(target)
+        hints = node_hints(target)
     except Exception:
         # Annotations that cannot be resolved declare nothing: the node still runs.
         return ()
