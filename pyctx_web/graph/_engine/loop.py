@@ -251,11 +251,13 @@ class Engine:
         """
         run = self.run
         save_each = len(cp.tasks) > 1
-        rec = pending.record(task.id)
-        # answers, calls, raised_index, checkpoint_id
-        frame = TaskFrame(run, task, list(rec.answers), 0, None, cp.id)
-        frame.asked = rec.interrupt
-        if rec.task_results:
+        rec = pending.tasks.get(task.id)
+        if rec is None:  # the task's first run: nothing to carry over
+            rec = pending.tasks[task.id] = TaskRecord()
+            frame = TaskFrame(run, task, [], 0, None, cp.id)  # answers, calls, raised_index
+        else:
+            frame = TaskFrame(run, task, list(rec.answers), 0, None, cp.id)
+            frame.asked = rec.interrupt
             frame.task_results.update(rec.task_results)
         # Seen in this task's own context only: gather()'s task, or the lone task's copy.
         current_task.enter_with(frame)
@@ -310,7 +312,8 @@ class Engine:
         if task.id in pending.unsaved_answers and kind != "result":
             # The answers that let the task run this time go with what it did.
             items.append((task, "resume", rec))
-        pending.unsaved_answers.discard(task.id)
+        if task.id in pending.unsaved_answers:
+            pending.unsaved_answers -= {task.id}
         if frame.task_results and kind != "result":
             # Finished @task calls are not run again when the node runs again.
             rec.task_results = frame.task_results

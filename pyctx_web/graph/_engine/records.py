@@ -9,8 +9,9 @@ and a questioned task is run again with its answers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import field
+from types import MappingProxyType
 from typing import Any, Final
 
 from pyctx_web._records import record
@@ -111,8 +112,12 @@ class TaskResult:
 
     updates: list[tuple[str, Any]]
     """``(key, value)`` state writes, in the order given."""
-    goto: list[str | Send] = field(default_factory=list)
+    goto: Sequence[str | Send] = ()
     """Nodes or :class:`Send` objects from a returned ``Command(goto=...)``."""
+
+
+_NO_RESULTS: Final[Mapping[str, tuple[str, Any]]] = MappingProxyType({})
+"""A task's ``@task`` results when it has none (shared: records are made each step)."""
 
 
 @record(slots=True)
@@ -125,11 +130,12 @@ class TaskRecord:
     """The last question the task asked."""
     interrupt_index: int = -1
     """Position of that question among the task's ``interrupt()`` calls."""
-    answers: list[Any] = field(default_factory=list)
-    """Answers to the task's questions, by position."""
+    answers: Sequence[Any] = ()
+    """Answers to the task's questions, by position (replaced, not changed: the default is
+    shared, and a record is made per task of every step)."""
     error: str | None = None
     """``"ExcType: message"`` of the last failed attempt."""
-    task_results: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    task_results: Mapping[str, tuple[str, Any]] = _NO_RESULTS
     """``(task name, result)`` of the ``@task`` calls the node made, by call position."""
 
     @property
@@ -150,9 +156,9 @@ class Pending:
     """Records by task id."""
     breakpoint_hit: bool = False
     """The step stopped at an ``interrupt_before`` breakpoint."""
-    input_updates: list[tuple[str, Any]] = field(default_factory=list)
+    input_updates: Sequence[tuple[str, Any]] = ()
     """``Command(update=...)`` writes given with answers while the step was paused."""
-    unsaved_answers: set[str] = field(default_factory=set)
+    unsaved_answers: frozenset[str] = frozenset()
     """Tasks given answers that are not written yet (they go with the task's outcome)."""
     unsaved_updates: bool = False
     """Whether :attr:`input_updates` changed since they were written."""

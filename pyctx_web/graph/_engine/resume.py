@@ -146,9 +146,10 @@ def _take_answers(
     that leaves the question waiting, to be answered again.
     """
     for task_id, answer in answers.items():
-        pending.tasks[task_id].answers.append(answer)
-        pending.unsaved_answers.add(task_id)
+        rec = pending.tasks[task_id]
+        rec.answers = [*rec.answers, answer]
+        pending.unsaved_answers |= {task_id}
     if updates:
-        pending.input_updates.extend(updates)
+        pending.input_updates = [*pending.input_updates, *updates]
         pending.unsaved_updates = True
         cp.values = engine.schema.apply(cp.values, [("__start__", k, v) for k, v in updates])
