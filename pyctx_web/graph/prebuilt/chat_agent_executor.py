@@ -79,10 +79,29 @@ def _prompt_runner(prompt: Any) -> Callable[[Any], list[AnyMessage]]:
     if isinstance(prompt, Runnable):
         return lambda state: prompt.invoke(state)
     if callable(prompt):
-        return prompt  # type: ignore[no-any-return]
+        return _with_run_parts(prompt)
     raise ValueError(
         f"prompt must be a str, SystemMessage, callable or Runnable; got {type(prompt).__name__}"
     )
+
+
+def _with_run_parts(fn: Callable[..., Any]) -> Callable[[Any], Any]:
+    """``fn(state)``, also given the run's ``config`` and ``store`` when it names them."""
+    import inspect
+
+    from pyctx_web.graph.config import get_config, get_store
+
+    names = set(inspect.signature(fn).parameters)
+
+    def call(state: Any) -> Any:
+        extra: dict[str, Any] = {}
+        if "config" in names:
+            extra["config"] = get_config()
+        if "store" in names:
+            extra["store"] = get_store()
+        return fn(state, **extra)
+
+    return call
 
 
 def _messages(state: Any) -> Sequence[AnyMessage]:
@@ -92,7 +111,7 @@ def _messages(state: Any) -> Sequence[AnyMessage]:
     return messages
 
 
-def _bound(model: Any, tools: Sequence[BaseTool]) -> Any:
+def _bound(model: Any, tools: Sequence[BaseTool | dict[str, Any]]) -> Any:
     """``model`` with ``tools`` bound, unless it has tools bound already (or there are none)."""
     if tools and _should_bind_tools(model, tools):
         return model.bind_tools(tools)
@@ -100,23 +119,35 @@ def _bound(model: Any, tools: Sequence[BaseTool]) -> Any:
 
 
 def _model_node(
-    model: Any, tools: Sequence[BaseTool], prompt: Any, name: str | None
+    model: Any, tools: Sequence[BaseTool | dict[str, Any]], prompt: Any, name: str | None
 ) -> Callable[..., Any]:
     static = None if _is_dynamic(model) else _bound(model, tools)
     make_input = _prompt_runner(prompt)
 
-    def call_model(state: Any, runtime: Any) -> dict[str, Any]:
-        chosen = static if static is not None else _bound(_choose(model, state, runtime), tools)
+    async def call_model(state: Any, runtime: Any) -> dict[str, Any]:
+        chosen = static
+        if chosen is None:
+            chosen = _bound(await _settled(_choose(model, state, runtime)), tools)
         view = dict(state) if isinstance(state, dict) else state
         if isinstance(view, dict) and "llm_input_messages" in view:
             view = {**view, "messages": view["llm_input_messages"]}
         _validate_chat_history(_messages(view))
-        reply = chosen.invoke(make_input(view))
+        model_input = await _settled(make_input(view))
+        if isinstance(model_input, Runnable):  # a prompt may answer with a template to fill
+            model_input = await model_input.ainvoke(view)
+        reply = chosen.invoke(model_input)
         if name and isinstance(reply, AIMessage):
             reply.name = name
         return {"messages": [reply]}
 
     return call_model
+
+
+async def _settled(value: Any) -> Any:
+    """``value``, awaited first when a prompt or model function was a coroutine function."""
+    import inspect
+
+    return await value if inspect.isawaitable(value) else value
 
 
 def _is_dynamic(model: Any) -> bool:
@@ -149,11 +180,13 @@ def _structured_node(model: Any, response_format: Any) -> Callable[..., Any]:
         response_format if isinstance(response_format, tuple) else (None, response_format)
     )
 
-    def generate_structured_response(state: Any) -> dict[str, Any]:
+    def generate_structured_response(state: Any, runtime: Any) -> dict[str, Any]:
         messages = list(_messages(state))
         if system is not None:
             messages = [SystemMessage(content=system), *messages]
-        return {"structured_response": model.with_structured_output(schema).invoke(messages)}
+        chosen = _choose(model, state, runtime) if _is_dynamic(model) else model
+        chat = _get_model(chosen)
+        return {"structured_response": chat.with_structured_output(schema).invoke(messages)}
 
     return generate_structured_response
 
@@ -210,7 +243,10 @@ def create_react_agent(
             " langchain's init_chat_model, which pyctx_web does not call"
         )
     tool_node = tools if isinstance(tools, ToolNode) else (ToolNode(tools) if tools else None)
-    tool_list = list(tool_node.tools_by_name.values()) if tool_node else []
+    provider_tools = (
+        [] if isinstance(tools, ToolNode) else [t for t in tools if isinstance(t, dict)]
+    )
+    tool_list = [*(tool_node.tools_by_name.values() if tool_node else ()), *provider_tools]
     schema = state_schema or AgentState
     builder: Any = StateGraph(
         _with_hook_input(schema) if pre_model_hook is not None else schema,

@@ -11,6 +11,7 @@ short-circuit) around the function that runs it. Needs ``langchain-core``.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -23,14 +24,14 @@ from pydantic import ValidationError
 from pyctx_web._homes import publish
 from pyctx_web.graph._values import Command
 from pyctx_web.graph.constants import END
-
-# LangGraph's tests import the handler-type reader from here by this name.
-from pyctx_web.graph.prebuilt._errors import _handled_types as _infer_handled_types  # noqa: F401
 from pyctx_web.graph.prebuilt._errors import (
     TOOL_CALL_ERROR_TEMPLATE,
     ToolInvocationError,
     error_content,
 )
+
+# LangGraph's tests import the handler-type reader from here by this name.
+from pyctx_web.graph.prebuilt._errors import _handled_types as _infer_handled_types  # noqa: F401
 from pyctx_web.graph.prebuilt._injected import (
     InjectedState,
     InjectedStore,
@@ -102,7 +103,11 @@ class ToolNode:
         wrap_tool_call: ToolCallWrapper | None = None,
         awrap_tool_call: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
-        made = [tool if isinstance(tool, BaseTool) else as_tool(tool) for tool in tools]
+        made = [
+            tool if isinstance(tool, BaseTool) else as_tool(tool)
+            for tool in tools
+            if not isinstance(tool, dict)  # a provider's own tool: the model runs it
+        ]
         self.name = name
         self.tags = tags
         self.tools_by_name: dict[str, BaseTool] = {tool.name: tool for tool in made}
@@ -213,8 +218,15 @@ class ToolNode:
                 server_info=getattr(runtime, "server_info", None),
             )
         if isinstance(wants, InjectedStore):
+            if store is None:
+                raise ValueError(
+                    "Cannot inject store into tools with InjectedStore annotations - please "
+                    "compile your graph with a store."
+                )
             return store
         state = request.state
+        if isinstance(state, list):
+            state = {self.messages_key: state}
         if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
             state = state["state"]
         if isinstance(wants, InjectedState) and wants.field:
@@ -222,9 +234,12 @@ class ToolNode:
         return state
 
     def _finish(self, tool: BaseTool, call: dict[str, Any], result: Any) -> Any:
-        if isinstance(result, (ToolMessage, Command)):
+        if isinstance(result, Command):
             return result
-        return ToolMessage(str(result), name=tool.name, tool_call_id=call["id"])
+        if isinstance(result, ToolMessage):
+            result.content = _content(result.content)
+            return result
+        return ToolMessage(_content(result), name=tool.name, tool_call_id=call["id"])
 
     def _failed(self, call: Any, error: Exception) -> ToolMessage:
         if isinstance(error, ValidationError):
@@ -262,6 +277,20 @@ class ToolNode:
             if _bubbles(error):
                 raise
             return self._failed(request.tool_call, error)
+
+
+def _content(output: Any) -> Any:
+    """A tool's output as message content: text and content blocks kept, else JSON (or str)."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list) and all(
+        isinstance(block, dict) and "type" in block for block in output
+    ):
+        return output
+    try:
+        return json.dumps(output, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(output)
 
 
 def _bubbles(error: Exception) -> bool:
