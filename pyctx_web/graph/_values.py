@@ -11,6 +11,7 @@ their module.
 # No ``from __future__ import annotations``: these classes name graph.types as their
 # module, and typing.get_type_hints() could not resolve string annotations there.
 import random
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from typing import Any, ClassVar, Final, Generic, TypeVar, final
@@ -242,3 +243,46 @@ class RetryPolicy:
 
 
 publish("pyctx_web.graph.types", Send, Command, Interrupt, PregelTask, StateSnapshot, RetryPolicy)
+
+# LangChain's tools return a ToolOutputMixin as it is, and wrap anything else in a
+# ToolMessage: a tool returning a Command must return it as it is, as LangGraph's
+# Command (a ToolOutputMixin) is. pyctx_web does not need langchain_core, and importing
+# it costs a quarter of a second, so the mixin joins Command's bases only once
+# langchain_core defines it: now if it has, else when it does.
+_TOOL_OUTPUT_MODULE: Final = "langchain_core.messages.tool"
+
+
+def _as_tool_output(module: Any) -> None:
+    """Make :class:`Command` a ``ToolOutputMixin`` of ``module``, once."""
+    mixin = getattr(module, "ToolOutputMixin", None)
+    if isinstance(mixin, type) and not issubclass(Command, mixin):
+        Command.__bases__ = (*Command.__bases__, mixin)
+
+
+class _ToolOutputWatch:
+    """A one-shot import hook: runs :func:`_as_tool_output` after LangChain's module loads."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != _TOOL_OUTPUT_MODULE:
+            return None
+        sys.meta_path.remove(self)
+        from importlib.util import find_spec
+
+        spec = find_spec(name)
+        loader = None if spec is None else spec.loader
+        exec_module = getattr(loader, "exec_module", None)
+        if exec_module is None:
+            return spec
+
+        def exec_then_mix(module: Any) -> None:
+            exec_module(module)
+            _as_tool_output(module)
+
+        loader.exec_module = exec_then_mix  # type: ignore[union-attr,method-assign]
+        return spec
+
+
+if _TOOL_OUTPUT_MODULE in sys.modules:
+    _as_tool_output(sys.modules[_TOOL_OUTPUT_MODULE])
+else:
+    sys.meta_path.insert(0, _ToolOutputWatch())

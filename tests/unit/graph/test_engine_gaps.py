@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import subprocess
+import sys
 from typing import Annotated, Any, NotRequired, Required, get_origin
 
 import pytest
@@ -388,3 +390,33 @@ def test_interrupt_response_schema_of_another_kind_is_refused() -> None:
         graph.compile(checkpointer=InMemorySaver()).invoke(
             {"x": [], "y": 0}, {"configurable": {"thread_id": "k"}}
         )
+
+
+_TOOL_RETURNS_COMMAND = """
+{first}
+from langchain_core.messages.tool import ToolOutputMixin
+from langchain_core.tools import tool
+
+@tool
+def hand_off(x: int) -> Command:
+    '''Hand off.'''
+    return Command(update={{"x": x}}, goto="other")
+
+out = hand_off.invoke({{"type": "tool_call", "name": "hand_off", "args": {{"x": 1}}, "id": "c1"}})
+print(type(out).__name__, isinstance(Command(), ToolOutputMixin))
+"""
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "from pyctx_web.graph.types import Command",
+        "import langchain_core.tools\nfrom pyctx_web.graph.types import Command",
+    ],
+)
+def test_a_langchain_tool_returns_a_command_as_it_is(first: str) -> None:
+    """A LangChain tool returning a Command returns it unwrapped, whichever is imported first."""
+    pytest.importorskip("langchain_core")
+    code = _TOOL_RETURNS_COMMAND.format(first=first)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "Command True\n"
