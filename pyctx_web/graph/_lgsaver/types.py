@@ -100,13 +100,19 @@ def empty_checkpoint() -> Checkpoint:
     )
 
 
+_last_timestamp = 0
+
+
 def uuid6(node: int | None = None, clock_seq: int | None = None) -> uuid.UUID:
     """A version-6 UUID: time-ordered, so later ids sort after earlier ones."""
     import random
     import time
 
-    nanoseconds = time.time_ns()
-    timestamp = nanoseconds // 100 + 0x01B21DD213814000
+    global _last_timestamp
+    # A coarse clock (Pyodide's) gives one time to many ids: step past the last one so
+    # that ids keep the order they were made in.
+    timestamp = max(time.time_ns() // 100 + 0x01B21DD213814000, _last_timestamp + 1)
+    _last_timestamp = timestamp
     if clock_seq is None or clock_seq < 0:
         clock_seq = random.getrandbits(14)
     if node is None:
