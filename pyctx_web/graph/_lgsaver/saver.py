@@ -64,25 +64,61 @@ def _config(thread_id: str, namespace: str, checkpoint_id: str) -> dict[str, Any
     }
 
 
-def _document(record: CheckpointRecord) -> dict[str, Any] | None:
-    """The LangGraph document of a stored checkpoint, ``None`` for one a graph stored."""
+def _document(record: CheckpointRecord) -> dict[str, Any]:
+    """The LangGraph document of a stored checkpoint, made up for one a graph stored."""
     data = record.checkpoint.data
-    if not data.startswith('{"' + _MARK):
-        return None
     document: dict[str, Any] = JsonSerde.loads(data)
-    return document
+    if _MARK in document:
+        return document
+    stored = record.checkpoint
+    values = document.get("values") if isinstance(document, dict) else None
+    return {
+        "ns": "",
+        "parent": stored.parent_id,
+        "graph": True,
+        "checkpoint": {
+            "v": 1,
+            "id": stored.checkpoint_id,
+            "ts": stored.created_at,
+            "channel_values": values if isinstance(values, dict) else {},
+            "channel_versions": {},
+            "versions_seen": {},
+            "pending_sends": [],
+            "updated_channels": None,
+        },
+        "metadata": {
+            "source": document.get("source"),
+            "step": document.get("step"),
+            "parents": {},
+        },
+    }
+
+
+def _decoded(value: Any) -> Any:
+    try:
+        return _CODEC.decode(value)
+    except ValueError:
+        # A graph's dataclass or enum needs the graph's schema to be rebuilt: without
+        # it the value is given in its stored JSON form.
+        return value
 
 
 def _tuple(record: CheckpointRecord, document: dict[str, Any]) -> CheckpointTuple:
     thread_id = record.checkpoint.thread_id
     namespace = document["ns"]
-    checkpoint: Checkpoint = _CODEC.decode(document["checkpoint"])
+    checkpoint: Checkpoint = {k: v for k, v in document["checkpoint"].items()}  # type: ignore[assignment]
+    checkpoint["channel_values"] = {
+        k: _decoded(v) for k, v in document["checkpoint"]["channel_values"].items()
+    }
     parent = document["parent"]
     writes = []
     for write in record.writes:
         if write.kind.startswith("lg:"):
             stored = JsonSerde.loads(write.data)
             writes.append((write.task_id, stored["channel"], _CODEC.decode(stored["value"])))
+        elif document.get("graph"):
+            # A graph's own write: its kind as the channel, its JSON document as the value.
+            writes.append((write.task_id, write.kind, JsonSerde.loads(write.data)))
     return CheckpointTuple(
         _config(thread_id, namespace, checkpoint["id"]),
         checkpoint,
@@ -227,22 +263,25 @@ class LangGraphSaver(BaseCheckpointSaver):
         before: str | None,
         limit: int | None,
     ) -> AsyncIterator[CheckpointTuple]:
-        found: builtins.list[tuple[str, CheckpointRecord, dict[str, Any]]] = []
+        # The saver's own order, newest first: the order the checkpoints were stored in.
+        passed = before is None
+        left = limit
         async for record in self._native().alist(thread_id):
             document = _document(record)
-            if document is None or (namespace is not None and document["ns"] != namespace):
+            if not passed:
+                passed = document["checkpoint"]["id"] == before
                 continue
-            checkpoint_id = document["checkpoint"]["id"]
-            if before is not None and checkpoint_id >= before:
+            if namespace is not None and document["ns"] != namespace:
                 continue
             metadata = document["metadata"]
             if wanted and any(
                 metadata.get(k) != _CODEC.encode(v, key=k) for k, v in wanted.items()
             ):
                 continue
-            found.append((checkpoint_id, record, document))
-        found.sort(key=lambda item: item[0], reverse=True)
-        for _, record, document in found[:limit]:
+            if left is not None:
+                if left <= 0:
+                    return
+                left -= 1
             yield _tuple(record, document)
 
     async def adelete_thread(self, thread_id: str) -> None:

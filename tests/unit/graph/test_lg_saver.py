@@ -103,6 +103,22 @@ async def test_a_graph_runs_and_resumes_on_the_langgraph_named_savers(saver: Any
     assert done["answers"] == ["Ada", "hello Ada"]
 
 
+@pytest.mark.asyncio
+async def test_a_graphs_own_checkpoints_read_through_langgraphs_interface(saver: Any) -> None:
+    """get_tuple and list show a graph's checkpoints, newest first, with values and metadata."""
+    graph = _asking_graph(saver)
+    await graph.ainvoke({"answers": []}, thread_id="v")
+    await graph.ainvoke(Command(resume="Ada"), thread_id="v")
+    latest = await saver.aget_tuple(_config("v"))
+    assert latest.checkpoint["channel_values"]["answers"] == ["Ada", "hello Ada"]
+    history = [t async for t in saver.alist(_config("v"))]
+    assert history[0].checkpoint["id"] == latest.checkpoint["id"]
+    assert [t.metadata["step"] for t in history] == sorted(
+        (t.metadata["step"] for t in history), reverse=True
+    )
+    assert history[1].config == latest.parent_config
+
+
 class DictSaver(BaseCheckpointSaver):
     """A user's own LangGraph saver: async methods over dicts, as a LangGraph user writes one."""
 
