@@ -22,7 +22,7 @@ from pyctx_web.graph._node_action import node_action, node_ends, retry_of
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._values import RetryPolicy
 from pyctx_web.graph.constants import END, START
-from pyctx_web.graph.errors import InvalidGraphError
+from pyctx_web.graph.errors import GraphConfigError, InvalidGraphError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.extension import MemoryProvider
@@ -33,6 +33,14 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph", "StateGraph"]
 
 _RESERVED_CHARS = ("|", ":", "\n")
+
+
+def _no_cache(cache: Any) -> None:
+    if cache is not None:
+        raise GraphConfigError(
+            f"compile(cache=...) is not supported: pyctx_web does not cache nodes, "
+            f"pass cache=None (got {type(cache).__qualname__!r})"
+        )
 
 
 class StateGraph:
@@ -280,6 +288,9 @@ class StateGraph:
         tools: Sequence[Tool] = (),
         multitask: str = "reject",
         store: Any = None,
+        cache: Any = None,
+        debug: bool = False,
+        transformers: Sequence[Any] | None = None,
     ) -> CompiledStateGraph:
         """Check the graph and return a :class:`CompiledStateGraph` that runs it.
 
@@ -294,7 +305,11 @@ class StateGraph:
         raises ``ThreadBusyError``, ``"enqueue"`` waits. ``store`` (a
         :class:`~pyctx_web.graph.store.base.BaseStore`) is every run's
         ``runtime.store`` and :func:`~pyctx_web.graph.config.get_store`.
+        LangGraph's ``cache`` must be ``None`` (nodes are not cached);
+        ``debug`` and ``transformers`` (LangGraph's stream transformers) are
+        accepted and unused: ``stream_mode="debug"`` shows the steps.
         """
+        _no_cache(cache)
         services = GraphServices.build(
             name or "graph",
             context=context,

@@ -14,7 +14,12 @@ from typing_extensions import ReadOnly, TypedDict
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
-from pyctx_web.graph.errors import GraphRecursionError, InvalidUpdateError, ParentCommand
+from pyctx_web.graph.errors import (
+    GraphConfigError,
+    GraphRecursionError,
+    InvalidUpdateError,
+    ParentCommand,
+)
 from pyctx_web.graph.runtime import ExecutionInfo, RunControl, Runtime, ServerInfo
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Send, interrupt
@@ -101,6 +106,12 @@ _BAD_GRAPH = (
 _BAD_SCHEMA = (
     r"^interrupt\(\) response_schema must be a JSON Schema dict or a type \(a pydantic model, "
     r"TypedDict or dataclass\), not 'int'$"
+)
+
+
+_CACHE = (
+    r"^compile\(cache=\.\.\.\) is not supported: pyctx_web does not cache nodes, "
+    r"pass cache=None \(got 'object'\)$"
 )
 
 
@@ -420,3 +431,11 @@ def test_a_langchain_tool_returns_a_command_as_it_is(first: str) -> None:
     code = _TOOL_RETURNS_COMMAND.format(first=first)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "Command True\n"
+
+
+def test_compile_takes_langchain_agent_options() -> None:
+    """compile() takes create_agent's cache=None, debug and transformers; a cache is refused."""
+    app = _one_node().compile(cache=None, debug=False, transformers=[object])
+    assert app.invoke({"x": 1}) == {"x": 2}
+    with pytest.raises(GraphConfigError, match=_CACHE):
+        _one_node().compile(cache=object())
