@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools import tool as as_tool
 from pydantic import ValidationError
 
@@ -118,11 +118,11 @@ class ToolNode:
         self._awrap = awrap_tool_call
 
     # -- the node, called by the graph ------------------------------------------------
-    def __call__(self, state: Any, runtime: Any) -> Any:
+    async def __call__(self, state: Any, runtime: Any) -> Any:
         """Run the calls of ``state``'s last AI message (as a graph node)."""
         from pyctx_web.graph.config import get_config
 
-        return self.invoke(state, get_config(), runtime=runtime)
+        return await self.ainvoke(state, get_config(), runtime=runtime)
 
     def invoke(self, state: Any, config: Any = None, *, runtime: Any = None) -> Any:
         """Run the tool calls of ``state`` one after the other; the node's update."""
@@ -272,11 +272,20 @@ class ToolNode:
             return prepared
         tool, call = prepared
         try:
+            if _runs_sync(tool):  # in this thread: no executor (none in Pyodide), same context
+                return self._finish(tool, call, tool.invoke(call, _tool_config(config)))
             return self._finish(tool, call, await tool.ainvoke(call, _tool_config(config)))
         except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
             if _bubbles(error):
                 raise
             return self._failed(request.tool_call, error)
+
+
+def _runs_sync(tool: BaseTool) -> bool:
+    """Whether ``tool`` is a plain function tool (no coroutine of its own)."""
+    if isinstance(tool, StructuredTool):
+        return tool.coroutine is None and tool.func is not None
+    return type(tool)._arun is BaseTool._arun
 
 
 def _content(output: Any) -> Any:
