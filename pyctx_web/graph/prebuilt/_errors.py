@@ -17,22 +17,29 @@ TOOL_CALL_ERROR_TEMPLATE = "Error: {error}\n Please fix your mistakes."
 class ToolInvocationError(ToolException):
     """A tool call whose arguments the tool's schema refuses."""
 
-    def __init__(self, tool_name: str, source: Exception, tool_kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        tool_name: str,
+        source: Exception,
+        tool_kwargs: dict[str, Any],
+        filtered_errors: list[Any] | None = None,
+    ) -> None:
         self.tool_name = tool_name
         self.source = source
         self.tool_kwargs = tool_kwargs
+        self.filtered_errors = filtered_errors
+        """The validation errors of the model's arguments (injected ones left out)."""
         super().__init__(
             f"Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n"
-            f" {_described(source)}\n Please fix the error and try again."
+            f" {_described(source, filtered_errors)}\n Please fix the error and try again."
         )
 
 
-def _described(source: Exception) -> str:
+def _described(source: Exception, errors: list[Any] | None) -> str:
     """A validation error's problems, one ``field: message`` a line; else the error's text."""
-    errors = getattr(source, "errors", None)
-    if not callable(errors):
+    if errors is None:
         return str(source)
-    lines = [f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in errors()]
+    lines = [f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in errors]
     return "\n ".join(lines)
 
 

@@ -171,7 +171,14 @@ class ToolNode:
         def execute(req: ToolCallRequest) -> Any:
             return self._execute(req, config)
 
-        return self._wrap(request, execute) if self._wrap else execute(request)
+        if self._wrap is None:
+            return execute(request)
+        try:
+            return self._wrap(request, execute)
+        except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
+            if _bubbles(error):
+                raise
+            return self._failed(request.tool_call, error)
 
     async def _arun_one(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> Any:
         request = self._request(call, state, runtime)
@@ -179,10 +186,15 @@ class ToolNode:
         async def execute(req: ToolCallRequest) -> Any:
             return await self._aexecute(req, config)
 
-        if self._awrap is not None:
-            return await self._awrap(request, execute)
-        if self._wrap is not None:
-            return self._wrap(request, lambda req: self._execute(req, config))
+        try:
+            if self._awrap is not None:
+                return await self._awrap(request, execute)
+            if self._wrap is not None:
+                return self._wrap(request, lambda req: self._execute(req, config))
+        except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
+            if _bubbles(error):
+                raise
+            return self._failed(request.tool_call, error)
         return await execute(request)
 
     def _prepare(
@@ -199,7 +211,8 @@ class ToolNode:
                 status="error",
             )
         args = dict(call["args"])
-        for param, wants in self._injections[tool.name].items():
+        known = self.tools_by_name.get(tool.name) is tool
+        for param, wants in (self._injections[tool.name] if known else injections_of(tool)).items():
             args[param] = self._injected(wants, call, request, config)
         return tool, {**call, "args": args, "type": "tool_call"}
 
@@ -243,12 +256,10 @@ class ToolNode:
 
     def _failed(self, call: Any, error: Exception) -> ToolMessage:
         if isinstance(error, ValidationError):
-            args = {
-                k: v
-                for k, v in call["args"].items()
-                if k not in self._injections.get(call["name"], {})
-            }
-            error = ToolInvocationError(call["name"], error, args)
+            injected = self._injections.get(call["name"], {})
+            args = {k: v for k, v in call["args"].items() if k not in injected}
+            kept = [e for e in error.errors() if not (e["loc"] and e["loc"][0] in injected)]
+            error = ToolInvocationError(call["name"], error, args, kept)
         content = error_content(self._handle, error)
         if content is None:
             raise error

@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
-from langchain_core.tools import tool as as_tool
+from langchain_core.tools.base import create_schema_from_function
 from pydantic import BaseModel, ValidationError
 from pydantic.v1 import BaseModel as BaseModelV1
 from pydantic.v1 import ValidationError as ValidationErrorV1
@@ -34,8 +34,7 @@ def _schema_of(item: Any) -> tuple[str, Any]:
     if isinstance(item, type) and issubclass(item, (BaseModel, BaseModelV1)):
         return item.__name__, item
     if callable(item):
-        made = as_tool(item)
-        return made.name, made.args_schema
+        return item.__name__, create_schema_from_function(item.__name__, item)
     raise ValueError(f"ValidationNode takes pydantic models, tools or functions; got {item!r}")
 
 
