@@ -23,7 +23,7 @@ from typing import (
 )
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
@@ -31,7 +31,13 @@ from pydantic import BaseModel
 from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.message import add_messages
-from pyctx_web.graph.prebuilt._model import _get_model, _should_bind_tools, _validate_chat_history
+
+# _get_model also under this module, where LangGraph's tests import it from.
+from pyctx_web.graph.prebuilt._model import (
+    _get_model,
+    _should_bind_tools,
+    _validate_chat_history,
+)
 from pyctx_web.graph.prebuilt.tool_node import ToolNode
 
 __all__ = [
@@ -39,9 +45,6 @@ __all__ = [
     "AgentStatePydantic",
     "StateSchemaType",
     "StructuredResponse",
-    "_get_model",
-    "_should_bind_tools",
-    "_validate_chat_history",
     "create_react_agent",
 ]
 
@@ -160,16 +163,27 @@ def _choose(model: Callable[..., Any], state: Any, runtime: Any) -> Any:
     return model(state, runtime) if len(inspect.signature(model).parameters) > 1 else model(state)
 
 
-def _route(tool_node: ToolNode | None, version: str, after: str) -> Callable[[Any], Any]:
+def _route(
+    tool_node: ToolNode | None, version: str, after: str, back: str | None
+) -> Callable[[Any], Any]:
+    """Where the agent goes after the model (after the post_model_hook, ``back`` given)."""
+
     def should_continue(state: Any) -> Any:
-        last = _messages(state)[-1]
+        messages = _messages(state)
+        last = messages[-1]
+        if back is not None and getattr(last, "type", None) == "tool":
+            return back  # the hook answered the calls itself: the model reads the answers
         if not isinstance(last, AIMessage) or not last.tool_calls or tool_node is None:
+            return after
+        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        calls = [call for call in last.tool_calls if call["id"] not in answered]
+        if not calls:
             return after
         if version == "v1":
             return "tools"
         return [
             Send("tools", {"__type": "tool_call_with_context", "tool_call": call, "state": state})
-            for call in last.tool_calls
+            for call in calls
         ]
 
     return should_continue
@@ -189,6 +203,30 @@ def _structured_node(model: Any, response_format: Any) -> Callable[..., Any]:
         return {"structured_response": chat.with_structured_output(schema).invoke(messages)}
 
     return generate_structured_response
+
+
+def _hook(fn: Any) -> Any:
+    """A hook as a node: one taking no parameters is called without the state."""
+    import inspect
+
+    if callable(fn) and not isinstance(fn, Runnable):
+        try:
+            takes_none = not inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            takes_none = False
+        if takes_none:
+            if inspect.iscoroutinefunction(fn):
+
+                async def call_async(state: Any) -> Any:
+                    return await fn()
+
+                return call_async
+
+            def call(state: Any) -> Any:
+                return fn()
+
+            return call
+    return fn
 
 
 def _with_hook_input(schema: Any) -> Any:
@@ -214,6 +252,41 @@ def _after_tools(tool_node: ToolNode, back: str) -> Callable[[Any], str]:
     return route_tool_responses
 
 
+def _checked(
+    model: Any, tools: Any, version: str
+) -> tuple[ToolNode | None, list[BaseTool | dict[str, Any]]]:
+    """The agent's ToolNode and the tools its model binds; bad arguments refused."""
+    if version not in ("v1", "v2"):
+        raise ValueError(f"version must be 'v1' or 'v2'; got {version!r}")
+    if isinstance(model, str):
+        raise ValueError(
+            f"create_react_agent needs a chat model object; a model name ({model!r}) needs"
+            " langchain's init_chat_model, which pyctx_web does not call"
+        )
+    tool_node = tools if isinstance(tools, ToolNode) else (ToolNode(tools) if tools else None)
+    provider_tools = (
+        [] if isinstance(tools, ToolNode) else [t for t in tools if isinstance(t, dict)]
+    )
+    return tool_node, [*(tool_node.tools_by_name.values() if tool_node else ()), *provider_tools]
+
+
+def _wire_tools(
+    builder: Any, tool_node: ToolNode | None, version: str, places: tuple[str, str, str, str | None]
+) -> None:
+    """The ``tools`` node and its edges: from ``decide`` to it, from it back to ``first``."""
+    decide, first, after, back = places
+    if tool_node is None:
+        builder.add_edge(decide, after)
+        return
+    builder.add_node("tools", tool_node)
+    ends = ["tools", after] if back is None else ["tools", back, after]
+    builder.add_conditional_edges(decide, _route(tool_node, version, after, back), ends)
+    if any(tool.return_direct for tool in tool_node.tools_by_name.values()):
+        builder.add_conditional_edges("tools", _after_tools(tool_node, first), [first, END])
+    else:
+        builder.add_edge("tools", first)
+
+
 def create_react_agent(
     model: Any,
     tools: Sequence[BaseTool | Callable[..., Any]] | ToolNode,
@@ -235,18 +308,7 @@ def create_react_agent(
     """A compiled graph running ``model`` with ``tools`` until it answers without tool calls."""
     from pyctx_web.graph.state import StateGraph
 
-    if version not in ("v1", "v2"):
-        raise ValueError(f"version must be 'v1' or 'v2'; got {version!r}")
-    if isinstance(model, str):
-        raise ValueError(
-            f"create_react_agent needs a chat model object; a model name ({model!r}) needs"
-            " langchain's init_chat_model, which pyctx_web does not call"
-        )
-    tool_node = tools if isinstance(tools, ToolNode) else (ToolNode(tools) if tools else None)
-    provider_tools = (
-        [] if isinstance(tools, ToolNode) else [t for t in tools if isinstance(t, dict)]
-    )
-    tool_list = [*(tool_node.tools_by_name.values() if tool_node else ()), *provider_tools]
+    tool_node, tool_list = _checked(model, tools, version)
     schema = state_schema or AgentState
     builder: Any = StateGraph(
         _with_hook_input(schema) if pre_model_hook is not None else schema,
@@ -257,7 +319,7 @@ def create_react_agent(
     builder.add_node("agent", _model_node(model, tool_list, prompt, name))
     first = "agent"
     if pre_model_hook is not None:
-        builder.add_node("pre_model_hook", pre_model_hook)
+        builder.add_node("pre_model_hook", _hook(pre_model_hook))
         builder.add_edge("pre_model_hook", "agent")
         first = "pre_model_hook"
     builder.add_edge(START, first)
@@ -267,15 +329,11 @@ def create_react_agent(
         builder.add_edge(after, END)
     decide = "agent"
     if post_model_hook is not None:
-        builder.add_node("post_model_hook", post_model_hook)
+        builder.add_node("post_model_hook", _hook(post_model_hook))
         builder.add_edge("agent", "post_model_hook")
         decide = "post_model_hook"
-    if tool_node is None:
-        builder.add_edge(decide, after)
-    else:
-        builder.add_node("tools", tool_node)
-        builder.add_conditional_edges(decide, _route(tool_node, version, after), ["tools", after])
-        builder.add_conditional_edges("tools", _after_tools(tool_node, first), [first, END])
+    back = first if post_model_hook is not None else None
+    _wire_tools(builder, tool_node, version, (decide, first, after, back))
     return builder.compile(
         checkpointer=checkpointer,
         store=store,
