@@ -339,10 +339,17 @@ class RunOutcome:
 class RunExtension(Protocol):
     """What the run-context layer does for one run of the engine.
 
-    The engine runs each node through :meth:`around_node`, and a node's
+    The engine runs each node through :meth:`around_node` when middleware wraps
+    nodes, else itself, logging it with :meth:`node_ran`; a node's
     :class:`~pyctx_web.graph.runtime.Runtime` reaches the run's tools, memory,
     log and cancel through this object.
     """
+
+    wraps_nodes: bool
+    """Whether middleware wraps node calls (``awrap_node_call``)."""
+
+    def node_ran(self, task: TaskSpec, out: NodeOutcome | None, start: float) -> None:
+        """Log a node run from ``start`` (a perf_counter reading) to now; ``None``: cancelled."""
 
     @property
     def memory(self) -> MemoryProvider | None:

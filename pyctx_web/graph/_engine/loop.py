@@ -15,6 +15,7 @@ import asyncio
 from contextvars import copy_context
 from dataclasses import dataclass
 from functools import partial
+from time import perf_counter
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
@@ -266,10 +267,16 @@ class Engine:
         extension = run.extension
         if extension is None:
             out = await self._attempts(task, frame, cp)
-        else:
+        elif extension.wraps_nodes:
             out = await extension.around_node(
                 task, partial(self._attempts, task, frame, cp), _failed
             )
+        else:  # what around_node does when nothing wraps the node, without its coroutine
+            start, done = perf_counter(), None
+            try:
+                out = done = await self._attempts(task, frame, cp)
+            finally:
+                extension.node_ran(task, done, start)
         if run.queue is not None:
             emit_task_result(run, cp.step + 1, task, out.raw, out.error, out.interrupt)
         unsaved = None

@@ -19,6 +19,7 @@ from pyctx_web._records import record
 from pyctx_web.errors import UsageError
 from pyctx_web.graph._engine.extension import (
     MemoryProvider,
+    NodeOutcome,
     OutcomeT,
     RunRecord,
     ToolCallSpec,
@@ -48,6 +49,12 @@ class RuntimeExtension:
     """Asks the run's task to stop."""
     record: RunRecord = field(default_factory=RunRecord)
     """What the run has done so far."""
+    wraps_nodes: bool = field(init=False)
+    """Whether middleware wraps node calls: the engine runs the others without
+    :meth:`around_node`, and logs them with :meth:`node_ran`."""
+
+    def __post_init__(self) -> None:
+        self.wraps_nodes = bool(self.services.node_wrappers)
 
     @property
     def memory(self) -> MemoryProvider | None:
@@ -86,18 +93,24 @@ class RuntimeExtension:
         An error a middleware raises fails the node (one raised after a node that
         succeeded, too); what the node itself raised stays its error.
         """
-        start = perf_counter()
-        status = "cancelled"
+        start, out = perf_counter(), None
         try:
             if self.services.node_wrappers:
                 out = await self._wrapped(task, attempts, error_outcome)
             else:
                 out = await attempts()
-            status = "interrupted" if out.interrupt else "error" if out.error else "done"
             return out
         finally:
-            # Recorded as plain clock readings: RunLog.steps makes the StepRecord when read.
-            self.record.node_runs.append((task.name, self.run.step, status, start, perf_counter()))
+            self.node_ran(task, out, start)
+
+    def node_ran(self, task: TaskSpec, out: NodeOutcome | None, start: float) -> None:
+        """Log a node run from ``start`` (a perf_counter reading) to now; ``None``: cancelled."""
+        if out is None:
+            status = "cancelled"
+        else:
+            status = "interrupted" if out.interrupt else "error" if out.error else "done"
+        # Recorded as plain clock readings: RunLog.steps makes the StepRecord when read.
+        self.record.node_runs.append((task.name, self.run.step, status, start, perf_counter()))
 
     async def _wrapped(
         self,
