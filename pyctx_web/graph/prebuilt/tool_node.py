@@ -243,7 +243,9 @@ class ToolNode:
         if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
             state = state["state"]
         if isinstance(wants, InjectedState) and wants.field:
-            return state[wants.field] if isinstance(state, dict) else getattr(state, wants.field)
+            # a NotRequired field the state lacks is injected as None, as LangGraph does
+            field = wants.field
+            return state.get(field) if isinstance(state, dict) else getattr(state, field, None)
         return state
 
     def _finish(self, tool: BaseTool, call: dict[str, Any], result: Any) -> Any:
@@ -255,7 +257,7 @@ class ToolNode:
         return ToolMessage(_content(result), name=tool.name, tool_call_id=call["id"])
 
     def _failed(self, call: Any, error: Exception) -> ToolMessage:
-        if isinstance(error, ValidationError):
+        if isinstance(error, ValidationError) and _of_arguments(self, call, error):
             injected = self._injections.get(call["name"], {})
             args = {k: v for k, v in call["args"].items() if k not in injected}
             kept = [e for e in error.errors() if not (e["loc"] and e["loc"][0] in injected)]
@@ -290,6 +292,13 @@ class ToolNode:
             if _bubbles(error):
                 raise
             return self._failed(request.tool_call, error)
+
+
+def _of_arguments(node: ToolNode, call: Any, error: ValidationError) -> bool:
+    """Whether ``error`` is the tool's schema refusing the call's arguments (not the tool's own)."""
+    tool = node.tools_by_name.get(call["name"])
+    schema = getattr(tool, "args_schema", None)
+    return schema is None or error.title == getattr(schema, "__name__", None)
 
 
 def _runs_sync(tool: BaseTool) -> bool:

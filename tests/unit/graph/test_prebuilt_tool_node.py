@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from pyctx_web.graph import END, START, MessagesState, StateGraph
 from pyctx_web.graph.prebuilt import (
@@ -211,3 +211,31 @@ def test_tool_invocation_error_keeps_the_call() -> None:
         "Error invoking tool 't' with kwargs {'a': 1} with error:\n bad\n"
         " Please fix the error and try again.",
     )
+
+
+@tool
+def city_of(city: Annotated[str | None, InjectedState("city")]) -> str:
+    """The state's city, if any."""
+    return f"city={city}"
+
+
+def test_a_missing_state_field_is_injected_as_none() -> None:
+    """InjectedState("city") gives None when the state has no city (a NotRequired field)."""
+    out = ToolNode([city_of]).invoke(
+        {"messages": [AIMessage("", tool_calls=[_call("city_of", {}, "c")])]}
+    )
+    assert [m.content for m in out["messages"]] == ["city=None"]
+
+
+@tool
+def validates_inside(x: int) -> str:
+    """Validates a value of its own."""
+    Point.model_validate({"x": "no", "y": 0})
+    return "unreached"
+
+
+def test_a_validation_error_inside_a_tool_is_not_an_argument_error() -> None:
+    """A ValidationError the tool body raises propagates; only the schema's refusals go back."""
+    node = ToolNode([validates_inside])
+    with pytest.raises(ValidationError, match="1 validation error for Point"):
+        node.invoke([AIMessage("", tool_calls=[_call("validates_inside", {"x": 1}, "c")])])
