@@ -163,6 +163,8 @@ class ToolNode:
         return [*commands, {self.messages_key: messages}] if messages else commands
 
     def _request(self, call: ToolCall, state: Any, runtime: Any) -> ToolCallRequest:
+        if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
+            state = state["state"]  # a Send of one call: the graph state it carries
         return ToolCallRequest(call, self.tools_by_name.get(call["name"]), state, runtime)
 
     def _run_one(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> Any:

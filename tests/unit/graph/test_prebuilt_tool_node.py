@@ -239,3 +239,19 @@ def test_a_validation_error_inside_a_tool_is_not_an_argument_error() -> None:
     node = ToolNode([validates_inside])
     with pytest.raises(ValidationError, match="1 validation error for Point"):
         node.invoke([AIMessage("", tool_calls=[_call("validates_inside", {"x": 1}, "c")])])
+
+
+def test_a_sent_call_carries_the_graph_state_to_wrappers_and_tools() -> None:
+    """Given one call by Send (v2), the wrapper and the tool see the state the Send carried."""
+    seen: list[Any] = []
+
+    def record(request: ToolCallRequest, execute: Any) -> Any:
+        seen.append(request.state)
+        return execute(request)
+
+    call = _call("peek", {"question": "n"}, "c")
+    state = {"messages": [HumanMessage("a"), AIMessage("", tool_calls=[call])]}
+    sent = {"__type": "tool_call_with_context", "tool_call": call, "state": state}
+    out = ToolNode([peek], wrap_tool_call=record).invoke(sent)
+    assert seen == [state]
+    assert [m.content for m in out["messages"]] == ["n: 2"]
