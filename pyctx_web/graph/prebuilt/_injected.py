@@ -9,15 +9,23 @@ leaves these out of what the model sees (they are ``InjectedToolArg``\\ s).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, get_args, get_origin
+from typing import Any, Generic, get_args, get_origin
 
 from langchain_core.tools import BaseTool, InjectedToolArg
-from langchain_core.tools.base import _DirectlyInjectedToolArg, get_all_basemodel_annotations
+from langchain_core.tools.base import (
+    _DirectlyInjectedToolArg,
+    _is_injected_arg_type,
+    get_all_basemodel_annotations,
+)
+from typing_extensions import TypeVar
 
-__all__ = ["InjectedState", "InjectedStore", "ToolRuntime", "injections_of"]
+__all__ = ["STRIP", "InjectedState", "InjectedStore", "ToolRuntime", "injections_of"]
 
-ContextT = TypeVar("ContextT")
-StateT = TypeVar("StateT")
+STRIP = "strip"
+"""What :func:`injections_of` says of another injected parameter: drop what the model sent."""
+
+ContextT = TypeVar("ContextT", default=None)
+StateT = TypeVar("StateT", default=Any)
 
 
 class InjectedState(InjectedToolArg):
@@ -74,4 +82,6 @@ def injections_of(tool: BaseTool) -> dict[str, Any]:
             found[name] = ToolRuntime
         elif (marker := _marker(hint)) is not None:
             found[name] = marker
+        elif _is_injected_arg_type(hint):  # LangChain fills it (a call id...); never the model
+            found[name] = STRIP
     return found

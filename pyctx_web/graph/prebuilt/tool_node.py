@@ -33,6 +33,7 @@ from pyctx_web.graph.prebuilt._errors import (
 # LangGraph's tests import the handler-type reader from here by this name.
 from pyctx_web.graph.prebuilt._errors import _handled_types as _infer_handled_types  # noqa: F401
 from pyctx_web.graph.prebuilt._injected import (
+    STRIP,
     InjectedState,
     InjectedStore,
     ToolRuntime,
@@ -215,7 +216,10 @@ class ToolNode:
         args = dict(call["args"])
         known = self.tools_by_name.get(tool.name) is tool
         for param, wants in (self._injections[tool.name] if known else injections_of(tool)).items():
-            args[param] = self._injected(wants, call, request, config)
+            if wants == STRIP:
+                args.pop(param, None)
+            else:
+                args[param] = self._injected(wants, call, request, config)
         return tool, {**call, "args": args, "type": "tool_call"}
 
     def _injected(self, wants: Any, call: ToolCall, request: ToolCallRequest, config: Any) -> Any:

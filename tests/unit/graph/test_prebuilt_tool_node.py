@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
+from langchain_core.tools import InjectedToolArg, tool
 from pydantic import BaseModel, ValidationError
 
 from pyctx_web.graph import END, START, MessagesState, StateGraph
@@ -255,3 +255,16 @@ def test_a_sent_call_carries_the_graph_state_to_wrappers_and_tools() -> None:
     out = ToolNode([peek], wrap_tool_call=record).invoke(sent)
     assert seen == [state]
     assert [m.content for m in out["messages"]] == ["n: 2"]
+
+
+@tool
+def role_of(role: Annotated[str, InjectedToolArg] = "guest") -> str:
+    """The caller's role, never the model's to choose."""
+    return role
+
+
+def test_injected_arguments_the_model_sends_are_dropped() -> None:
+    """An InjectedToolArg argument sent by the model is dropped before the tool runs."""
+    call = _call("role_of", {"role": "admin"}, "c")
+    out = ToolNode([role_of]).invoke([AIMessage("", tool_calls=[call])])
+    assert [m.content for m in out] == ["guest"]
