@@ -59,10 +59,10 @@ def test_a_module_langgraph_lacks_fails_to_import() -> None:
         """
         from pyctx_web.graph import install_as_langgraph
         install_as_langgraph()
-        import langgraph.prebuilt
+        import langgraph.managed
         """
     )
-    assert "ModuleNotFoundError: No module named 'langgraph.prebuilt'" in done.stderr
+    assert "ModuleNotFoundError: No module named 'langgraph.managed'" in done.stderr
 
 
 def test_refuses_when_a_real_langgraph_is_importable(tmp_path: Path) -> None:
