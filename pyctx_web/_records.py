@@ -26,6 +26,7 @@ import dataclasses
 import sys
 import threading
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, TypeVar, dataclass_transform, overload
 
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
@@ -60,8 +61,13 @@ class _Field:
             self.default, self.factory = declared.default, declared.default_factory
             self.init, self.repr = declared.init, declared.repr
             self.compare = bool(declared.compare)
-        elif declared is not _MISSING and type(declared).__hash__ is None:
+        elif (
+            declared is not _MISSING
+            and type(declared).__hash__ is None
+            and type(declared) is not MappingProxyType
+        ):
             # As dataclasses refuse them: one list (dict, set) would be shared by every record.
+            # A read-only mapping view is shared safely (Python 3.11 gives it no __hash__).
             raise ArgumentValueError(
                 f"mutable default {type(declared)} for field {name} is not allowed: "
                 "use default_factory"

@@ -6,8 +6,9 @@ import copy
 import dataclasses
 import inspect
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
 
 import pytest
@@ -172,6 +173,17 @@ def test_mutable_default_is_refused() -> None:
         @record
         class Holder:
             items: list[int] = []  # noqa: RUF012
+
+
+def test_a_read_only_mapping_view_is_a_shared_default() -> None:
+    """An empty ``MappingProxyType`` is taken as a default on every Python, 3.11 included."""
+    nothing: Mapping[str, int] = MappingProxyType({})
+
+    @record
+    class Holder:
+        counts: Mapping[str, int] = nothing
+
+    assert Holder().counts is nothing
 
 
 def test_a_record_that_contains_itself() -> None:
