@@ -235,6 +235,7 @@ class ToolNode:
                 store=store,
                 execution_info=getattr(runtime, "execution_info", None),
                 server_info=getattr(runtime, "server_info", None),
+                tools=list(self.tools_by_name.values()),
             )
         if isinstance(wants, InjectedStore):
             if store is None:

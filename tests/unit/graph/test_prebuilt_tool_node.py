@@ -49,8 +49,9 @@ def recall(key: str, store: Annotated[Any, InjectedStore()]) -> str:
 
 @tool
 def who(runtime: ToolRuntime[Any, Any]) -> str:
-    """The id of this call and the size of the state."""
-    return f"{runtime.tool_call_id} {len(runtime.state['messages'])}"
+    """The id of this call, the size of the state and the node's tools."""
+    names = ",".join(tool.name for tool in runtime.tools)
+    return f"{runtime.tool_call_id} {len(runtime.state['messages'])} {names}"
 
 
 def _call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
@@ -96,7 +97,7 @@ def test_tool_node_injects_state_a_state_field_the_store_and_the_runtime() -> No
         "how many: 2",
         "hello",
         "remembered",
-        "c4 2",
+        "c4 2 peek,first_word,recall,who",
     ]
 
 
