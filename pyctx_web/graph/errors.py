@@ -12,6 +12,7 @@
           +-- GraphConfigError(ValueError)         a checkpointer or thread_id is missing
           +-- SyncUnavailableError(RuntimeError)   a sync form called where it cannot run
           +-- ResumeError(ValueError)              a resume was refused; lists pending ids
+          +-- ParentCommand                        a subgraph's node sent a Command to its parent
           +-- RunCancelledError                    a run was cancelled; carries the reason
           +-- ThreadBusyError                      another run wrote the thread first, or runs it
           +-- ToolArgumentError(ValueError)        tool arguments break the tool's schema
