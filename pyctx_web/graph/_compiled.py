@@ -23,7 +23,6 @@ from pyctx_web.graph._engine.options import (
     stream_modes,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
-from pyctx_web.graph._lgsaver.foreign import as_checkpointer
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._runs import RunFactory
 from pyctx_web.graph._states import ThreadStates
@@ -67,8 +66,12 @@ class CompiledStateGraph:
         multitask: str = "reject",
         store: Any = None,
     ) -> None:
-        # A LangGraph saver of the user's own is wrapped; anything else is refused.
-        checkpointer = as_checkpointer(checkpointer)
+        if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
+            # A LangGraph saver of the user's own is wrapped; anything else is refused. Only
+            # then is LangGraph's saver vocabulary (and uuid with it) imported.
+            from pyctx_web.graph._lgsaver.foreign import as_checkpointer
+
+            checkpointer = as_checkpointer(checkpointer)
         if store is not None:
             from pyctx_web.graph.store.base import BaseStore
 
