@@ -58,7 +58,7 @@ class CompiledStateGraph:
         self,
         spec: GraphSpec,
         *,
-        checkpointer: Checkpointer | None,
+        checkpointer: object,
         interrupt_before: frozenset[str],
         interrupt_after: frozenset[str],
         name: str,
@@ -66,12 +66,14 @@ class CompiledStateGraph:
         multitask: str = "reject",
         store: Any = None,
     ) -> None:
-        if checkpointer is not None and not isinstance(checkpointer, Checkpointer):
-            # A LangGraph saver of the user's own is wrapped; anything else is refused. Only
-            # then is LangGraph's saver vocabulary (and uuid with it) imported.
+        own: Checkpointer | None
+        if checkpointer is None or isinstance(checkpointer, Checkpointer):
+            own = checkpointer
+        else:
+            # A user's LangGraph saver is wrapped (its vocabulary imported only then).
             from pyctx_web.graph._lgsaver.foreign import as_checkpointer
 
-            checkpointer = as_checkpointer(checkpointer)
+            own = as_checkpointer(checkpointer)
         if store is not None:
             from pyctx_web.graph.store.base import BaseStore
 
@@ -81,7 +83,7 @@ class CompiledStateGraph:
                     f" not {type(store).__qualname__!r}"
                 )
         self.spec = spec
-        self.checkpointer = checkpointer
+        self.checkpointer = own
         self.store = store
         """The store every run's ``Runtime.store`` is (``compile(store=...)``), or ``None``."""
         self.interrupt_before = interrupt_before

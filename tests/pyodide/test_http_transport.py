@@ -19,6 +19,7 @@ from tests.e2e.openai_server import (
     JSONResponse,
     OpenAIServer,
     Pause,
+    Response,
     Stall,
     Stream,
     completion,
@@ -399,9 +400,10 @@ def test_requests_leave_no_javascript_references_behind(
 ) -> None:
     """Streamed and plain requests leave no proxy of a JavaScript object alive after them."""
     url = _url(server)
-    server.script(*[Stream(["a", Pause(0.01), "b"]), completion("ok")] * 3)
+    pair: list[Response] = [Stream(["a", Pause(0.01), "b"]), completion("ok")]
+    server.script(*pair * 3)
     run(fetch_app, _ROUNDS, url=url, rounds=3)
     before = fetch_app.get_num_hiwire_keys()
-    server.script(*[Stream(["a", Pause(0.01), "b"]), completion("ok")] * 10)
+    server.script(*pair * 10)
     run(fetch_app, _ROUNDS, url=url, rounds=10)
     assert fetch_app.get_num_hiwire_keys() <= before

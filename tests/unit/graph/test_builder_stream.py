@@ -64,7 +64,7 @@ def test_add_node_rejects_reserved_duplicate_and_bad_names() -> None:
     ):
         builder.add_node("none", lambda: None)
     with pytest.raises(TypeError, match=r"^add_node\(\) function of 'x' must be callable, not 42$"):
-        builder.add_node("x", 42)  # type: ignore[arg-type]  # a non-callable is under test
+        builder.add_node("x", 42)  # a non-callable is under test
 
 
 def test_add_node_names_node_after_function() -> None:
