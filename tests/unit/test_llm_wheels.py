@@ -226,6 +226,10 @@ def test_pure_pyyaml_wheel_packs_lib_yaml_of_the_sdist(tmp_path: Path) -> None:
         assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(
             b"="
         ).decode("ascii")
+    # A yaml another test imported must neither answer for the wheel's nor be lost.
+    kept = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "yaml"}
+    for name in kept:
+        del sys.modules[name]
     sys.path.insert(0, str(wheel))
     try:
         assert importlib.import_module("yaml").READER == "pure"
@@ -233,6 +237,7 @@ def test_pure_pyyaml_wheel_packs_lib_yaml_of_the_sdist(tmp_path: Path) -> None:
         sys.path.remove(str(wheel))
         for name in [name for name in sys.modules if name.split(".")[0] == "yaml"]:
             del sys.modules[name]
+        sys.modules.update(kept)
 
 
 def test_pure_pyyaml_wheel_refuses_another_sdist(tmp_path: Path) -> None:

@@ -7,6 +7,9 @@ import re
 from typing import Any
 
 import pytest
+
+pytest.importorskip("openai", reason="the OpenAI SDK is installed in the tooling venv only")
+
 from openai.types.chat import ChatCompletionChunk
 from protocol import ModelError, Reply, ToolCall
 from sdk_reply import ChunkReply, reply_from_completion
