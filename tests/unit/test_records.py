@@ -221,6 +221,8 @@ GRAPH_DATACLASSES = {
     "pyctx_web.graph.runtime.ServerInfo": "LangGraph's dataclass",
     "pyctx_web.graph.middleware.ToolCallRequest": "LangChain's dataclass (override() replaces)",
     "pyctx_web.graph.middleware.NodeCallRequest": "override() replaces, as ToolCallRequest's",
+    "pyctx_web.graph.prebuilt.tool_node.ToolCallRequest": "LangGraph's dataclass (override())",
+    "pyctx_web.graph.prebuilt.tool_node.ToolRuntime": "LangGraph's dataclass",
     "pyctx_web.graph.checkpoint.base.CheckpointRecord": "a saver's contract",
     "pyctx_web.graph.checkpoint.base.StoredCheckpoint": "a saver's contract (replace)",
     "pyctx_web.graph.checkpoint.base.StoredWrite": "a saver's contract (replace)",

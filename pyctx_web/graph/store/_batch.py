@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any
 
+from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph.store._rows import Row, check_filter, item_of, list_namespaces, search_rows
 from pyctx_web.graph.store.base._types import (
@@ -34,7 +35,7 @@ __all__ = ["Plan", "Snapshot", "answer", "plan_batch"]
 Key = tuple[tuple[str, ...], str]
 
 
-@dataclass
+@record
 class Snapshot:
     """What a backend read for a batch: rows by key, rows under each prefix, all namespaces."""
 
@@ -43,7 +44,7 @@ class Snapshot:
     namespaces: list[tuple[str, ...]] = field(default_factory=list)
 
 
-@dataclass
+@record
 class Plan:
     """A checked batch: what to read, what to embed and what to write."""
 

@@ -135,13 +135,13 @@ def tokenize_path(path: str) -> list[str]:
         elif char == "[":
             match = _STEP.match(path, i)
             if match is None:
-                raise ValueError(f"bad index in path {path!r}")
+                raise ArgumentValueError(f"bad index in path {path!r}")
             steps.append(match.group(0))
             i = match.end()
         elif char == "{":
             end = path.find("}", i)
             if end < 0 or "[" in path[i:end] or "{" in path[i + 1 : end]:
-                raise ValueError(f"bad group in path {path!r}")
+                raise ArgumentValueError(f"bad group in path {path!r}")
             steps.append(path[i : end + 1])
             i = end + 1
         else:
