@@ -61,8 +61,8 @@ def test_published_classes_keep_their_annotations_on_python_3_14(selenium: Any) 
     """On 3.14, a class defined in a private module and published elsewhere resolves its hints."""
     assert _published_hints(selenium) == {
         "Runtime": (
-            "pyctx_web.graph.runtime: ['_extension', 'context', 'execution_info', "
-            "'previous', 'store', 'stream_writer']"
+            "pyctx_web.graph.runtime: ['_extension', 'context', 'control', 'execution_info', "
+            "'heartbeat', 'previous', 'server_info', 'store', 'stream_writer']"
         ),
         "RunHandle": (
             "pyctx_web.graph.runtime: ['control', 'record', 'run_id', 'task', 'thread_id']"
