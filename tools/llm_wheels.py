@@ -11,10 +11,11 @@ they need inside Pyodide, registered in ``pyodide-lock.json`` so that ``loadPack
   ``tiktoken`` stand-in (tools/tiktoken_shim.py).
 - ``llm_wheels.py register DIST WHEEL...``: the wheels (already copied into DIST) as entries of
   DIST/pyodide-lock.json, each replacing the entry of the same name, their dependencies read
-  from their metadata for Pyodide's platform. It fails, naming the package, when a package
-  reachable from them has no wheel in DIST (the lock would send Pyodide to its CDN, and
-  ``micropip.install`` would then return without error and leave the import broken), or when a
-  registered version does not satisfy a requirement (micropip does not backtrack).
+  from their metadata for Pyodide's platform (less those in LEFT_OUT and PROVIDED). It
+  fails, naming the package, when a package reachable from them has no wheel in DIST (the
+  lock would send Pyodide to its CDN, and ``micropip.install`` would then return without
+  error and leave the import broken), or when a registered version does not satisfy a
+  requirement (micropip does not backtrack).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from packaging.version import Version
 
 __all__ = [
     "LEFT_OUT",
+    "PROVIDED",
     "LockError",
     "check_closure",
     "lock_entry",
@@ -54,6 +56,15 @@ LEFT_OUT: Mapping[str, str] = {
 }
 """Requirements the set leaves out, and why: each is imported only where it is used, and
 guarded there, so nothing a page does with a chat model needs it."""
+
+PROVIDED: Mapping[str, str] = {
+    "langgraph": (
+        "pyctx_web's graph, registered under LangGraph's names by install_as_langgraph() "
+        "(langchain's agents run on it); LangGraph's own wheel would shadow it"
+    ),
+}
+"""Requirements pyctx_web itself meets, and how: the page has pyctx_web loaded already, so
+no wheel is registered for them and their dependents do not list them."""
 
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 """The date of every entry of the wheels built here: the same input gives the same bytes."""
@@ -103,7 +114,7 @@ def pip_target(lock: Mapping[str, Any]) -> list[str]:
 
 def requirements_for_pyodide(metadata: str, python: str) -> list[Requirement]:
     """The requirements of a wheel's METADATA that hold in Pyodide, less its extras and
-    less those in LEFT_OUT."""
+    less those in LEFT_OUT and PROVIDED."""
     environment = pyodide_environment(python)
     kept = []
     for line in HeaderParser().parsestr(metadata).get_all("Requires-Dist") or []:
@@ -111,7 +122,7 @@ def requirements_for_pyodide(metadata: str, python: str) -> list[Requirement]:
         marker: Marker | None = requirement.marker
         if marker is not None and not marker.evaluate(environment):
             continue
-        if canonicalize_name(requirement.name) not in LEFT_OUT:
+        if canonicalize_name(requirement.name) not in {*LEFT_OUT, *PROVIDED}:
             kept.append(requirement)
     return kept
 

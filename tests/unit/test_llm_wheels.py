@@ -134,6 +134,20 @@ def test_register_replaces_cdn_entries_with_the_wheels(tmp_path: Path) -> None:
     assert packages["numpy"] == cdn_only("numpy", "2", [])
 
 
+def test_register_lets_pyctx_web_stand_for_langgraph(tmp_path: Path) -> None:
+    """langchain's requirement of langgraph, which pyctx_web provides, is neither an error
+    nor a dependency of its lock entry: its other requirements still are."""
+    dist = make_dist(tmp_path / "dist", {})
+    wheels = [
+        make_wheel(dist, "langchain", "1.5.2", ["langchain-core<2,>=1.8", "langgraph<1.3,>=1.2"]),
+        make_wheel(dist, "langchain-core", "1.8.3", []),
+    ]
+    assert llm_wheels.register(dist, wheels) == ["langchain", "langchain-core"]
+    packages = json.loads((dist / "pyodide-lock.json").read_text())["packages"]
+    assert packages["langchain"]["depends"] == ["langchain-core"]
+    assert "langgraph" not in packages
+
+
 def test_register_refuses_a_dependency_only_the_cdn_has(tmp_path: Path) -> None:
     """A dependency whose lock entry names a wheel the distribution lacks is an error
     naming it, and the lock file is left as it was."""
