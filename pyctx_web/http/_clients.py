@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pyctx_web._env import IN_PYODIDE
@@ -69,6 +69,24 @@ def fetch_transport(
     return transport_class(module, headers, credentials)
 
 
+def _client(
+    kind: str,
+    library: Library | None,
+    drop_headers: Iterable[str],
+    keep_headers: Iterable[str],
+    credentials: Credentials,
+    options: dict[str, Any],
+) -> Any:
+    """The library's client class ``kind`` (``AsyncClient`` or ``Client``) on fetch."""
+    transport = fetch_transport(
+        library=library,
+        drop_headers=drop_headers,
+        keep_headers=keep_headers,
+        credentials=credentials,
+    )
+    return getattr(load(transport.library), kind)(transport=transport, **options)
+
+
 def async_client(
     *,
     library: Library | None = None,
@@ -78,13 +96,7 @@ def async_client(
     **options: Any,
 ) -> Any:
     """The library's ``AsyncClient(transport=fetch_transport(...), **options)``."""
-    transport = fetch_transport(
-        library=library,
-        drop_headers=drop_headers,
-        keep_headers=keep_headers,
-        credentials=credentials,
-    )
-    return load(transport.library).AsyncClient(transport=transport, **options)
+    return _client("AsyncClient", library, drop_headers, keep_headers, credentials, options)
 
 
 def sync_client(
@@ -97,13 +109,7 @@ def sync_client(
 ) -> Any:
     """The library's ``Client(transport=fetch_transport(...), **options)``: its requests need
     JSPI (``pyodide.ffi.can_run_sync()``), else they raise :class:`SyncFetchError`."""
-    transport = fetch_transport(
-        library=library,
-        drop_headers=drop_headers,
-        keep_headers=keep_headers,
-        credentials=credentials,
-    )
-    return load(transport.library).Client(transport=transport, **options)
+    return _client("Client", library, drop_headers, keep_headers, credentials, options)
 
 
 def _sdk() -> Any:
@@ -141,6 +147,30 @@ def _sdk_options(
     return {**{k: v for k, v in given.items() if v is not None}, **options}
 
 
+def _openai(
+    sdk_class: str,
+    client: Callable[..., Any],
+    api_key: str | None,
+    base_url: str | None,
+    drop_headers: Iterable[str],
+    keep_headers: Iterable[str],
+    credentials: Credentials,
+    options: dict[str, Any],
+) -> Any:
+    """The SDK's class ``sdk_class`` on a fetch client that ``client`` (:func:`async_client`
+    or :func:`sync_client`) makes with the SDK's HTTP library."""
+    options = _sdk_options(api_key, base_url, options)
+    _require_pyodide()
+    openai = _sdk()
+    http_client = client(
+        library=openai_library(),
+        drop_headers=drop_headers,
+        keep_headers=keep_headers,
+        credentials=credentials,
+    )
+    return getattr(openai, sdk_class)(http_client=http_client, **options)
+
+
 def openai_client(
     *,
     api_key: str | None = None,
@@ -152,16 +182,16 @@ def openai_client(
 ) -> Any:
     """An ``openai.AsyncOpenAI`` whose requests go through fetch; ``options`` are the SDK's
     own (``max_retries``, ``timeout``, ``default_headers``...)."""
-    options = _sdk_options(api_key, base_url, options)
-    _require_pyodide()
-    openai = _sdk()
-    client = async_client(
-        library=openai_library(),
-        drop_headers=drop_headers,
-        keep_headers=keep_headers,
-        credentials=credentials,
+    return _openai(
+        "AsyncOpenAI",
+        async_client,
+        api_key,
+        base_url,
+        drop_headers,
+        keep_headers,
+        credentials,
+        options,
     )
-    return openai.AsyncOpenAI(http_client=client, **options)
 
 
 def openai_sync_client(
@@ -175,16 +205,9 @@ def openai_sync_client(
 ) -> Any:
     """An ``openai.OpenAI`` whose requests go through fetch: only where JSPI allows
     (else each request raises :class:`SyncFetchError`); prefer :func:`openai_client`."""
-    options = _sdk_options(api_key, base_url, options)
-    _require_pyodide()
-    openai = _sdk()
-    client = sync_client(
-        library=openai_library(),
-        drop_headers=drop_headers,
-        keep_headers=keep_headers,
-        credentials=credentials,
+    return _openai(
+        "OpenAI", sync_client, api_key, base_url, drop_headers, keep_headers, credentials, options
     )
-    return openai.OpenAI(http_client=client, **options)
 
 
 def chat_openai(
