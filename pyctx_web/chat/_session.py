@@ -144,12 +144,9 @@ class ChatSession:
 
     async def _turn_for(self, kind: str, message: Mapping[str, Any]) -> AsyncIterator[Event]:
         # The run takes the session's read of the thread's head instead of reading it again.
-        share = share_head(self.checkpointer, self.thread_id)
-        try:
+        with share_head(self.checkpointer, self.thread_id):
             async for event in self._checked_turn(kind, message):
                 yield event
-        finally:
-            share.close()
 
     async def _checked_turn(self, kind: str, message: Mapping[str, Any]) -> AsyncIterator[Event]:
         head = await self._head(message.get("checkpoint_id"))

@@ -3,9 +3,9 @@
 A chat turn reads the thread's latest checkpoint to check the message against
 it (a question waiting, the branch shown), then runs the graph on that same
 head, whose first act is to read it again. With a :class:`HeadShare` open in
-the caller's context (:func:`share_head`), the first read of the thread's
-latest checkpoint is kept and the next one (the run's) takes it instead of
-reading the storage. Only once: every later read goes to the storage.
+the caller's context (the block of :func:`share_head`), the first read of the
+thread's latest checkpoint is kept and the next one (the run's) takes it instead
+of reading the storage. Only once: every later read goes to the storage.
 
 The run holds its thread (:meth:`Checkpointer.hold_thread`) only after that
 read. A head another program moved in between fails the run's first
@@ -16,6 +16,8 @@ stale head.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
@@ -58,15 +60,25 @@ class HeadShare:
 _share: ContextVar[HeadShare | None] = ContextVar("pyctx_web_head_share", default=None)
 
 
-def share_head(checkpointer: Checkpointer, thread_id: str) -> HeadShare:
-    """Open a :class:`HeadShare` in the current context, which runs started from it inherit.
-
-    Its owner closes it once the run that was to take the read has started, or
-    will not start (:meth:`HeadShare.close`); opening another replaces it.
+@contextmanager
+def share_head(checkpointer: Checkpointer, thread_id: str) -> Iterator[HeadShare]:
+    """Open a :class:`HeadShare` in the current context for the ``with`` block; runs started
+    in the block inherit it. Leaving the block closes it and puts back the share the context
+    had before (none, unless blocks nest).
     """
     share = HeadShare(checkpointer, thread_id)
+    previous = _share.get()
     _share.set(share)
-    return share
+    try:
+        yield share
+    finally:
+        share.close()
+        # The reset, without Token.reset: the block's owner may be an async generator (a
+        # chat turn) that another task closes, where reset raises ValueError. Putting back
+        # the previous value where this share is still the value does what reset does in
+        # the opening context, and elsewhere touches only a copy that holds this share.
+        if _share.get() is share:
+            _share.set(previous)
 
 
 async def read_checkpoint(
