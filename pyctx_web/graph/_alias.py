@@ -34,8 +34,12 @@ LANGGRAPH_MODULES: Final = {
     "langgraph.checkpoint.base.id": "pyctx_web.graph._lgsaver.id",
     "langgraph.checkpoint.memory": "pyctx_web.graph._lgsaver.memory",
     "langgraph.checkpoint.serde": "pyctx_web.graph._lgsaver.serde",
+    "langgraph.checkpoint.serde.base": "pyctx_web.graph._lgsaver.serde",
     "langgraph.checkpoint.serde.types": "pyctx_web.graph._lgsaver.serde",
     "langgraph.checkpoint.sqlite": "pyctx_web.graph._lgsaver.sqlite",
+    "langgraph.checkpoint.sqlite.aio": "pyctx_web.graph._lgsaver.sqlite_aio",
+    "langgraph.pregel": "pyctx_web.graph._lgsaver.pregel",
+    "langgraph.pregel._checkpoint": "pyctx_web.graph._lgsaver.pregel",
     "langgraph.store": "pyctx_web.graph.store",
     "langgraph.store.base": "pyctx_web.graph.store.base",
     "langgraph.store.base.batch": "pyctx_web.graph.store.base.batch",
@@ -51,8 +55,22 @@ LANGGRAPH_LAZY_MODULES: Final = {
     "langgraph.prebuilt.interrupt": "pyctx_web.graph.prebuilt.interrupt",
     "langgraph.prebuilt.tool_node": "pyctx_web.graph.prebuilt.tool_node",
     "langgraph.prebuilt.tool_validator": "pyctx_web.graph.prebuilt.tool_validator",
+    "langgraph.prebuilt._tool_call_stream": "pyctx_web.graph.prebuilt._tool_call_stream",
+    "langgraph._internal": "pyctx_web.graph._internal",
+    "langgraph._internal._runnable": "pyctx_web.graph._internal._runnable",
+    "langgraph.channels": "pyctx_web.graph.channels",
+    "langgraph.channels.ephemeral_value": "pyctx_web.graph.channels",
+    "langgraph.channels.untracked_value": "pyctx_web.graph.channels",
+    "langgraph.stream": "pyctx_web.graph.stream",
+    "langgraph.stream._mux": "pyctx_web.graph.stream",
+    "langgraph.stream._types": "pyctx_web.graph.stream",
+    "langgraph.stream.run_stream": "pyctx_web.graph.stream",
+    "langgraph.stream.stream_channel": "pyctx_web.graph.stream",
+    "langgraph.stream.transformers": "pyctx_web.graph.stream",
+    "langgraph.typing": "pyctx_web.graph.typing",
 }
-"""LangGraph names of pyctx_web modules that need ``langchain-core``: imported when first used."""
+"""LangGraph names of pyctx_web modules imported when first used: those that need
+``langchain-core`` (``langgraph.prebuilt``) and those few programs import (LangChain's)."""
 
 
 def _real_langgraph_installed(folders: list[str]) -> bool:

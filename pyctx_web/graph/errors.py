@@ -4,6 +4,8 @@
 
     BaseException
      +-- GraphInterrupt           a node paused with interrupt(); `except Exception` misses it
+    Exception
+     +-- GraphBubbleUp            passes through the nodes and tools it is raised in
     PyctxError
      +-- GraphError               base of the graph errors
           +-- InvalidGraphError(ValueError)        the graph being built is wrong
@@ -12,7 +14,7 @@
           +-- GraphConfigError(ValueError)         a checkpointer or thread_id is missing
           +-- SyncUnavailableError(RuntimeError)   a sync form called where it cannot run
           +-- ResumeError(ValueError)              a resume was refused; lists pending ids
-          +-- ParentCommand                        a subgraph's node sent a Command to its parent
+          +-- ParentCommand(GraphBubbleUp)         a subgraph's node sent a Command to its parent
           +-- RunCancelledError                    a run was cancelled; carries the reason
           +-- ThreadBusyError                      another run wrote the thread first, or runs it
           +-- ToolArgumentError(ValueError)        tool arguments break the tool's schema
@@ -45,6 +47,7 @@ __all__ = [
     "CheckpointNotFoundError",
     "CheckpointStorageError",
     "CorruptCheckpointError",
+    "GraphBubbleUp",
     "GraphConfigError",
     "GraphError",
     "GraphInterrupt",
@@ -78,6 +81,15 @@ class GraphInterrupt(BaseException):
         super().__init__(self.interrupts)
 
 
+class GraphBubbleUp(Exception):  # LangGraph's name
+    """An exception that passes through the node or tool it is raised in to the run.
+
+    ``ToolNode`` never turns one into a message, whatever its ``handle_tool_errors``.
+    :class:`ParentCommand` is one; :class:`GraphInterrupt` passes through anyway, as a
+    ``BaseException``.
+    """
+
+
 class GraphError(PyctxError):
     """Base class of the errors :mod:`pyctx_web.graph` raises."""
 
@@ -99,7 +111,7 @@ class InvalidUpdateError(GraphError, ValueError):
         self.key = key
 
 
-class ParentCommand(GraphError):
+class ParentCommand(GraphError, GraphBubbleUp):
     """A subgraph's node returned ``Command(graph=Command.PARENT, ...)``: it ends the subgraph.
 
     The node that runs the subgraph in the parent graph takes :attr:`command`

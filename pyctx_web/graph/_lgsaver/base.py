@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from pyctx_web.graph._lgsaver.names import (
+    DeltaChannelHistory,
+    SerializerProtocol,
+    get_checkpoint_metadata,
+    get_serializable_checkpoint_metadata,
+    writes_sort_key,
+)
 from pyctx_web.graph._lgsaver.types import (
     WRITES_IDX_MAP,
     BaseCheckpointSaver,
@@ -33,13 +40,18 @@ __all__ = [
     "CheckpointRecord",
     "CheckpointTuple",
     "Checkpointer",
+    "DeltaChannelHistory",
     "DocumentCheckpointer",
     "DocumentStore",
     "PendingWrite",
+    "SerializerProtocol",
     "StoredCheckpoint",
     "StoredWrite",
     "check_limit",
     "empty_checkpoint",
     "expected_latest",
     "get_checkpoint_id",
+    "get_checkpoint_metadata",
+    "get_serializable_checkpoint_metadata",
+    "writes_sort_key",
 ]

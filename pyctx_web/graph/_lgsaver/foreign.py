@@ -55,14 +55,14 @@ def _config(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
     return {"configurable": configurable}
 
 
-def _overrides(saver: BaseCheckpointSaver, method: str) -> bool:
+def _overrides(saver: BaseCheckpointSaver[Any], method: str) -> bool:
     return getattr(type(saver), method) is not getattr(BaseCheckpointSaver, method)
 
 
 class ForeignSaver(Checkpointer):
     """The graph's storage contract over a LangGraph saver (see the module)."""
 
-    def __init__(self, saver: BaseCheckpointSaver) -> None:
+    def __init__(self, saver: BaseCheckpointSaver[Any]) -> None:
         self.saver = saver
         """The wrapped saver."""
         # A saver written with the sync forms only is called through them.

@@ -128,7 +128,7 @@ def _tuple(record: CheckpointRecord, document: dict[str, Any]) -> CheckpointTupl
     )
 
 
-class LangGraphSaver(BaseCheckpointSaver):
+class LangGraphSaver(BaseCheckpointSaver[Any]):
     """LangGraph's saver methods over a pyctx_web saver's own (see the module).
 
     Listed before the saver in a class's bases: ``class S(LangGraphSaver, OwnSaver)``.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple, TypeAlias, TypedDict
+from typing import Any, Generic, NamedTuple, TypeAlias, TypedDict, TypeVar
 
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph._engine.serde import JsonSerde
@@ -50,6 +50,8 @@ ChannelVersions: TypeAlias = dict[str, str | int | float]
 """The version of each channel."""
 PendingWrite: TypeAlias = tuple[str, str, Any]
 """A pending write: ``(task_id, channel, value)``."""
+V = TypeVar("V", int, float, str)
+"""The type of a saver's channel versions (``BaseCheckpointSaver[str]``...)."""
 
 
 class CheckpointMetadata(TypedDict, total=False):
@@ -166,7 +168,7 @@ class JsonValueSerializer:
         return self._codec.decode(JsonSerde.loads(raw.decode()))
 
 
-class BaseCheckpointSaver:
+class BaseCheckpointSaver(Generic[V]):
     """LangGraph's saver interface: put and read checkpoints by config, async and sync.
 
     A subclass implements the async methods (``aput``, ``aput_writes``, ``aget_tuple``,

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from pyctx_web._homes import publish
 from pyctx_web.graph._values import Command
 from pyctx_web.graph.constants import END
+from pyctx_web.graph.errors import GraphBubbleUp
 from pyctx_web.graph.prebuilt._errors import (
     TOOL_CALL_ERROR_TEMPLATE,
     ToolInvocationError,
@@ -331,10 +332,7 @@ def _content(output: Any) -> Any:
 
 def _bubbles(error: Exception) -> bool:
     """Interrupts and a parent's Command pass through ToolNode, never become messages."""
-    from pyctx_web.graph import errors
-
-    bubble = getattr(errors, "GraphBubbleUp", None)
-    return bubble is not None and isinstance(error, bubble)
+    return isinstance(error, GraphBubbleUp)
 
 
 def _tool_config(config: Any) -> Any:
