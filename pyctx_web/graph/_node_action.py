@@ -1,9 +1,10 @@
 """What ``add_node`` runs for what it is given: a function, a compiled graph or a Runnable.
 
 A LangChain ``Runnable`` (an object with ``ainvoke``/``invoke`` that is not
-callable itself, as LangChain's agents build their nodes) runs as
-``await runnable.ainvoke(state, config)`` with the run's config, as LangGraph
-calls it.
+callable itself) runs as ``await runnable.ainvoke(state, config)`` with the run's
+config, as LangGraph calls it. A ``RunnableCallable`` (``langgraph._internal``, as
+LangChain's ``create_agent`` builds its nodes and routers) runs as the function it
+holds, with the injections that function's parameters ask for.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._compiled import CompiledStateGraph
+from pyctx_web.graph._internal._runnable import RunnableCallable
 from pyctx_web.graph._subgraph import subgraph_node
 from pyctx_web.graph._values import RetryPolicy
 
-__all__ = ["is_runnable", "node_action", "node_ends", "retry_of"]
+__all__ = ["is_runnable", "node_action", "node_ends", "retry_of", "router_function"]
 
 
 def is_runnable(obj: object) -> bool:
@@ -29,9 +31,16 @@ def is_runnable(obj: object) -> bool:
     )
 
 
+def router_function(router: Any) -> Any:
+    """The function ``add_conditional_edges`` calls for ``router`` (a RunnableCallable's own)."""
+    return router.node_function() if isinstance(router, RunnableCallable) else router
+
+
 def _name_of(obj: Any) -> str:
     if isinstance(obj, CompiledStateGraph):
         return obj.name
+    if isinstance(obj, RunnableCallable):
+        return obj.get_name()
     if is_runnable(obj):
         get_name = getattr(obj, "get_name", None)
         name = get_name() if callable(get_name) else getattr(obj, "name", None)
@@ -62,12 +71,16 @@ def node_action(
     """
     if fn is None:
         if isinstance(name, str) or not (
-            callable(name) or isinstance(name, CompiledStateGraph) or is_runnable(name)
+            callable(name)
+            or isinstance(name, CompiledStateGraph | RunnableCallable)
+            or is_runnable(name)
         ):
             raise ArgumentTypeError(f"add_node() needs a function for node {name!r}")
         fn, name = name, _name_of(name)
     if isinstance(fn, CompiledStateGraph):
         return name, subgraph_node(fn, graph_keys)
+    if isinstance(fn, RunnableCallable):
+        return name, fn.node_function()
     if is_runnable(fn):
         return name, _runnable_node(fn)
     return name, fn

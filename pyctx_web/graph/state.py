@@ -18,7 +18,7 @@ from pyctx_web.graph._engine.spec import (
     NodeSpec,
     command_destinations,
 )
-from pyctx_web.graph._node_action import node_action, node_ends, retry_of
+from pyctx_web.graph._node_action import node_action, node_ends, retry_of, router_function
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._values import RetryPolicy
 from pyctx_web.graph.constants import END, START
@@ -201,6 +201,7 @@ class StateGraph:
             )
         if src == END:
             raise InvalidGraphError("add_conditional_edges(): END cannot be a source")
+        router = router_function(router)
         if not callable(router):
             raise ArgumentTypeError(
                 f"add_conditional_edges() router must be callable, not {router!r}"

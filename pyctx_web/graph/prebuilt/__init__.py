@@ -8,6 +8,7 @@ package does). Under ``install_as_langgraph()`` it is ``langgraph.prebuilt``.
 
 from __future__ import annotations
 
+from pyctx_web.graph.prebuilt._tool_call_stream import ToolCallTransformer
 from pyctx_web.graph.prebuilt.chat_agent_executor import AgentState, create_react_agent
 from pyctx_web.graph.prebuilt.interrupt import HumanInterrupt, HumanInterruptConfig, HumanResponse
 from pyctx_web.graph.prebuilt.tool_node import (
@@ -28,6 +29,7 @@ __all__ = [
     "InjectedState",
     "InjectedStore",
     "ToolCallRequest",
+    "ToolCallTransformer",
     "ToolNode",
     "ToolRuntime",
     "ValidationNode",

@@ -14,7 +14,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
@@ -46,6 +46,7 @@ __all__ = [
     "InjectedState",
     "InjectedStore",
     "ToolCallRequest",
+    "ToolCallWithContext",
     "ToolCallWrapper",
     "ToolInvocationError",
     "ToolNode",
@@ -67,6 +68,12 @@ class ToolCallRequest:
         """A copy of this request with ``changes`` applied."""
         return replace(self, **changes)
 
+
+ToolCallWithContext = TypedDict(
+    "ToolCallWithContext",
+    {"__type": Literal["tool_call_with_context"], "tool_call": ToolCall, "state": Any},
+)
+"""What a ``Send`` to the tool node carries to run one call: the call and the graph state."""
 
 ToolCallWrapper = Callable[[ToolCallRequest, Callable[[ToolCallRequest], Any]], Any]
 """``wrap(request, execute)``: runs ``execute(request)`` (or not) and returns its result."""

@@ -1,0 +1,70 @@
+"""``langgraph._internal._runnable``: :class:`RunnableCallable`, a node made of a sync and an
+async function, as LangChain's ``create_agent`` builds its nodes and routers.
+
+Given to ``add_node`` or ``add_conditional_edges``, it runs as the function it holds:
+the async one when there is one, else the sync one (each gets, as any node does, the
+``runtime``, ``config``, ``writer`` or ``store`` its parameters ask for).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from pyctx_web.errors import ArgumentTypeError
+
+__all__ = ["RunnableCallable"]
+
+
+class RunnableCallable:
+    """A node or router given as a sync function, an async function, or both.
+
+    ``func`` or ``afunc`` may be ``None``, not both. ``name`` defaults to the
+    function's name; ``tags``, ``trace``, ``recurse``, ``explode_args`` and other
+    keywords are kept as given (pyctx_web's runs trace no node spans).
+    """
+
+    def __init__(
+        self,
+        func: Callable[..., Any] | None,
+        afunc: Callable[..., Awaitable[Any]] | None = None,
+        *,
+        name: str | None = None,
+        tags: Sequence[str] | None = None,
+        trace: bool = True,
+        recurse: bool = True,
+        explode_args: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if func is None and afunc is None:
+            raise ValueError("At least one of func or afunc must be provided.")
+        for given, what in ((func, "func"), (afunc, "afunc")):
+            if given is not None and not callable(given):
+                raise ArgumentTypeError(
+                    f"RunnableCallable {what} must be a function or None, not {given!r}"
+                )
+        if name is None:
+            named = getattr(func if func is not None else afunc, "__name__", None)
+            name = named if isinstance(named, str) and named != "<lambda>" else None
+        self.name = name
+        self.func = func
+        self.afunc = afunc
+        self.tags = tags
+        self.trace = trace
+        self.recurse = recurse
+        self.explode_args = explode_args
+        self.kwargs = kwargs
+
+    def get_name(self) -> str:
+        """The name a node made of it takes when ``add_node`` is given none."""
+        return self.name or type(self).__name__
+
+    def node_function(self) -> Callable[..., Any]:
+        """The function a graph runs for it: the async form when there is one."""
+        if self.afunc is not None:
+            return self.afunc
+        assert self.func is not None  # the constructor refuses neither
+        return self.func
+
+    def __repr__(self) -> str:
+        return f"RunnableCallable({self.get_name()})"
