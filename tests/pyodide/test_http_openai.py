@@ -269,6 +269,47 @@ def test_chat_openai_invoke_works_with_jspi_and_says_to_use_ainvoke_without(
         assert server.completions() == []
 
 
+_SDK_SYNC = """
+async def case(args):
+    import openai
+    from pyodide.ffi import can_run_sync
+    from pyctx_web.http import SyncFetchError, openai_sync_client
+
+    client = openai_sync_client(api_key=args["key"], base_url=args["url"], max_retries=0)
+    kind = type(client).__name__
+    try:
+        reply = client.chat.completions.create(
+            model="scripted", messages=[{"role": "user", "content": "hi"}]
+        )
+    except SyncFetchError as error:
+        return {"jspi": can_run_sync(), "kind": kind, "error": str(error)}
+    return {"jspi": can_run_sync(), "kind": kind, "content": reply.choices[0].message.content}
+"""
+
+
+def test_the_sync_openai_client_answers_with_jspi_and_says_to_use_the_async_form_without(
+    llm_app: Any, server: OpenAIServer
+) -> None:
+    """openai_sync_client's OpenAI answers where JSPI allows (Chromium), sending only allowed
+    headers, and names the async form where not (Node)."""
+    server.script(completion("sync"))
+    result = run(llm_app, _SDK_SYNC, key=KEY, url=server.base_url)
+    assert result["kind"] == "OpenAI"
+    assert result["jspi"] is (llm_app.browser != "node")
+    if result["jspi"]:
+        assert result["content"] == "sync"
+        [request] = server.completions()
+        sent = {name.lower(): value for name, value in request.headers.items()}
+        assert sent["authorization"] == f"Bearer {KEY}"
+        assert [name for name in sent if name.startswith("x-stainless")] == []
+    else:
+        assert result["error"].endswith(
+            "use the async form (an AsyncClient, openai.AsyncOpenAI, "
+            "await model.ainvoke(...) or model.astream(...))"
+        )
+        assert server.completions() == []
+
+
 _GRAPH = """
 import asyncio
 from typing import TypedDict
