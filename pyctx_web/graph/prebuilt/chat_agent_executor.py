@@ -70,8 +70,8 @@ StateSchemaType = type[AgentState] | type[AgentStatePydantic]
 """A state schema ``create_react_agent`` takes: a TypedDict or pydantic model like its own."""
 
 
-def _prompt_runner(prompt: Any) -> Callable[[Any], list[AnyMessage]]:
-    """The function giving the model's input from the state, for each form of ``prompt``."""
+def _prompt_runner(prompt: Any) -> Callable[[Any], Any]:
+    """The model's input from the state (or an awaitable of it), for each form of ``prompt``."""
     if prompt is None:
         return lambda state: list(_messages(state))
     if isinstance(prompt, str):
@@ -80,7 +80,7 @@ def _prompt_runner(prompt: Any) -> Callable[[Any], list[AnyMessage]]:
     if isinstance(prompt, SystemMessage):
         return lambda state: [prompt, *_messages(state)]
     if isinstance(prompt, Runnable):
-        return lambda state: prompt.invoke(state)
+        return lambda state: prompt.ainvoke(state)
     if callable(prompt):
         return _with_run_parts(prompt)
     raise ValueError(
@@ -138,7 +138,8 @@ def _model_node(
         model_input = await _settled(make_input(view))
         if isinstance(model_input, Runnable):  # a prompt may answer with a template to fill
             model_input = await model_input.ainvoke(view)
-        reply = chosen.invoke(model_input)
+        # The async API, as LangGraph's agent under ainvoke (in a page, the model's async client).
+        reply = await chosen.ainvoke(model_input)
         if name and isinstance(reply, AIMessage):
             reply.name = name
         return {"messages": [reply]}
@@ -194,13 +195,14 @@ def _structured_node(model: Any, response_format: Any) -> Callable[..., Any]:
         response_format if isinstance(response_format, tuple) else (None, response_format)
     )
 
-    def generate_structured_response(state: Any, runtime: Any) -> dict[str, Any]:
+    async def generate_structured_response(state: Any, runtime: Any) -> dict[str, Any]:
         messages = list(_messages(state))
         if system is not None:
             messages = [SystemMessage(content=system), *messages]
         chosen = _choose(model, state, runtime) if _is_dynamic(model) else model
         chat = _get_model(chosen)
-        return {"structured_response": chat.with_structured_output(schema).invoke(messages)}
+        structured = chat.with_structured_output(schema)
+        return {"structured_response": await structured.ainvoke(messages)}
 
     return generate_structured_response
 
