@@ -40,7 +40,7 @@ def _described(source: Exception, errors: list[Any] | None) -> str:
     if errors is None:
         return str(source)
     lines = [f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in errors]
-    return "\n ".join(lines)
+    return "\n".join(lines)  # no space after the first line, as LangGraph words it
 
 
 def _handled_types(handler: Callable[..., Any]) -> tuple[type[BaseException], ...]:
