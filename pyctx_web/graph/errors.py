@@ -63,6 +63,8 @@ __all__ = [
     "ThreadBusyError",
     "ToolArgumentError",
     "UnknownToolError",
+    "is_invalid_resume",
+    "mark_invalid_resume",
 ]
 
 
@@ -88,6 +90,23 @@ class GraphBubbleUp(Exception):  # LangGraph's name
     :class:`ParentCommand` is one; :class:`GraphInterrupt` passes through anyway, as a
     ``BaseException``.
     """
+
+
+_INVALID_RESUME = "_pyctx_invalid_resume"
+
+
+def mark_invalid_resume(error: BaseException) -> None:
+    """Mark ``error`` as an answer that does not match its question's ``response_schema``."""
+    setattr(error, _INVALID_RESUME, True)
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether ``error`` is ``interrupt()`` refusing an answer its ``response_schema`` rejects.
+
+    Such a run fails and saves nothing, so the question can be answered again;
+    ``ToolNode`` lets the error through whatever its ``handle_tool_errors``.
+    """
+    return getattr(error, _INVALID_RESUME, False) is True
 
 
 class GraphError(PyctxError):

@@ -15,7 +15,7 @@ from typing import Any, get_origin
 from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ContextMissingError
 from pyctx_web.graph._values import Interrupt
-from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt
+from pyctx_web.graph.errors import GraphConfigError, GraphInterrupt, mark_invalid_resume
 
 __all__ = ["ask_again", "interrupt", "interrupt_id"]
 
@@ -46,7 +46,11 @@ def interrupt(value: Any, *, response_schema: dict[str, Any] | type | None = Non
         return _ask(value, response_schema, None)
     adapter = _adapter(response_schema)
     answer = _ask(value, adapter.json_schema(), None)
-    return adapter.validate_python(answer)
+    try:
+        return adapter.validate_python(answer)
+    except ValueError as exc:  # pydantic's ValidationError: the run saves nothing of it
+        mark_invalid_resume(exc)
+        raise
 
 
 def _adapter(response_schema: Any) -> Any:

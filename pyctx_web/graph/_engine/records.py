@@ -25,7 +25,7 @@ from pyctx_web.graph._engine.ids import (
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
-from pyctx_web.graph.errors import CorruptCheckpointError, ResumeError
+from pyctx_web.graph.errors import CorruptCheckpointError, ResumeError, is_invalid_resume
 
 __all__ = [
     "NO_ARG",
@@ -174,9 +174,11 @@ class Pending:
         """Whether ``error`` refuses the answers ``task_id`` was given by this run.
 
         A node that raises :class:`ResumeError` on the answers of a resume (a
-        malformed decision) refuses the resume: nothing of that attempt is written.
+        malformed decision), or an answer its ``interrupt(response_schema=...)``
+        rejects, refuses the resume: nothing of that attempt is written.
         """
-        return isinstance(error, ResumeError) and task_id in self.unsaved_answers
+        refused = isinstance(error, ResumeError) or (error and is_invalid_resume(error))
+        return bool(refused) and task_id in self.unsaved_answers
 
     def waiting(self, tasks: Sequence[TaskSpec]) -> list[Interrupt]:
         """Unanswered questions, in task order."""

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from pyctx_web._homes import publish
 from pyctx_web.graph._values import Command
 from pyctx_web.graph.constants import END
-from pyctx_web.graph.errors import GraphBubbleUp
+from pyctx_web.graph.errors import GraphBubbleUp, is_invalid_resume
 from pyctx_web.graph.prebuilt._errors import (
     TOOL_CALL_ERROR_TEMPLATE,
     ToolInvocationError,
@@ -338,8 +338,8 @@ def _content(output: Any) -> Any:
 
 
 def _bubbles(error: Exception) -> bool:
-    """Interrupts and a parent's Command pass through ToolNode, never become messages."""
-    return isinstance(error, GraphBubbleUp)
+    """Interrupts, a parent's Command and a refused answer to an interrupt pass through."""
+    return isinstance(error, GraphBubbleUp) or is_invalid_resume(error)
 
 
 def _tool_config(config: Any) -> Any:
