@@ -26,6 +26,7 @@ from pyctx_web.graph.errors import GraphConfigError, InvalidGraphError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.extension import MemoryProvider
+    from pyctx_web.graph._internal._runnable import RunnableCallable
     from pyctx_web.graph._runctx.middleware import AgentMiddleware
     from pyctx_web.graph._runctx.tools import Tool
     from pyctx_web.graph.checkpoint.base import Checkpointer
@@ -187,10 +188,12 @@ class StateGraph:
     def add_conditional_edges(
         self,
         src: str,
-        router: Callable[[Any], Any],
+        router: Callable[[Any], Any] | RunnableCallable,
         path_map: Mapping[Hashable, str] | Sequence[str] | None = None,
     ) -> StateGraph:
         """After ``src`` runs, call ``router(state)`` to choose the next nodes; return the graph.
+
+        ``router`` is a function or a ``RunnableCallable`` (its function is called).
 
         The router returns a node name, END, a :class:`Send`, or a list of them.
         ``path_map`` maps its results to node names (a list means "these names").

@@ -3,7 +3,10 @@
 A schema is a ``TypedDict`` or a dataclass. A key annotated
 ``Annotated[T, reducer]`` combines writes with ``reducer(current, new)``
 (``operator.add`` appends lists); any other key keeps the last value written
-and accepts one write per step.
+and accepts one write per step. A key whose annotation holds a class (or an
+instance) with ``__pyctx_channel__`` (:mod:`pyctx_web.graph.channels`) is
+``"ephemeral"`` (a step that does not write it clears it) or ``"untracked"``
+(never checkpointed: see :attr:`StateSchema.untracked`).
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ class StateSchema:
 
     __slots__ = (
         "annotations",
+        "ephemeral",
         "input_keys",
         "is_dataclass",
         "is_model",
@@ -115,6 +119,7 @@ class StateSchema:
         "own_keys",
         "reducers",
         "state_type",
+        "untracked",
     )
 
     state_type: type
@@ -130,6 +135,10 @@ class StateSchema:
     """The keys ``invoke`` returns (``output_schema``); ``None`` for the state type's."""
     own_keys: frozenset[str] | None
     """The state type's own keys once other schemas added channels; ``None`` until then."""
+    ephemeral: frozenset[str]
+    """Keys cleared by a step that does not write them (``EphemeralValue``)."""
+    untracked: frozenset[str]
+    """Keys whose values live for the run only, never in a checkpoint (``UntrackedValue``)."""
 
     def __init__(self, state_type: type) -> None:
         self.is_model = _is_model(state_type)
@@ -158,6 +167,20 @@ class StateSchema:
         self.annotations = hints
         self.reducers = {key: self._reducer_of(key, hint) for key, hint in hints.items()}
         self.input_keys = self.output_keys = self.own_keys = None
+        self.ephemeral = self.untracked = frozenset()
+        self._add_kinds(hints)
+
+    def _add_kinds(self, hints: Mapping[str, Any]) -> None:
+        """Note the keys of ``hints`` that are ephemeral or untracked."""
+        for key, hint in hints.items():
+            hint = unqualified(hint)
+            if get_origin(hint) is not Annotated:
+                continue
+            kinds = {getattr(meta, "__pyctx_channel__", None) for meta in hint.__metadata__}
+            if "ephemeral" in kinds:
+                self.ephemeral |= {key}
+            if "untracked" in kinds:
+                self.untracked |= {key}
 
     def extend(self, other: StateSchema) -> None:
         """Add the keys of ``other`` that this schema lacks (an input, output or node schema)."""
@@ -167,6 +190,7 @@ class StateSchema:
                     self.own_keys = frozenset(self.annotations)
                 self.annotations[key] = hint
                 self.reducers[key] = other.reducers[key]
+                self._add_kinds({key: hint})
 
     def _field_names(self, state_type: type) -> list[str]:
         if self.is_model:
@@ -234,14 +258,18 @@ class StateSchema:
     def apply(
         self, values: Mapping[str, Any], writes: Iterable[tuple[str, str, Any]]
     ) -> dict[str, Any]:
-        """Return new values: ``values`` with ``(node, key, value)`` writes applied in order.
+        """Return new values: ``values`` with ``(node, key, value)`` writes applied in order
+        (one step's: an ephemeral key they do not write is cleared).
 
         A key without a reducer written by more than one write, and a reducer
         that fails, raise :class:`InvalidUpdateError` naming the key and the node.
         """
         new = dict(values)
         plain_writers: dict[str, str] = {}
+        written: set[str] | None = set() if self.ephemeral else None
         for node, key, value in writes:
+            if written is not None:
+                written.add(key)
             reducer = self.reducers[key]
             if reducer is None:
                 if key in plain_writers:
@@ -270,6 +298,10 @@ class StateSchema:
                 raise
             except Exception as exc:
                 raise _reducer_error(exc, reducer, node, key) from exc
+        if written is not None:
+            # As LangGraph's EphemeralValue: a key no write of this step touched is cleared.
+            for key in self.ephemeral - written:
+                new.pop(key, None)
         return new
 
     def with_defaults(self, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -119,7 +119,7 @@ class CheckpointAccess:
         if self.run.queue is not None:
             emit_checkpoint(self.run, self.schema, cp)
         if store is not None:
-            parts = checkpoint_parts(self.serde, cp)
+            parts = checkpoint_parts(self.serde, _tracked(self.schema, cp))
             store(
                 cp.thread_id, cp.id, cp.parent_id, cp.created_at, parts, parts_text, self._expected
             )
@@ -138,6 +138,7 @@ class CheckpointAccess:
         Encoded at once, so that a value that cannot be stored fails this call, before
         anything is written or the run's view of the thread changes.
         """
+        cp = _tracked(self.schema, cp)
         if self._documents is not None:
             parts = checkpoint_parts(self.serde, cp)
             stored = self._documents.aput_document(
@@ -243,6 +244,29 @@ class CheckpointAccess:
             starts = [(START, k, v) for k, v in pending.input_updates]
             cp.values = self.schema.apply(cp.values, starts)
         return cp, pending
+
+
+def _tracked(schema: StateSchema, cp: Checkpoint) -> Checkpoint:
+    """``cp`` as stored: without the values of untracked keys (``UntrackedValue``)."""
+    untracked = schema.untracked
+    if not untracked or untracked.isdisjoint(cp.values):
+        return cp
+    values = {key: value for key, value in cp.values.items() if key not in untracked}
+    return Checkpoint(
+        cp.id,
+        cp.thread_id,
+        cp.parent_id,
+        cp.created_at,
+        cp.step,
+        cp.source,
+        values,
+        cp.tasks,
+        cp.last_nodes,
+        cp.writes,
+        cp.skip_breakpoint,
+        cp.answered,
+        cp.barriers,
+    )
 
 
 async def _then_writes(

@@ -1,0 +1,154 @@
+"""The LangGraph names LangChain's create_agent builds on: RunnableCallable, channels, stream."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Annotated, Any, NotRequired, TypedDict
+
+import pytest
+
+from pyctx_web.errors import UsageError
+from pyctx_web.graph import END, START, StateGraph
+from pyctx_web.graph._internal._runnable import RunnableCallable
+from pyctx_web.graph.channels import EphemeralValue, UntrackedValue
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.runtime import Runtime
+from pyctx_web.graph.stream import StreamChannel, StreamMux
+from pyctx_web.graph.types import TracePolicy, omit_payload
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class Counted(TypedDict):
+    seen: list[str]
+    jump: NotRequired[Annotated[str | None, EphemeralValue]]
+    calls: NotRequired[Annotated[int, UntrackedValue]]
+
+
+def test_runnable_callable_node_runs_its_async_function_with_the_runtime() -> None:
+    """A RunnableCallable node runs its async function, given the runtime it asks for."""
+
+    def sync_form(state: Counted, runtime: Runtime[str]) -> dict[str, Any]:
+        return {"seen": [*state["seen"], "sync"]}
+
+    async def async_form(state: Counted, runtime: Runtime[str]) -> dict[str, Any]:
+        return {"seen": [*state["seen"], f"async:{runtime.context}"]}
+
+    graph = StateGraph(Counted, context_schema=str)
+    graph.add_node("step", RunnableCallable(sync_form, async_form, trace=False))
+    graph.add_edge(START, "step")
+    result = graph.compile().invoke({"seen": []}, context="ctx")
+    assert result["seen"] == ["async:ctx"]
+
+
+def test_runnable_callable_router_chooses_the_next_node() -> None:
+    """A RunnableCallable given to add_conditional_edges routes with its function."""
+    graph = StateGraph(Counted)
+    graph.add_node("first", lambda state: {"seen": ["first"]})
+    graph.add_node("second", lambda state: {"seen": [*state["seen"], "second"]})
+    graph.add_edge(START, "first")
+    graph.add_conditional_edges("first", RunnableCallable(lambda state: "second"), ["second", END])
+    assert graph.compile().invoke({"seen": []})["seen"] == ["first", "second"]
+
+
+def test_runnable_callable_needs_a_function() -> None:
+    """RunnableCallable refuses to be made without a sync or an async function."""
+    with pytest.raises(ValueError, match=r"^At least one of func or afunc must be provided\.$"):
+        RunnableCallable(None, None)
+
+
+def test_an_ephemeral_key_is_cleared_by_the_step_after_its_write() -> None:
+    """An EphemeralValue key written by a step is seen by the next step only."""
+    graph = StateGraph(Counted)
+    graph.add_node("write", lambda state: {"jump": "go", "seen": ["write"]})
+    graph.add_node("read", lambda state: {"seen": [*state["seen"], f"read:{state.get('jump')}"]})
+    graph.add_node("again", lambda state: {"seen": [*state["seen"], f"again:{state.get('jump')}"]})
+    graph.add_edge(START, "write").add_edge("write", "read").add_edge("read", "again")
+    result = graph.compile().invoke({"seen": []})
+    assert result["seen"] == ["write", "read:go", "again:None"]
+    assert "jump" not in result
+
+
+def test_an_untracked_key_lives_for_the_run_and_is_never_checkpointed() -> None:
+    """An UntrackedValue key is seen within its run, and a new run on the thread lacks it."""
+    graph = StateGraph(Counted)
+    graph.add_node("count", lambda state: {"calls": state.get("calls", 0) + 1, "seen": ["c"]})
+    graph.add_node("show", lambda state: {"seen": [*state["seen"], f"calls={state.get('calls')}"]})
+    graph.add_edge(START, "count").add_edge("count", "show")
+    app = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    assert app.invoke({"seen": []}, config)["seen"] == ["c", "calls=1"]
+    assert "calls" not in app.get_state(config).values
+    assert app.invoke({"seen": []}, config)["seen"] == ["c", "calls=1"]
+
+
+def test_trace_policy_keeps_its_processors() -> None:
+    """TracePolicy holds its processors, and omit_payload records an empty payload."""
+    policy = TracePolicy(process_inputs=omit_payload)
+    assert policy.process_inputs is omit_payload
+    assert policy.process_outputs is None
+    assert omit_payload({"messages": ["secret"]}) == {}
+
+
+def test_stream_channel_gives_what_was_pushed_then_stops() -> None:
+    """A closed StreamChannel yields its items in order; an open one says it cannot go on."""
+    channel: StreamChannel[int] = StreamChannel("numbers")
+    channel.push(1)
+    channel.push(2)
+    channel.close()
+    assert list(channel) == [1, 2]
+    with pytest.raises(
+        UsageError, match=r"^stream channel 'numbers' is closed: nothing can be pushed$"
+    ):
+        channel.push(3)
+    open_channel: StreamChannel[int] = StreamChannel("open")
+    with pytest.raises(UsageError, match=r"^stream channel 'open' is still open: .*$"):
+        list(open_channel)
+
+
+def test_event_stream_runs_cannot_be_made() -> None:
+    """LangGraph's event-stream run classes raise a UsageError naming what to use instead."""
+    with pytest.raises(
+        UsageError,
+        match=(
+            r"^StreamMux belongs to LangGraph's stream_events\(version='v3'\), which "
+            r"pyctx_web's graphs do not have: use stream\(\) or astream\(\) with stream_mode$"
+        ),
+    ):
+        StreamMux()
+
+
+def test_langchain_imports_these_names_after_install_as_langgraph() -> None:
+    """After install_as_langgraph(), the LangGraph names LangChain's agents import resolve."""
+    code = """
+        from pyctx_web.graph import install_as_langgraph
+        install_as_langgraph()
+        from langgraph._internal._runnable import RunnableCallable
+        from langgraph.channels.ephemeral_value import EphemeralValue
+        from langgraph.channels.untracked_value import UntrackedValue
+        from langgraph.constants import TAG_NOSTREAM
+        from langgraph.stream import StreamTransformer
+        from langgraph.stream._mux import StreamMux
+        from langgraph.stream.run_stream import SubgraphRunStream
+        from langgraph.stream.transformers import _TasksLifecycleBase
+        from langgraph.types import Checkpointer, TracePolicy, omit_payload
+        from langgraph.typing import ContextT
+        print(RunnableCallable.__module__, EphemeralValue.__module__, TAG_NOSTREAM)
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [
+        "pyctx_web.graph._internal._runnable",
+        "pyctx_web.graph.channels",
+        "nostream",
+    ]
