@@ -43,6 +43,9 @@ class _Unset:
     def __bool__(self) -> bool:
         return False
 
+    def __reduce__(self) -> str:
+        return "UNSET"  # copies and pickles of a Command keep the one marker
+
 
 UNSET: Final = _Unset()
 """Marks a :class:`Command` field that was not given (``None`` is a value)."""

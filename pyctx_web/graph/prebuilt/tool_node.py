@@ -22,7 +22,6 @@ from langchain_core.tools import tool as as_tool
 from pydantic import ValidationError
 
 from pyctx_web._homes import publish
-from pyctx_web.graph._values import Command
 from pyctx_web.graph.constants import END
 from pyctx_web.graph.errors import GraphBubbleUp, is_invalid_resume
 from pyctx_web.graph.prebuilt._errors import (
@@ -40,6 +39,7 @@ from pyctx_web.graph.prebuilt._injected import (
     ToolRuntime,
     injections_of,
 )
+from pyctx_web.graph.prebuilt._outputs import combine, normalize
 
 __all__ = [
     "TOOL_CALL_ERROR_TEMPLATE",
@@ -163,13 +163,7 @@ class ToolNode:
         return list(_last_ai(messages).tool_calls), kind
 
     def _combine(self, outputs: list[Any], kind: str) -> Any:
-        messages = [out for out in outputs if not isinstance(out, Command)]
-        commands = [out for out in outputs if isinstance(out, Command)]
-        if kind in ("list", "calls"):
-            return [*messages, *commands] if commands else messages
-        if not commands:
-            return {self.messages_key: messages}
-        return [*commands, {self.messages_key: messages}] if messages else commands
+        return combine(outputs, kind == "list", self.messages_key)
 
     def _request(self, call: ToolCall, state: Any, runtime: Any) -> ToolCallRequest:
         if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
@@ -263,13 +257,10 @@ class ToolNode:
             return state.get(field) if isinstance(state, dict) else getattr(state, field, None)
         return state
 
-    def _finish(self, tool: BaseTool, call: dict[str, Any], result: Any) -> Any:
-        if isinstance(result, Command):
-            return result
-        if isinstance(result, ToolMessage):
-            result.content = _content(result.content)
-            return result
-        return ToolMessage(_content(result), name=tool.name, tool_call_id=call["id"])
+    def _finish(self, request: ToolCallRequest, call: dict[str, Any], result: Any) -> Any:
+        state = request.state
+        as_list = isinstance(state, list) and not (state and isinstance(state[-1], dict))
+        return normalize(result, call, as_list, self.messages_key, _content)
 
     def _failed(self, call: Any, error: Exception) -> ToolMessage:
         if isinstance(error, ValidationError) and _of_arguments(self, call, error):
@@ -288,7 +279,7 @@ class ToolNode:
             return prepared
         tool, call = prepared
         try:
-            return self._finish(tool, call, tool.invoke(call, _tool_config(config)))
+            return self._finish(request, call, tool.invoke(call, _tool_config(config)))
         except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
             if _bubbles(error):
                 raise
@@ -301,8 +292,8 @@ class ToolNode:
         tool, call = prepared
         try:
             if _runs_sync(tool):  # in this thread: no executor (none in Pyodide), same context
-                return self._finish(tool, call, tool.invoke(call, _tool_config(config)))
-            return self._finish(tool, call, await tool.ainvoke(call, _tool_config(config)))
+                return self._finish(request, call, tool.invoke(call, _tool_config(config)))
+            return self._finish(request, call, await tool.ainvoke(call, _tool_config(config)))
         except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
             if _bubbles(error):
                 raise
