@@ -176,10 +176,12 @@ def _route(
             return back  # the hook answered the calls itself: the model reads the answers
         if not isinstance(last, AIMessage) or not last.tool_calls or tool_node is None:
             return after
-        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-        calls = [call for call in last.tool_calls if call["id"] not in answered]
-        if not calls:
-            return after
+        calls = last.tool_calls
+        if back is not None:  # after a post_model_hook: the calls it has not answered itself
+            answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+            calls = [call for call in calls if call["id"] not in answered]
+            if not calls:
+                return after
         if version == "v1":
             return "tools"
         return [
