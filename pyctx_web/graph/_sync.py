@@ -8,7 +8,8 @@ async forms as tasks of Pyodide's loop and block on them with
 in Chromium) and a call stack that entered Python through an async entry
 (``pyodide.runPythonAsync``, an async function, ``callPromising``); where
 ``pyodide.ffi.can_run_sync()`` says no, they raise SyncUnavailableError naming
-the async form.
+the async form. :func:`in_sync_form` tells code the run calls (a node given both a
+sync and an async form, as LangChain's agents give them) that a sync form runs it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterator, Sequence
+from contextvars import ContextVar
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
@@ -24,11 +26,28 @@ from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph._engine.options import next_item, stream_modes
 from pyctx_web.graph.errors import SyncUnavailableError
 
-__all__ = ["run_sync", "stream_sync"]
+__all__ = ["in_sync_form", "run_sync", "stream_sync"]
 
 T = TypeVar("T")
 
 _RunSync = Callable[[Awaitable[Any]], Any]
+
+_SYNC_FORM: ContextVar[bool] = ContextVar("pyctx_web.graph.sync_form", default=False)
+
+
+def in_sync_form() -> bool:
+    """Whether the graph call running here is a sync form (``invoke``, ``stream``...).
+
+    As in LangGraph, a node given both forms runs its sync one under ``invoke``
+    and its async one under ``ainvoke``.
+    """
+    return _SYNC_FORM.get()
+
+
+async def _as_sync_form(coro: Awaitable[T]) -> T:
+    """Await ``coro`` in the context of a sync form (set in the task's own context)."""
+    _SYNC_FORM.set(True)
+    return await coro
 
 
 class _Runner(Protocol):
@@ -161,7 +180,7 @@ def run_sync(name: str, coro: Coroutine[Any, Any, T]) -> T:
         coro.close()
         raise
     with runner:
-        return runner.run(coro)
+        return runner.run(_as_sync_form(coro))
 
 
 def stream_sync(
@@ -184,7 +203,7 @@ def _stream_with(runner: _Runner, chunks: Callable[[], AsyncGenerator[Any, None]
         try:
             while True:
                 try:
-                    item = runner.run(next_item(agen))
+                    item = runner.run(_as_sync_form(next_item(agen)))
                 except StopAsyncIteration:
                     return
                 yield item

@@ -1,17 +1,20 @@
 """``langgraph._internal._runnable``: :class:`RunnableCallable`, a node made of a sync and an
 async function, as LangChain's ``create_agent`` builds its nodes and routers.
 
-Given to ``add_node`` or ``add_conditional_edges``, it runs as the function it holds:
-the async one when there is one, else the sync one (each gets, as any node does, the
-``runtime``, ``config``, ``writer`` or ``store`` its parameters ask for).
+Given to ``add_node`` or ``add_conditional_edges``, it runs as the function it holds,
+as in LangGraph: given both, the sync one under a sync call (``invoke``, ``stream``)
+and the async one under ``ainvoke``/``astream``; given one, that one. Each gets, as any
+node does, the ``runtime``, ``config``, ``writer`` or ``store`` its parameters ask for.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.graph._sync import in_sync_form
 
 __all__ = ["RunnableCallable"]
 
@@ -60,11 +63,19 @@ class RunnableCallable:
         return self.name or type(self).__name__
 
     def node_function(self) -> Callable[..., Any]:
-        """The function a graph runs for it: the async form when there is one."""
-        if self.afunc is not None:
-            return self.afunc
-        assert self.func is not None  # the constructor refuses neither
-        return self.func
+        """The function a graph runs for it: its one form, or the one matching the call."""
+        func, afunc = self.func, self.afunc
+        if afunc is None or func is None:
+            only = func or afunc
+            assert only is not None  # the constructor refuses neither
+            return only
+
+        # The sync form's parameters and annotations: the graph injects what they ask for.
+        @functools.wraps(func)
+        def either(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **kwargs) if in_sync_form() else afunc(*args, **kwargs)
+
+        return either
 
     def __repr__(self) -> str:
         return f"RunnableCallable({self.get_name()})"

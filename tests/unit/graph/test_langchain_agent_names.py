@@ -28,11 +28,9 @@ class Counted(TypedDict):
     calls: NotRequired[Annotated[int, UntrackedValue]]
 
 
-def test_runnable_callable_node_runs_its_async_function_with_the_runtime() -> None:
-    """A RunnableCallable node runs its async function, given the runtime it asks for."""
-
+def _two_form_graph() -> Any:
     def sync_form(state: Counted, runtime: Runtime[str]) -> dict[str, Any]:
-        return {"seen": [*state["seen"], "sync"]}
+        return {"seen": [*state["seen"], f"sync:{runtime.context}"]}
 
     async def async_form(state: Counted, runtime: Runtime[str]) -> dict[str, Any]:
         return {"seen": [*state["seen"], f"async:{runtime.context}"]}
@@ -40,7 +38,20 @@ def test_runnable_callable_node_runs_its_async_function_with_the_runtime() -> No
     graph = StateGraph(Counted, context_schema=str)
     graph.add_node("step", RunnableCallable(sync_form, async_form, trace=False))
     graph.add_edge(START, "step")
-    result = graph.compile().invoke({"seen": []}, context="ctx")
+    return graph.compile()
+
+
+def test_runnable_callable_node_runs_its_sync_form_under_invoke() -> None:
+    """A RunnableCallable node given both forms runs the sync one under invoke() and stream()."""
+    assert _two_form_graph().invoke({"seen": []}, context="ctx")["seen"] == ["sync:ctx"]
+    chunks = list(_two_form_graph().stream({"seen": []}, context="ctx"))
+    assert chunks == [{"step": {"seen": ["sync:ctx"]}}]
+
+
+@pytest.mark.asyncio
+async def test_runnable_callable_node_runs_its_async_form_under_ainvoke() -> None:
+    """A RunnableCallable node given both forms runs the async one under ainvoke()."""
+    result = await _two_form_graph().ainvoke({"seen": []}, context="ctx")
     assert result["seen"] == ["async:ctx"]
 
 
