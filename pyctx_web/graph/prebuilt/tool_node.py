@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypedDict
@@ -64,9 +65,27 @@ class ToolCallRequest:
     state: Any
     runtime: Any
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Setting a field after the request is made still works, as in LangGraph, but
+        # warns: a wrapper gives a changed request to its handler with override().
+        if name in self.__dataclass_fields__ and hasattr(self, name):
+            warnings.warn(
+                f"Setting attribute '{name}' on ToolCallRequest is deprecated. Use the "
+                "override() method instead to create a new instance with modified values.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        object.__setattr__(self, name, value)
+
     def override(self, **changes: Any) -> ToolCallRequest:
-        """A copy of this request with ``changes`` applied."""
-        return replace(self, **changes)
+        """A copy of this request with ``changes`` applied.
+
+        A new ``state`` is also the state of the request's ToolRuntime, which the tool reads.
+        """
+        request = replace(self, **changes)
+        if "state" in changes and isinstance(request.runtime, ToolRuntime):
+            request = replace(request, runtime=replace(request.runtime, state=request.state))
+        return request
 
 
 ToolCallWithContext = TypedDict(
@@ -165,13 +184,28 @@ class ToolNode:
     def _combine(self, outputs: list[Any], kind: str) -> Any:
         return combine(outputs, kind == "list", self.messages_key)
 
-    def _request(self, call: ToolCall, state: Any, runtime: Any) -> ToolCallRequest:
+    def _request(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> ToolCallRequest:
         if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
             state = state["state"]  # a Send of one call: the graph state it carries
-        return ToolCallRequest(call, self.tools_by_name.get(call["name"]), state, runtime)
+        tool = self.tools_by_name.get(call["name"])
+        return ToolCallRequest(call, tool, state, self._tool_runtime(call, state, config, runtime))
+
+    def _tool_runtime(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> ToolRuntime:
+        """The ToolRuntime of one call: the request's ``runtime``, injected into tools as is."""
+        return ToolRuntime(
+            state=state,
+            context=getattr(runtime, "context", None),
+            config=config or {},
+            stream_writer=getattr(runtime, "stream_writer", None),
+            tool_call_id=call["id"],
+            store=getattr(runtime, "store", None),
+            execution_info=getattr(runtime, "execution_info", None),
+            server_info=getattr(runtime, "server_info", None),
+            tools=list(self.tools_by_name.values()),
+        )
 
     def _run_one(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> Any:
-        request = self._request(call, state, runtime)
+        request = self._request(call, state, config, runtime)
 
         def execute(req: ToolCallRequest) -> Any:
             return self._execute(req, config)
@@ -186,7 +220,7 @@ class ToolNode:
             return self._failed(request.tool_call, error)
 
     async def _arun_one(self, call: ToolCall, state: Any, config: Any, runtime: Any) -> Any:
-        request = self._request(call, state, runtime)
+        request = self._request(call, state, config, runtime)
 
         async def execute(req: ToolCallRequest) -> Any:
             return await self._aexecute(req, config)
@@ -228,17 +262,10 @@ class ToolNode:
         runtime = request.runtime
         store = getattr(runtime, "store", None)
         if wants is ToolRuntime:
-            return ToolRuntime(
-                state=request.state,
-                context=getattr(runtime, "context", None),
-                config=config or {},
-                stream_writer=getattr(runtime, "stream_writer", None),
-                tool_call_id=call["id"],
-                store=store,
-                execution_info=getattr(runtime, "execution_info", None),
-                server_info=getattr(runtime, "server_info", None),
-                tools=list(self.tools_by_name.values()),
-            )
+            if isinstance(runtime, ToolRuntime):
+                return runtime
+            # a wrapper gave the request another runtime: a ToolRuntime of its parts
+            return self._tool_runtime(call, request.state, config, runtime)
         if isinstance(wants, InjectedStore):
             if store is None:
                 raise ValueError(
