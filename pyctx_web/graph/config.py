@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pyctx_web.errors import ContextMissingError
 from pyctx_web.graph._engine.frames import Run, current_run
 from pyctx_web.graph._engine.injection import run_config
+from pyctx_web.graph.errors import OutsideRunError
 
 __all__ = ["get_config", "get_store", "get_stream_writer"]
 
@@ -15,7 +15,7 @@ __all__ = ["get_config", "get_store", "get_stream_writer"]
 def _current(operation: str) -> Run:
     run = current_run.get_store()
     if run is None:
-        raise ContextMissingError(
+        raise OutsideRunError(
             f"{operation} was called outside a graph run",
             operation=operation,
             source="graph run",
@@ -28,7 +28,7 @@ def get_config() -> dict[str, Any]:
 
     ``{"configurable": {"thread_id": ..., ...}, "recursion_limit": ..., "run_id": ...}``;
     a copy, so changing it changes nothing. Outside a run it raises
-    :class:`~pyctx_web.errors.ContextMissingError`.
+    :class:`~pyctx_web.graph.errors.OutsideRunError`.
     """
     return run_config(_current("get_config()"))
 
@@ -36,7 +36,7 @@ def get_config() -> dict[str, Any]:
 def get_store() -> Any:
     """The store of the run the calling code belongs to (``compile(store=...)``), or ``None``.
 
-    Outside a run it raises :class:`~pyctx_web.errors.ContextMissingError`.
+    Outside a run it raises :class:`~pyctx_web.graph.errors.OutsideRunError`.
     """
     return _current("get_store()").store
 
@@ -46,6 +46,6 @@ def get_stream_writer() -> Callable[[Any], None]:
 
     Call it from a node or anything the node calls. Chunks are dropped when
     nobody streams the custom mode. Outside a run it raises
-    :class:`~pyctx_web.errors.ContextMissingError`.
+    :class:`~pyctx_web.graph.errors.OutsideRunError`.
     """
     return _current("get_stream_writer()").writer()

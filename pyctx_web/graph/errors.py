@@ -6,6 +6,8 @@
      +-- GraphInterrupt           a node paused with interrupt(); `except Exception` misses it
     Exception
      +-- GraphBubbleUp            passes through the nodes and tools it is raised in
+    ContextMissingError
+     +-- OutsideRunError(RuntimeError)  get_config(), get_runtime()... called outside a run
     PyctxError
      +-- GraphError               base of the graph errors
           +-- InvalidGraphError(ValueError)        the graph being built is wrong
@@ -36,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pyctx_web.errors import PyctxError
+from pyctx_web.errors import ContextMissingError, PyctxError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._values import Command, Interrupt
@@ -55,6 +57,7 @@ __all__ = [
     "GraphVersionError",
     "InvalidGraphError",
     "InvalidUpdateError",
+    "OutsideRunError",
     "ParentCommand",
     "ResumeError",
     "RunCancelledError",
@@ -107,6 +110,11 @@ def is_invalid_resume(error: BaseException) -> bool:
     ``ToolNode`` lets the error through whatever its ``handle_tool_errors``.
     """
     return getattr(error, _INVALID_RESUME, False) is True
+
+
+class OutsideRunError(ContextMissingError, RuntimeError):
+    """A run's value (``get_config()``, ``get_runtime()``, ``get_store()``...) was asked for
+    outside a graph run; a ``RuntimeError`` too, as LangGraph raises there."""
 
 
 class GraphError(PyctxError):

@@ -25,6 +25,7 @@ from pyctx_web.graph._engine.extension import (
     ToolResult,
 )
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_run, current_task
+from pyctx_web.graph.errors import OutsideRunError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.extension import RunRecord
@@ -291,11 +292,11 @@ def get_runtime(context_schema: type[ContextT] | None = None) -> Runtime[Context
     Works in nodes, tools, middleware and anything they call or start
     (tasks, callbacks bound with :mod:`pyctx_web.jsbridge`). ``context_schema``
     only types the result. Outside a run it raises
-    :class:`~pyctx_web.errors.ContextMissingError`.
+    :class:`~pyctx_web.graph.errors.OutsideRunError`.
     """
     run = current_run.get_store()
     if run is None:
-        raise ContextMissingError(
+        raise OutsideRunError(
             "get_runtime() was called outside a graph run",
             operation="get_runtime()",
             source="graph run",

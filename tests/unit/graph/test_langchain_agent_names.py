@@ -163,3 +163,14 @@ def test_langchain_imports_these_names_after_install_as_langgraph() -> None:
         "pyctx_web.graph.channels",
         "nostream",
     ]
+
+
+def test_a_run_value_asked_for_outside_a_run_is_a_runtime_error() -> None:
+    """get_config() and get_runtime() outside a run raise a RuntimeError, as LangGraph's do."""
+    from pyctx_web.graph.config import get_config
+    from pyctx_web.graph.runtime import get_runtime
+
+    with pytest.raises(RuntimeError, match=r"^get_config\(\) was called outside a graph run$"):
+        get_config()
+    with pytest.raises(RuntimeError, match=r"^get_runtime\(\) was called outside a graph run$"):
+        get_runtime()
