@@ -6,7 +6,7 @@ for tools; the agent is streamed with ``astream(stream_mode="updates")``, one
 tool has ``return_direct=True`` (the agent ends on its answer), and a second
 agent stops before its tools (``interrupt_before=["tools"]``), is inspected with
 ``aget_state`` and resumed. The model notes whether it was called through
-``invoke`` or ``ainvoke``.
+``invoke`` or ``ainvoke``: the agent awaited, then run by the sync ``stream``.
 """
 
 import asyncio
@@ -96,5 +96,14 @@ async def main():
     print("model called by:", model.calls)
 
 
+def main_sync():
+    model = ScriptedModel(calls=[])
+    agent = create_react_agent(model, [lookup])
+    for update in agent.stream({"messages": [("user", "look up pi")]}, stream_mode="updates"):
+        print("sync", list(update))
+    print("model called by:", model.calls)
+
+
 if __name__ == "__main__":
     asyncio.run(main())
+    main_sync()
