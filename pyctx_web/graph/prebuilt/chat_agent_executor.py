@@ -28,6 +28,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
+from pyctx_web.graph._sync import in_sync_form
 from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.message import add_messages
@@ -80,7 +81,7 @@ def _prompt_runner(prompt: Any) -> Callable[[Any], Any]:
     if isinstance(prompt, SystemMessage):
         return lambda state: [prompt, *_messages(state)]
     if isinstance(prompt, Runnable):
-        return lambda state: prompt.ainvoke(state)
+        return lambda state: _called(prompt, state)
     if callable(prompt):
         return _with_run_parts(prompt)
     raise ValueError(
@@ -138,13 +139,21 @@ def _model_node(
         model_input = await _settled(make_input(view))
         if isinstance(model_input, Runnable):  # a prompt may answer with a template to fill
             model_input = await model_input.ainvoke(view)
-        # The async API, as LangGraph's agent under ainvoke (in a page, the model's async client).
-        reply = await chosen.ainvoke(model_input)
+        reply = await _called(chosen, model_input)
         if name and isinstance(reply, AIMessage):
             reply.name = name
         return {"messages": [reply]}
 
     return call_model
+
+
+async def _called(runnable: Runnable[Any, Any], value: Any) -> Any:
+    """``runnable`` run on ``value`` by the API of the graph's call, as LangGraph's agent does:
+    ``invoke`` under ``invoke()``/``stream()``, ``ainvoke`` under ``ainvoke()``/``astream()``
+    (in a page, the model's async client)."""
+    if in_sync_form():
+        return runnable.invoke(value)
+    return await runnable.ainvoke(value)
 
 
 async def _settled(value: Any) -> Any:
@@ -204,7 +213,7 @@ def _structured_node(model: Any, response_format: Any) -> Callable[..., Any]:
         chosen = _choose(model, state, runtime) if _is_dynamic(model) else model
         chat = _get_model(chosen)
         structured = chat.with_structured_output(schema)
-        return {"structured_response": await structured.ainvoke(messages)}
+        return {"structured_response": await _called(structured, messages)}
 
     return generate_structured_response
 
