@@ -117,6 +117,10 @@ print("\n".join(value) if isinstance(value, list) else value)
 EOF
 }
 
+no_deps_pins() {  # [tool.pyctx-web] no-deps: langchain, installed without the langgraph it requires
+    "$PY" -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["no-deps"]))'
+}
+
 ensure_venv() {
     local want stamp
     want="$(stamp_of pyproject.toml)"
@@ -132,6 +136,8 @@ ensure_venv() {
     log "installing the tooling into .venv (pyproject.toml [dependency-groups] dev)"
     pip_quiet "$PY" install -q --disable-pip-version-check --upgrade "pip>=25.1"
     pip_quiet "$PY" install -q --disable-pip-version-check --group dev
+    # shellcheck disable=SC2046
+    pip_quiet "$PY" install -q --disable-pip-version-check --no-deps $(no_deps_pins)
     pip_quiet "$PY" install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
     echo "$want" >"$stamp"
 }
