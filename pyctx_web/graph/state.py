@@ -100,8 +100,9 @@ class StateGraph:
         run with ``ainvoke(state, config)``. ``input_schema`` (else the type
         ``fn`` annotates its state with) is what the node reads. ``destinations``
         names where its ``Command`` may go (else its ``-> Command[Literal[...]]``
-        annotation). ``metadata`` and ``trace_policy`` are LangGraph's tracing
-        hints, kept but unused: pyctx_web does not trace.
+        annotation). ``metadata`` is kept for the graph's drawing. When a run's
+        config has LangChain ``callbacks``, each node call is a chain run of theirs;
+        ``trace_policy`` (a ``TracePolicy``) says what their tracers record of it.
         """
         name, fn = node_action(name, fn, lambda: frozenset(self.schema.annotations))
         self._check_new_node(name)
@@ -117,7 +118,7 @@ class StateGraph:
             # type it annotates its state with), and those keys become channels of the graph.
             reads = StateSchema(state_in)
             self.schema.extend(reads)
-        spec = NodeSpec(name, fn, retry, ends, bool(defer), inject, reads)
+        spec = NodeSpec(name, fn, retry, ends, bool(defer), inject, reads, trace_policy)
         self._nodes[name] = spec
         self.node_metadata[name] = dict(metadata or {})
         return self

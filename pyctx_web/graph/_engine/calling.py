@@ -45,12 +45,14 @@ def node_error(node: str, caught: BaseException) -> Exception:
 class NodeCalls:
     """How one run calls its nodes: what each gets, and what its return value updates."""
 
-    __slots__ = ("planner", "run", "schema")
+    __slots__ = ("planner", "run", "schema", "traced")
 
     def __init__(self, run: Run, schema: StateSchema, planner: Planner) -> None:
         self.run = run
         self.schema = schema
         self.planner = planner
+        self.traced = bool(run.config.get("callbacks"))
+        """The run's config has LangChain callbacks: each node call is a chain run of theirs."""
 
     def state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
         """The state ``node`` receives: the graph's, or only the keys its annotation names."""
@@ -74,7 +76,14 @@ class NodeCalls:
         return ret
 
     def call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
-        """Call the node with what it asked for besides its state."""
+        """Call the node with what it asked for besides its state (a chain run when traced)."""
+        if self.traced:
+            from pyctx_web.graph._engine.lc_trace import traced_call
+
+            return traced_call(self.run, node, arg, lambda: self._call(node, arg, frame))
+        return self._call(node, arg, frame)
+
+    def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
         if node.inject:
             return node.fn(arg, **injected(self.run, frame, node.inject))
         return node.fn(arg)

@@ -359,7 +359,8 @@ class Engine:
                 if self.run.queue is not None and "messages" in self.run.stream_modes:
                     ret = await calls.streaming(node, arg, frame)
                 else:
-                    ret = calls.call(node, arg, frame) if node.inject else node.fn(arg)
+                    traced = node.inject or calls.traced
+                    ret = calls.call(node, arg, frame) if traced else node.fn(arg)
                 if type(ret) is CoroutineType or is_awaitable(ret):
                     ret = await ret
                 result, raw = calls.to_result(task.name, ret)

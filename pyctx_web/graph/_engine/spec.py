@@ -32,6 +32,8 @@ class NodeSpec:
     """Keyword parameters the node asked for and what each gets: runtime, config, writer, store."""
     reads: StateSchema | None = None
     """The schema the node annotates its state with, when not the graph's: it reads only that."""
+    trace_policy: Any = None
+    """What LangChain tracers record of the node's input and output (a ``TracePolicy``)."""
 
 
 @record(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The LangGraph names LangChain's create_agent builds on: RunnableCallable, channels, stream."""
+"""The LangGraph names LangChain's create_agent builds on: RunnableCallable, channels, tracing."""
 
 from __future__ import annotations
 
@@ -10,13 +10,11 @@ from typing import Annotated, Any, NotRequired, TypedDict
 
 import pytest
 
-from pyctx_web.errors import UsageError
 from pyctx_web.graph import END, START, StateGraph
 from pyctx_web.graph._internal._runnable import RunnableCallable
 from pyctx_web.graph.channels import EphemeralValue, UntrackedValue
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.runtime import Runtime
-from pyctx_web.graph.stream import StreamChannel, StreamMux
 from pyctx_web.graph.types import TracePolicy, omit_payload
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -104,34 +102,6 @@ def test_trace_policy_keeps_its_processors() -> None:
     assert omit_payload({"messages": ["secret"]}) == {}
 
 
-def test_stream_channel_gives_what_was_pushed_then_stops() -> None:
-    """A closed StreamChannel yields its items in order; an open one says it cannot go on."""
-    channel: StreamChannel[int] = StreamChannel("numbers")
-    channel.push(1)
-    channel.push(2)
-    channel.close()
-    assert list(channel) == [1, 2]
-    with pytest.raises(
-        UsageError, match=r"^stream channel 'numbers' is closed: nothing can be pushed$"
-    ):
-        channel.push(3)
-    open_channel: StreamChannel[int] = StreamChannel("open")
-    with pytest.raises(UsageError, match=r"^stream channel 'open' is still open: .*$"):
-        list(open_channel)
-
-
-def test_event_stream_runs_cannot_be_made() -> None:
-    """LangGraph's event-stream run classes raise a UsageError naming what to use instead."""
-    with pytest.raises(
-        UsageError,
-        match=(
-            r"^StreamMux belongs to LangGraph's stream_events\(version='v3'\), which "
-            r"pyctx_web's graphs do not have: use stream\(\) or astream\(\) with stream_mode$"
-        ),
-    ):
-        StreamMux()
-
-
 def test_langchain_imports_these_names_after_install_as_langgraph() -> None:
     """After install_as_langgraph(), the LangGraph names LangChain's agents import resolve."""
     code = """
@@ -174,3 +144,54 @@ def test_a_run_value_asked_for_outside_a_run_is_a_runtime_error() -> None:
         get_config()
     with pytest.raises(RuntimeError, match=r"^get_runtime\(\) was called outside a graph run$"):
         get_runtime()
+
+
+def _tracer() -> Any:
+    """A LangChain tracer keeping each chain run's name, inputs, outputs and parent."""
+    pytest.importorskip("langchain_core")
+    from langchain_core.tracers.base import BaseTracer
+    from langchain_core.tracers.schemas import Run
+
+    class Kept(BaseTracer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.runs: list[Run] = []
+
+        def _persist_run(self, run: Run) -> None:
+            return None
+
+        def _on_chain_end(self, run: Run) -> None:
+            self.runs.append(run)
+
+        def _on_llm_end(self, run: Run) -> None:
+            self.runs.append(run)
+
+    return Kept()
+
+
+def test_a_run_with_callbacks_traces_each_node_as_a_chain_run() -> None:
+    """With LangChain callbacks given, each node is a chain run, parent of its model calls."""
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.messages import HumanMessage
+
+    model = FakeListChatModel(responses=["hi"])
+
+    def ask(state: Counted) -> dict[str, Any]:
+        model.invoke([HumanMessage("hello")])
+        return {"seen": ["asked"]}
+
+    graph = StateGraph(Counted)
+    graph.add_node("ask", ask)
+    graph.add_node(
+        "quiet", lambda state: None, trace_policy=TracePolicy(omit_payload, omit_payload)
+    )
+    graph.add_edge(START, "ask").add_edge("ask", "quiet")
+    tracer = _tracer()
+    graph.compile().invoke({"seen": []}, {"callbacks": [tracer]})
+    by_name = {run.name: run for run in tracer.runs}
+    assert by_name["ask"].inputs == {"seen": []}
+    assert by_name["ask"].outputs == {"seen": ["asked"]}
+    assert by_name["FakeListChatModel"].parent_run_id == by_name["ask"].id
+    assert by_name["quiet"].inputs == {}
+    assert by_name["quiet"].outputs == {}
