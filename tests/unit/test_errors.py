@@ -27,6 +27,7 @@ LIBRARY_OWN = {("http/_transport.py", "Exception")}
 # tool's error reaches the model as its repr ("ValueError('...')") under handle_tool_errors.
 LIBRARY_OWN |= {
     ("graph/prebuilt/_errors.py", "ValueError"),
+    ("graph/prebuilt/_outputs.py", "ValueError"),
     ("graph/prebuilt/_model.py", "TypeError"),
     ("graph/prebuilt/_model.py", "ValueError"),
     ("graph/prebuilt/chat_agent_executor.py", "ValueError"),

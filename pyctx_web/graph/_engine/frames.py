@@ -36,6 +36,7 @@ __all__ = [
     "TaskFrame",
     "current_run",
     "current_task",
+    "graph_state",
 ]
 
 
@@ -85,6 +86,8 @@ class Run:
     """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
     store: Any = None
     """The graph's store (``compile(store=...)``), as ``Runtime.store`` shows it."""
+    message_events: bool = False
+    """Whether ``messages`` carries LangChain's message events (``stream_events`` v3 reads them)."""
 
     def listens(self, mode: str) -> bool:
         """Whether a consumer streams ``mode``: worth building its chunks."""
@@ -130,6 +133,8 @@ class TaskFrame:
     """``@task`` calls made so far, over all attempts."""
     asked: Interrupt | None = None
     """The last question the task asked, as its checkpoint holds it (``None`` if none)."""
+    edge_state: Callable[[], Any] | None = None
+    """The state the task's node gets from an edge, made when asked (a Send's node reads it)."""
 
     def reset(self) -> None:
         """Start a new attempt: ``interrupt()`` calls count from the first again.
@@ -146,3 +151,14 @@ current_run: AsyncLocalStorage[Run] = AsyncLocalStorage(name="pyctx_web.graph.ru
 
 current_task: AsyncLocalStorage[TaskFrame] = AsyncLocalStorage(name="pyctx_web.graph.task")
 """The task the current code belongs to (unset in routers and outside nodes)."""
+
+
+def graph_state() -> Any:
+    """In a node, the graph state its node gets from an edge, even when a Send ran it.
+
+    ``None`` outside a node of a running graph.
+    """
+    frame = current_task.get_store()
+    if frame is None or frame.edge_state is None:
+        return None
+    return frame.edge_state()

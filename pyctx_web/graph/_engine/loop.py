@@ -25,6 +25,7 @@ from pyctx_web.graph._engine.checkpoints import CheckpointAccess
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
 from pyctx_web.graph._engine.ids import new_checkpoint_stamp
 from pyctx_web.graph._engine.interrupts import interrupt_id
+from pyctx_web.graph._engine.messages_mode import LC_MODES
 from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT
 from pyctx_web.graph._engine.outcome import EngineResult, current_values, retake_input
 from pyctx_web.graph._engine.planner import Planner
@@ -260,6 +261,7 @@ class Engine:
             frame = TaskFrame(run, task, list(rec.answers), 0, None, cp.id)
             frame.asked = rec.interrupt
             frame.task_results.update(rec.task_results)
+        frame.edge_state = partial(self.calls.state_of, self.spec.nodes[task.name], cp.values)
         # Seen in this task's own context only: gather()'s task, or the lone task's copy.
         current_task.enter_with(frame)
         if run.queue is not None:
@@ -356,7 +358,7 @@ class Engine:
                     arg = self.schema.to_state(cp.values, task.name)
                 else:
                     arg = calls.state_of(node, cp.values)
-                if self.run.queue is not None and "messages" in self.run.stream_modes:
+                if self.run.queue is not None and not self.run.stream_modes.isdisjoint(LC_MODES):
                     ret = await calls.streaming(node, arg, frame)
                 else:
                     traced = node.inject or calls.traced

@@ -19,7 +19,15 @@ from langchain_core.tools.base import (
 )
 from typing_extensions import TypeVar
 
-__all__ = ["STRIP", "InjectedState", "InjectedStore", "ToolRuntime", "injections_of"]
+__all__ = [
+    "SKIP",
+    "STRIP",
+    "InjectedState",
+    "InjectedStore",
+    "ToolRuntime",
+    "has_default",
+    "injections_of",
+]
 
 STRIP = "strip"
 """What :func:`injections_of` says of another injected parameter: drop what the model sent."""
@@ -53,6 +61,14 @@ class ToolRuntime(_DirectlyInjectedToolArg, Generic[ContextT, StateT]):
     server_info: Any = None
     tools: list[Any] = field(default_factory=list)
 
+    def emit_output_delta(self, delta: Any) -> None:
+        """Stream ``delta``, a part of the tool's output, as a ``tools`` event (if one listens)."""
+        from pyctx_web.graph._engine.lc_tools import output_delta_writer
+
+        writer = output_delta_writer()
+        if writer is not None:
+            writer(delta)
+
 
 def _marker(hint: Any) -> Any:
     """The InjectedState/InjectedStore marker of ``hint`` (an Annotated type), or None."""
@@ -85,3 +101,14 @@ def injections_of(tool: BaseTool) -> dict[str, Any]:
         elif _is_injected_arg_type(hint):  # LangChain fills it (a call id...); never the model
             found[name] = STRIP
     return found
+
+
+SKIP: Any = object()
+"""What an InjectedState field the state lacks gives: the tool's parameter default applies."""
+
+
+def has_default(tool: BaseTool, param: str) -> bool:
+    """Whether ``tool``'s parameter ``param`` may be left out (it has a default)."""
+    fields = getattr(tool.get_input_schema(), "model_fields", {})
+    found = fields.get(param)
+    return found is not None and not found.is_required()

@@ -10,6 +10,7 @@ commands in the tools' order, the parent-graph ``Send`` commands joined into one
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from copy import deepcopy
 from typing import Any
@@ -19,17 +20,30 @@ from langchain_core.messages import RemoveMessage, ToolMessage, convert_to_messa
 from pyctx_web.graph._values import Command, Send
 from pyctx_web.graph.message import REMOVE_ALL_MESSAGES
 
-__all__ = ["combine", "normalize"]
+__all__ = ["combine", "message_content", "normalize"]
 
 
-def normalize(
-    result: Any, call: Any, as_list: bool, key: str, content: Callable[[Any], Any]
-) -> Any:
+def message_content(output: Any) -> Any:
+    """A tool's output as message content: text and content blocks kept, else JSON (or str)."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list) and all(
+        isinstance(block, dict) and "type" in block for block in output
+    ):
+        return output
+    try:
+        return json.dumps(output, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(output)
+
+
+def normalize(result: Any, call: Any, as_list: bool, key: str) -> Any:
     """A tool's return checked and made a ToolMessage, a Command or a list of them.
 
     ``as_list`` tells that the node was given a list of messages (its update is then a
-    list); ``key`` is its messages key and ``content`` makes message content of output.
+    list); ``key`` is its messages key.
     """
+    content = message_content
     if isinstance(result, Command):
         return _checked(result, call, as_list, key, require=True)
     if isinstance(result, ToolMessage):

@@ -11,7 +11,6 @@ short-circuit) around the function that runs it. Needs ``langchain-core``.
 from __future__ import annotations
 
 import asyncio
-import json
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -23,6 +22,7 @@ from langchain_core.tools import tool as as_tool
 from pydantic import ValidationError
 
 from pyctx_web._homes import publish
+from pyctx_web.graph._engine.frames import graph_state
 from pyctx_web.graph.constants import END
 from pyctx_web.graph.errors import GraphBubbleUp, is_invalid_resume
 from pyctx_web.graph.prebuilt._errors import (
@@ -34,10 +34,12 @@ from pyctx_web.graph.prebuilt._errors import (
 # LangGraph's tests import the handler-type reader from here by this name.
 from pyctx_web.graph.prebuilt._errors import _handled_types as _infer_handled_types  # noqa: F401
 from pyctx_web.graph.prebuilt._injected import (
+    SKIP,
     STRIP,
     InjectedState,
     InjectedStore,
     ToolRuntime,
+    has_default,
     injections_of,
 )
 from pyctx_web.graph.prebuilt._outputs import combine, normalize
@@ -156,6 +158,7 @@ class ToolNode:
         """Run the tool calls of ``state`` one after the other; the node's update."""
         runtime = runtime or _runtime_in(config)
         calls, kind = self._calls(state)
+        state = self._state_for(state, kind)
         outputs = [self._run_one(call, state, config, runtime) for call in calls]
         return self._combine(outputs, kind)
 
@@ -163,10 +166,18 @@ class ToolNode:
         """Run the tool calls of ``state`` concurrently; the node's update."""
         runtime = runtime or _runtime_in(config)
         calls, kind = self._calls(state)
+        state = self._state_for(state, kind)
         jobs = [self._arun_one(call, state, config, runtime) for call in calls]
         return self._combine(list(await asyncio.gather(*jobs)), kind)
 
     # -- the parts --------------------------------------------------------------------
+    def _state_for(self, given: Any, kind: str) -> Any:
+        """The state the calls see: for bare tool calls (a Send's), the graph's state."""
+        if kind != "calls":
+            return given
+        state = graph_state()
+        return given if state is None else state
+
     def _calls(self, state: Any) -> tuple[list[ToolCall], Literal["list", "dict", "calls"]]:
         if (
             isinstance(state, list)
@@ -255,7 +266,16 @@ class ToolNode:
             if wants == STRIP:
                 args.pop(param, None)
             else:
-                args[param] = self._injected(wants, call, request, config)
+                value = self._injected(wants, call, request, config)
+                if value is not SKIP:
+                    args[param] = value
+                elif not has_default(tool, param):
+                    field = wants.field
+                    raise (
+                        KeyError(field)
+                        if isinstance(request.state, dict)
+                        else AttributeError(field)
+                    )
         return tool, {**call, "args": args, "type": "tool_call"}
 
     def _injected(self, wants: Any, call: ToolCall, request: ToolCallRequest, config: Any) -> Any:
@@ -275,19 +295,26 @@ class ToolNode:
             return store
         state = request.state
         if isinstance(state, list):
+            if isinstance(wants, InjectedState) and wants.field not in (None, self.messages_key):
+                raise ValueError(
+                    f"Invalid input to ToolNode. Tool {call['name']} requires graph state dict "
+                    f"as input. State should contain fields {wants.field}."
+                )
             state = {self.messages_key: state}
         if isinstance(state, dict) and state.get("__type") == "tool_call_with_context":
             state = state["state"]
         if isinstance(wants, InjectedState) and wants.field:
-            # a NotRequired field the state lacks is injected as None, as LangGraph does
+            # a field the state lacks is left to the parameter's default (or refused)
             field = wants.field
-            return state.get(field) if isinstance(state, dict) else getattr(state, field, None)
+            return (
+                state.get(field, SKIP) if isinstance(state, dict) else getattr(state, field, SKIP)
+            )
         return state
 
     def _finish(self, request: ToolCallRequest, call: dict[str, Any], result: Any) -> Any:
         state = request.state
         as_list = isinstance(state, list) and not (state and isinstance(state[-1], dict))
-        return normalize(result, call, as_list, self.messages_key, _content)
+        return normalize(result, call, as_list, self.messages_key)
 
     def _failed(self, call: Any, error: Exception) -> ToolMessage:
         if isinstance(error, ValidationError) and _of_arguments(self, call, error):
@@ -339,20 +366,6 @@ def _runs_sync(tool: BaseTool) -> bool:
     if isinstance(tool, StructuredTool):
         return tool.coroutine is None and tool.func is not None
     return type(tool)._arun is BaseTool._arun
-
-
-def _content(output: Any) -> Any:
-    """A tool's output as message content: text and content blocks kept, else JSON (or str)."""
-    if isinstance(output, str):
-        return output
-    if isinstance(output, list) and all(
-        isinstance(block, dict) and "type" in block for block in output
-    ):
-        return output
-    try:
-        return json.dumps(output, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(output)
 
 
 def _bubbles(error: Exception) -> bool:

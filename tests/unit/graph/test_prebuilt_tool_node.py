@@ -21,6 +21,7 @@ from pyctx_web.graph.prebuilt import (
 )
 from pyctx_web.graph.prebuilt.tool_node import ToolCallRequest, ToolInvocationError
 from pyctx_web.graph.store.memory import InMemoryStore
+from pyctx_web.graph.types import Send
 
 
 @tool
@@ -215,17 +216,37 @@ def test_tool_invocation_error_keeps_the_call() -> None:
 
 
 @tool
-def city_of(city: Annotated[str | None, InjectedState("city")]) -> str:
+def city_of(city: Annotated[str | None, InjectedState("city")] = None) -> str:
     """The state's city, if any."""
     return f"city={city}"
 
 
-def test_a_missing_state_field_is_injected_as_none() -> None:
-    """InjectedState("city") gives None when the state has no city (a NotRequired field)."""
+@tool
+def city_needed(city: Annotated[str, InjectedState("city")]) -> str:
+    """The state's city."""
+    return f"city={city}"
+
+
+def test_a_missing_state_field_leaves_the_parameters_default() -> None:
+    """InjectedState("city") leaves the default when the state has no city (NotRequired)."""
     out = ToolNode([city_of]).invoke(
         {"messages": [AIMessage("", tool_calls=[_call("city_of", {}, "c")])]}
     )
     assert [m.content for m in out["messages"]] == ["city=None"]
+
+
+def test_a_missing_state_field_without_default_raises_key_error() -> None:
+    """A required parameter's state field the state lacks raises KeyError, never a message."""
+    node = ToolNode([city_needed], handle_tool_errors=True)
+    with pytest.raises(KeyError, match="city"):
+        node.invoke({"messages": [AIMessage("", tool_calls=[_call("city_needed", {}, "c")])]})
+
+
+def test_a_field_of_a_list_state_is_refused() -> None:
+    """A tool injecting a field other than messages cannot run on a list of messages."""
+    node = ToolNode([city_needed])
+    with pytest.raises(ValueError, match=r"^Invalid input to ToolNode\. Tool city_needed requires"):
+        node.invoke([AIMessage("", tool_calls=[_call("city_needed", {}, "c")])])
 
 
 @tool
@@ -269,3 +290,32 @@ def test_injected_arguments_the_model_sends_are_dropped() -> None:
     call = _call("role_of", {"role": "admin"}, "c")
     out = ToolNode([role_of]).invoke([AIMessage("", tool_calls=[call])])
     assert [m.content for m in out] == ["guest"]
+
+
+def test_tools_sent_bare_calls_see_the_graph_state_an_edge_gives() -> None:
+    """Send("tools", [call]) gives the tools the graph's state, as an edge to the node would."""
+    seen: list[Any] = []
+
+    @tool
+    def record(state: Annotated[Any, InjectedState], runtime: ToolRuntime) -> str:
+        """Record the state the tool gets."""
+        seen.append((state, runtime.state))
+        return "ok"
+
+    call = {**_call("record", {}, "c1"), "type": "tool_call"}
+
+    def agent(state: Any) -> dict[str, Any]:
+        return {"messages": [AIMessage("", tool_calls=[call])]}
+
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("agent", agent)
+        .add_node("tools", ToolNode([record]))
+        .add_edge(START, "agent")
+        .add_conditional_edges("agent", lambda _: [Send("tools", [call])], ["tools"])
+        .compile()
+    )
+    graph.invoke({"messages": []})
+    [(state, runtime_state)] = seen
+    assert state == runtime_state
+    assert [m.tool_calls for m in state["messages"]] == [[call]]
