@@ -58,6 +58,8 @@ LANGGRAPH_LAZY_MODULES: Final = {
     "langgraph.prebuilt._tool_call_stream": "pyctx_web.graph.prebuilt._tool_call_stream",
     "langgraph._internal": "pyctx_web.graph._internal",
     "langgraph._internal._runnable": "pyctx_web.graph._internal._runnable",
+    "langgraph.cache": "pyctx_web.graph.cache",
+    "langgraph.cache.base": "pyctx_web.graph.cache",
     "langgraph.channels": "pyctx_web.graph.channels",
     "langgraph.channels.ephemeral_value": "pyctx_web.graph.channels",
     "langgraph.channels.untracked_value": "pyctx_web.graph.channels",

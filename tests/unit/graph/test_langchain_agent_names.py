@@ -108,6 +108,7 @@ def test_langchain_imports_these_names_after_install_as_langgraph() -> None:
         from pyctx_web.graph import install_as_langgraph
         install_as_langgraph()
         from langgraph._internal._runnable import RunnableCallable
+        from langgraph.cache.base import BaseCache
         from langgraph.channels.ephemeral_value import EphemeralValue
         from langgraph.channels.untracked_value import UntrackedValue
         from langgraph.constants import TAG_NOSTREAM
@@ -117,7 +118,7 @@ def test_langchain_imports_these_names_after_install_as_langgraph() -> None:
         from langgraph.stream.transformers import _TasksLifecycleBase
         from langgraph.types import Checkpointer, TracePolicy, omit_payload
         from langgraph.typing import ContextT
-        print(RunnableCallable.__module__, EphemeralValue.__module__, TAG_NOSTREAM)
+        print(RunnableCallable.__module__, EphemeralValue.__module__, BaseCache.__module__)
     """
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
@@ -131,7 +132,7 @@ def test_langchain_imports_these_names_after_install_as_langgraph() -> None:
     assert done.stdout.split() == [
         "pyctx_web.graph._internal._runnable",
         "pyctx_web.graph.channels",
-        "nostream",
+        "pyctx_web.graph.cache",
     ]
 
 
