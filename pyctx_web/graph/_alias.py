@@ -70,6 +70,7 @@ LANGGRAPH_LAZY_MODULES: Final = {
     "langgraph.stream.stream_channel": "pyctx_web.graph.stream",
     "langgraph.stream.transformers": "pyctx_web.graph.stream",
     "langgraph.typing": "pyctx_web.graph.typing",
+    "langgraph.warnings": "pyctx_web.graph.warnings",
 }
 """LangGraph names of pyctx_web modules imported when first used: those that need
 ``langchain-core`` (``langgraph.prebuilt``) and those few programs import (LangChain's)."""

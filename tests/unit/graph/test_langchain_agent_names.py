@@ -118,6 +118,7 @@ def test_langchain_imports_these_names_after_install_as_langgraph() -> None:
         from langgraph.stream.transformers import _TasksLifecycleBase
         from langgraph.types import Checkpointer, TracePolicy, omit_payload
         from langgraph.typing import ContextT
+        from langgraph.warnings import LangGraphDeprecatedSinceV10
         print(RunnableCallable.__module__, EphemeralValue.__module__, BaseCache.__module__)
     """
     done = subprocess.run(
@@ -196,3 +197,15 @@ def test_a_run_with_callbacks_traces_each_node_as_a_chain_run() -> None:
     assert by_name["FakeListChatModel"].parent_run_id == by_name["ask"].id
     assert by_name["quiet"].inputs == {}
     assert by_name["quiet"].outputs == {}
+
+
+def test_langgraph_deprecation_warnings_say_since_and_until_which_version() -> None:
+    """LangGraph's deprecation warnings read as LangGraph's, naming both versions."""
+    from pyctx_web.graph.warnings import LangGraphDeprecatedSinceV10, LangGraphDeprecationWarning
+
+    warning = LangGraphDeprecatedSinceV10("`config_schema` is deprecated.")
+    assert isinstance(warning, LangGraphDeprecationWarning)
+    assert isinstance(warning, DeprecationWarning)
+    assert str(warning) == (
+        "`config_schema` is deprecated. Deprecated in LangGraph V1.0 to be removed in V2.0."
+    )
