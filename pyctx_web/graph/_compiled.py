@@ -23,6 +23,7 @@ from pyctx_web.graph._engine.options import (
     stream_modes,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph._event_streams import EventStreams
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._runs import RunFactory
 from pyctx_web.graph._states import ThreadStates
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
 
-class CompiledStateGraph:
+class CompiledStateGraph(EventStreams):
     """A checked graph, ready to run: made by :meth:`StateGraph.compile`.
 
     One compiled graph serves any number of concurrent runs; each finds its
@@ -174,7 +175,7 @@ class CompiledStateGraph:
         parent = current_task.get_store()
         if parent is not None:
             # Invoked from a node of a running graph: a subgraph of that node's task.
-            return await self._subgraphs.run_as_child(input, options, parent)
+            return await Subgraphs(self).run_as_child(input, options, parent)  # bound config
         return await self.start(input, config, **options)
 
     def start(
@@ -266,11 +267,10 @@ class CompiledStateGraph:
         """Run the graph like :meth:`ainvoke`, yielding chunks as it goes.
 
         ``"updates"`` yields ``{node: update}`` as each task finishes and
-        ``{"__interrupt__": (Interrupt, ...)}`` when the run pauses;
-        ``"values"`` yields the state after the input and after each step;
-        ``"custom"`` yields what nodes send through ``get_stream_writer()``.
-        A list of modes yields ``(mode, chunk)`` pairs. With ``subgraphs=True``,
-        subgraphs stream too and each chunk comes with its namespace:
+        ``{"__interrupt__": (Interrupt, ...)}`` when the run pauses; ``"values"`` the
+        state after the input and each step; ``"custom"`` what nodes send through
+        ``get_stream_writer()``; ``"tools"`` the events of LangChain tool calls.
+        A list of modes yields ``(mode, chunk)``. With ``subgraphs=True`` subgraphs stream too:
         ``(namespace, chunk)`` or ``(namespace, mode, chunk)``, ``()`` for this graph.
         """
         modes, single = stream_modes(stream_mode)

@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.graph._engine.frames import Run
+from pyctx_web.graph._engine.messages_mode import MESSAGE_EVENTS_KEY
 from pyctx_web.graph._engine.options import (
     DEFAULT_RECURSION_LIMIT,
     Breakpoints,
@@ -55,6 +56,9 @@ class RunFactory:
             stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
             if store is None and place.parent is not None:
                 store = place.parent.run.store  # a subgraph without its own uses its parent's
+        else:
+            configurable = request.config.get("configurable") or {}
+            stream["message_events"] = bool(configurable.get(MESSAGE_EVENTS_KEY))
         return Run(
             self._graph.name,
             random_uuid(),
@@ -119,4 +123,5 @@ def _forwarded(place: ChildPlace) -> dict[str, Any]:
         "stream_modes": parent.stream_modes,
         "subgraphs": True,
         "loop": parent.loop,
+        "message_events": parent.message_events,
     }

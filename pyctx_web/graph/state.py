@@ -299,20 +299,17 @@ class StateGraph:
     ) -> CompiledStateGraph:
         """Check the graph and return a :class:`CompiledStateGraph` that runs it.
 
-        ``interrupt_before``/``interrupt_after`` name nodes to pause before or
-        after (``"*"`` for all; ``None``, the default, for none); they need a
-        ``checkpointer``. ``context`` is the
-        default of every run's ``runtime.context`` (each run gets a shallow copy;
-        a run's ``context=`` replaces it, or sets fields of a dataclass default);
-        ``middleware`` (:class:`~pyctx_web.graph.middleware.AgentMiddleware`,
-        outermost first), ``memory`` and ``tools`` serve every run. ``multitask``
-        says what a second run of a thread that is running does: ``"reject"``
-        raises ``ThreadBusyError``, ``"enqueue"`` waits. ``store`` (a
-        :class:`~pyctx_web.graph.store.base.BaseStore`) is every run's
-        ``runtime.store`` and :func:`~pyctx_web.graph.config.get_store`.
-        LangGraph's ``cache`` must be ``None`` (nodes are not cached);
-        ``debug`` and ``transformers`` (LangGraph's stream transformers) are
-        accepted and unused: ``stream_mode="debug"`` shows the steps.
+        ``interrupt_before``/``interrupt_after`` name nodes to pause before or after
+        (``"*"`` for all; ``None``, the default, for none); they need a ``checkpointer``.
+        ``context`` is the default of every run's ``runtime.context`` (each run gets a
+        shallow copy; a run's ``context=`` replaces it, or sets fields of a dataclass
+        default); ``middleware`` (:class:`~pyctx_web.graph.middleware.AgentMiddleware`,
+        outermost first), ``memory`` and ``tools`` serve every run. ``multitask`` says what
+        a second run of a running thread does: ``"reject"`` raises ``ThreadBusyError``,
+        ``"enqueue"`` waits. ``store`` (a :class:`~pyctx_web.graph.store.base.BaseStore`)
+        is every run's ``runtime.store`` and :func:`~pyctx_web.graph.config.get_store`.
+        LangGraph's ``cache`` must be ``None``; ``transformers`` (stream transformer
+        factories) add streams to ``stream_events(version="v3")`` runs; ``debug`` is unused.
         """
         _no_cache(cache)
         services = GraphServices.build(
@@ -330,7 +327,7 @@ class StateGraph:
                 "interrupt_before/interrupt_after need a checkpointer to pause and resume: "
                 "compile(checkpointer=InMemorySaver(), ...)"
             )
-        return CompiledStateGraph(
+        compiled = CompiledStateGraph(
             spec,
             checkpointer=checkpointer,
             interrupt_before=before,
@@ -340,6 +337,8 @@ class StateGraph:
             multitask=multitask,
             store=store,
         )
+        compiled.stream_transformers = tuple(transformers or ())
+        return compiled
 
     def _breakpoints(self, names: Sequence[str] | str | None, what: str) -> frozenset[str]:
         if names is None:

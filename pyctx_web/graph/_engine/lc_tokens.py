@@ -16,14 +16,17 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.outputs import ChatGenerationChunk, LLMResult
-from langchain_core.tracers._streaming import _StreamingCallbackHandler
+from langchain_core.tracers._streaming import (
+    _StreamingCallbackHandler,
+    _V2StreamingCallbackHandler,
+)
 
 from pyctx_web.graph._engine.frames import current_task
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
 
-__all__ = ["TokenHandler", "callbacks_with"]
+__all__ = ["EventTokenHandler", "RunHandler", "TokenHandler", "callbacks_with"]
 
 T = TypeVar("T")
 
@@ -31,7 +34,11 @@ NOSTREAM = "nostream"
 """The tag that keeps a model's tokens out of the ``messages`` stream."""
 
 
-class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
+class RunHandler:
+    """A handler streaming to one run: a node's own replaces the one of the node around it."""
+
+
+class TokenHandler(RunHandler, BaseCallbackHandler, _StreamingCallbackHandler[Any]):
     """Streams the tokens of the chat models a node calls to the run's ``messages`` mode."""
 
     run_inline = True
@@ -117,9 +124,40 @@ class TokenHandler(BaseCallbackHandler, _StreamingCallbackHandler[Any]):
                     self.run.emit("messages", (message, metadata))
 
 
-def callbacks_with(given: Any, handler: TokenHandler, tags: list[str]) -> BaseCallbackManager:
+class EventTokenHandler(TokenHandler, _V2StreamingCallbackHandler):
+    """Streams the message events of the chat models a node calls (``message-start``, content
+    blocks, ``message-finish``) to the run's ``messages`` mode, as ``stream_events`` v3 reads
+    them: with the call's ``run_id`` in the metadata; whole messages only when not streamed."""
+
+    def on_llm_new_token(self, token: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        return None  # the call's message events carry its tokens
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        if run_id in self.streamed:  # the node's update repeats the message its events carried
+            for generations in response.generations:
+                for generation in generations:
+                    message = getattr(generation, "message", None)
+                    if message is not None and message.id is not None:
+                        self.seen.add(message.id)
+        super().on_llm_end(response, run_id=run_id, **kwargs)
+
+    def on_stream_event(self, event: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        metadata = self.models.get(run_id)
+        if metadata is None:
+            return
+        if event.get("event") == "message-start":
+            self.streamed.add(run_id)
+            ident = event.get("message_id")
+            if ident:
+                self.seen.add(str(ident))
+        self.run.emit("messages", (event, {**metadata, "run_id": str(run_id)}))
+
+
+def callbacks_with(
+    given: Any, own: list[BaseCallbackHandler], tags: list[str]
+) -> BaseCallbackManager:
     """The callbacks of a node's LangChain config: ``given`` (a list or a manager) with
-    ``handler`` in place of the handler of the node around (the node runs in a subgraph, or
+    ``own`` in place of the handlers of the node around (the node runs in a subgraph, or
     is a ``@task`` call of a node), and the run's ``tags``, which the models it calls inherit
     as in LangGraph, also where a model's ``with_config(tags=...)`` sets tags of its own."""
     metadata: dict[str, Any] = {}
@@ -130,8 +168,8 @@ def callbacks_with(given: Any, handler: TokenHandler, tags: list[str]) -> BaseCa
     else:
         handlers = list(given) if isinstance(given, list) else []
         inherited = []
-    kept = [item for item in handlers if not isinstance(item, TokenHandler)]
-    kept.append(handler)
+    kept = [item for item in handlers if not isinstance(item, RunHandler)]
+    kept.extend(own)
     every = [*inherited, *(tag for tag in tags if tag not in inherited)]
     return BaseCallbackManager(
         handlers=kept,

@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.graph._engine.records import NO_ARG
 
@@ -29,12 +29,20 @@ if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run, TaskFrame
 
 __all__ = [
+    "LC_MODES",
+    "MESSAGE_EVENTS_KEY",
     "emit_messages",
     "metadata_of",
     "seen_messages",
     "streaming_call",
     "streaming_tokens",
 ]
+
+LC_MODES: Final = frozenset({"messages", "tools"})
+"""The stream modes fed while a node runs, by LangChain's callbacks (its models and tools)."""
+
+MESSAGE_EVENTS_KEY: Final = "__pregel_stream_messages_v2"
+"""The ``configurable`` key of a run whose ``messages`` carry LangChain's message events."""
 
 _langchain: list[bool] = []
 """Whether ``langchain_core`` is importable, found out once."""
@@ -123,8 +131,14 @@ def seen_messages(run: Run, given: Any) -> set[str]:
 
 
 def emit_messages(run: Run, metadata: dict[str, Any], update: Any, seen: set[str]) -> None:
-    """Stream the messages of a node's update that the stream has not carried yet."""
+    """Stream the messages of a node's update that the stream has not carried yet.
+
+    For ``stream_events`` (message events), tool messages are left out: tool calls
+    have a stream of their own there.
+    """
     for message in _messages_in(update):
+        if run.message_events and type(message).__name__ == "ToolMessage":
+            continue
         ident = _id_of(message)
         if isinstance(ident, str):
             if ident in seen:
@@ -160,7 +174,7 @@ def streaming_call(
     """
     run = frame.run
     caller = _streaming.get()
-    if caller is None or not run.listens("messages"):
+    if caller is None or not (run.listens("messages") or run.listens("tools")):
         yield _ignore
         return
     metadata = _call_metadata(caller, name, call_id, key)
@@ -185,16 +199,22 @@ def streaming_tokens(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iter
 
 @contextmanager
 def _token_handler(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iterator[None]:
+    from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.runnables.config import var_child_runnable_config
 
-    from pyctx_web.graph._engine.lc_tokens import TokenHandler, callbacks_with
+    from pyctx_web.graph._engine.lc_tokens import EventTokenHandler, TokenHandler, callbacks_with
 
     outer: dict[str, Any] = dict(var_child_runnable_config.get() or {})
     tags = run.config.get("tags")
-    handler = TokenHandler(run, metadata, seen)
-    callbacks = callbacks_with(
-        outer.get("callbacks"), handler, tags if isinstance(tags, list) else []
-    )
+    own: list[BaseCallbackHandler] = []
+    if run.listens("messages"):
+        kind = EventTokenHandler if run.message_events else TokenHandler
+        own.append(kind(run, metadata, seen))
+    if run.listens("tools"):
+        from pyctx_web.graph._engine.lc_tools import ToolEventHandler
+
+        own.append(ToolEventHandler(run))
+    callbacks = callbacks_with(outer.get("callbacks"), own, tags if isinstance(tags, list) else [])
     config: Any = {**outer, "callbacks": callbacks}
     token = var_child_runnable_config.set(config)
     try:

@@ -42,7 +42,7 @@ __all__ = [
 T = TypeVar("T")
 
 STREAM_MODES: Final = frozenset(
-    {"updates", "values", "custom", "messages", "checkpoints", "tasks", "debug"}
+    {"updates", "values", "custom", "messages", "checkpoints", "tasks", "debug", "tools"}
 )
 DEFAULT_RECURSION_LIMIT: Final = 25
 DONE: Final = "__done__"

@@ -76,7 +76,24 @@ def emit_task(run: Run, schema: StateSchema, cp: Checkpoint, task: TaskSpec) -> 
         "input": task.arg if pushed else schema.output(cp.values),
         "triggers": ("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
     }
+    metadata = _user_metadata(run)
+    if metadata:
+        payload["metadata"] = metadata
     _emit(run, "task", cp.step + 1, payload)
+
+
+def _user_metadata(run: Run) -> dict[str, Any]:
+    """The run's own metadata and tags, as a task's start shows them (``lc_agent_name``...)."""
+    given = run.config.get("metadata")
+    metadata = {
+        key: value
+        for key, value in (given.items() if isinstance(given, dict) else ())
+        if not key.startswith(("langgraph_", "checkpoint_")) and key != "thread_id"
+    }
+    tags = run.config.get("tags")
+    if isinstance(tags, list) and tags:
+        metadata["tags"] = list(tags)
+    return metadata
 
 
 def emit_task_result(
