@@ -360,7 +360,7 @@ async def test_astream_modes(checkpointer: Checkpointer, mode: str) -> None:
         ValueError,
         match=(
             r"^unknown stream_mode 'everything'; expected one of checkpoints, "
-            r"custom, debug, messages, tasks, updates, values$"
+            r"custom, debug, messages, tasks, tools, updates, values$"
         ),
     ):
         [c async for c in graph.astream({}, thread_id="z", stream_mode="everything")]
