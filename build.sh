@@ -3,8 +3,8 @@
 #
 #   ./build.sh setup          tooling venvs (and real LangGraph's), Pyodide distribution (its standard
 #                             library and a build of the wheel compiled to bytecode in Pyodide),
-#                             wheels, Chromium, the JSON-Schema-Test-Suite, axe-core, the JavaScript
-#                             tooling in node_modules (cached, idempotent)
+#                             wheels, Chromium, the JSON-Schema-Test-Suite, the conformance wheel,
+#                             axe-core, the JavaScript tooling in node_modules (cached, idempotent)
 #   ./build.sh test [ARGS]    setup, build/site (as dist), lint, then the unit, differential,
 #                             pyodide and e2e tiers (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict; for the JavaScript,
@@ -304,6 +304,20 @@ ensure_suites() {  # the suites' tests (from their sdists) and the two venvs tha
     echo "$want" >"$dir/.stamp"
 }
 
+ensure_conformance_wheel() {  # langgraph-checkpoint-conformance's pinned wheel, for the pyodide tier
+    local pin want dir  # (tests/pyodide/test_lg_saver_conformance.py runs it on the savers in Pyodide)
+    pin="$(suites_setting common | grep '^langgraph-checkpoint-conformance==')" ||
+        die "[tool.pyctx-web.suites] common pins no langgraph-checkpoint-conformance"
+    want="$(echo "$pin" | sha256sum | cut -c1-16)"
+    dir="$CACHE/conformance"
+    if fresh "$dir/.stamp" "$want"; then return 0; fi
+    log "fetching the $pin wheel from PyPI"
+    rm -rf "$dir" && mkdir -p "$dir"
+    pip_quiet "$PY" download -q --disable-pip-version-check --no-deps --only-binary :all: \
+        -d "$dir" "$pin" || die "pip could not download the $pin wheel"
+    echo "$want" >"$dir/.stamp"
+}
+
 axe_core_dir() {  # where build.sh unpacks the axe-core npm package of [tool.pyctx-web]
     echo "$CACHE/axe-core-$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["axe-core"])')"
 }
@@ -448,6 +462,7 @@ setup() {
     ensure_wheels
     ensure_llm_wheels
     ensure_json_schema_suite
+    ensure_conformance_wheel
     ensure_axe_core
     build_wheel
     compile_stdlib

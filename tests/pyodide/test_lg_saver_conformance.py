@@ -1,8 +1,8 @@
 """langgraph-checkpoint-conformance's async suite on pyctx_web's savers inside Pyodide.
 
-The suite (from the suites tier's venv, ``./build.sh suites``) runs through
-``install_as_langgraph()`` on the IndexedDB saver in Chromium and on the SQLite saver in
-Node, with the langchain-core of build/dist.
+The suite (the pinned wheel ``./build.sh setup`` keeps in build/cache/conformance) runs
+through ``install_as_langgraph()`` on the IndexedDB saver in Chromium and on the SQLite
+saver in Node, with the langchain-core of build/dist.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-SITE = Path(__file__).resolve().parents[2] / "build" / "cache" / "suites" / "venv-pyctx" / "lib"
+WHEELS = Path(__file__).resolve().parents[2] / "build" / "cache" / "conformance"
+_PACKAGE = "langgraph/checkpoint/conformance/"
 
 _RUN = """
 import base64, io, json, sys, zipfile
@@ -52,13 +51,17 @@ json.dumps(outcomes)
 
 
 def _conformance_zip() -> str:
-    folders = sorted(SITE.glob("python*/site-packages/langgraph/checkpoint/conformance"))
-    if not folders:
-        pytest.skip("the suites tier's venv is absent: run ./build.sh suites first")
+    """The conformance package's modules from the pinned wheel, as a base64 zip."""
+    wheels = sorted(WHEELS.glob("langgraph_checkpoint_conformance-*.whl"))
+    if not wheels:
+        raise FileNotFoundError(
+            f"no langgraph-checkpoint-conformance wheel in {WHEELS}: run ./build.sh setup"
+        )
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in folders[-1].rglob("*.py"):
-            archive.write(path, path.relative_to(folders[-1].parents[2]))
+    with zipfile.ZipFile(wheels[-1]) as wheel, zipfile.ZipFile(buffer, "w") as archive:
+        for name in wheel.namelist():
+            if name.startswith(_PACKAGE) and name.endswith(".py"):
+                archive.writestr(name, wheel.read(name))
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
