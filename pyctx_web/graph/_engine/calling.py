@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import is_awaitable
@@ -45,14 +46,17 @@ def node_error(node: str, caught: BaseException) -> Exception:
 class NodeCalls:
     """How one run calls its nodes: what each gets, and what its return value updates."""
 
-    __slots__ = ("planner", "run", "schema", "traced")
+    __slots__ = ("planner", "run", "schema", "trace_parent", "traced")
 
     def __init__(self, run: Run, schema: StateSchema, planner: Planner) -> None:
         self.run = run
         self.schema = schema
         self.planner = planner
-        self.traced = bool(run.config.get("callbacks"))
-        """The run's config has LangChain callbacks: each node call is a chain run of theirs."""
+        self.traced = bool(run.config.get("callbacks")) or _in_traced_node()
+        """The run's config has LangChain callbacks, or the run is in a node traced by them:
+        the run and each node call are chain runs of theirs."""
+        self.trace_parent: Any = None
+        """The callbacks of the graph's own chain run, which node runs start under."""
 
     def state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
         """The state ``node`` receives: the graph's, or only the keys its annotation names."""
@@ -80,7 +84,8 @@ class NodeCalls:
         if self.traced:
             from pyctx_web.graph._engine.lc_trace import traced_call
 
-            return traced_call(self.run, node, arg, lambda: self._call(node, arg, frame))
+            call = lambda: self._call(node, arg, frame)  # noqa: E731  # a thunk
+            return traced_call(self.run, node, arg, call, self.trace_parent)
         return self._call(node, arg, frame)
 
     def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
@@ -117,6 +122,15 @@ class NodeCalls:
             return TaskResult(updates, goto), _streamed(updates)
         updates = self.schema.check_update(node, ret)
         return TaskResult(updates), None if ret is None else dict(updates)
+
+
+def _in_traced_node() -> bool:
+    """Whether this run starts in a node whose call is a LangChain chain run (a subgraph)."""
+    if "pyctx_web.graph._engine.lc_trace" not in sys.modules:
+        return False  # no run of this process was traced: LangChain need not be imported
+    from pyctx_web.graph._engine.lc_trace import node_callbacks
+
+    return node_callbacks() is not None
 
 
 def _to_parent(node: str, command: Command[Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.graph._engine.ids import new_checkpoint_stamp
@@ -37,7 +38,21 @@ async def execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineRe
     """Run ``input`` on the request's thread: a new input, ``None`` or ``Command(resume=...)``.
 
     What the run's durability held back is written when it completes, pauses or fails.
+    A run whose config has LangChain callbacks is a chain run of theirs (``lc_trace``).
     """
+    if engine.calls.traced:
+        from pyctx_web.graph._engine.lc_trace import traced_run
+
+        def traced(parent: Any) -> Awaitable[EngineResult]:
+            engine.calls.trace_parent = parent
+            return _finished(engine, input, request)
+
+        result: EngineResult = await traced_run(engine.run, input, traced)
+        return result
+    return await _finished(engine, input, request)
+
+
+async def _finished(engine: Engine, input: Any, request: ParsedConfig) -> EngineResult:
     try:
         outcome = await _execute(engine, input, request)
     except Exception:

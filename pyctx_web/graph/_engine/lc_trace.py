@@ -1,31 +1,35 @@
-"""A node call as a LangChain chain run, for the callbacks of a run's config (imported only then).
+"""A graph run and its node calls as LangChain chain runs, for the callbacks of a run's config
+(imported only then).
 
 When ``invoke(..., config={"callbacks": [...]})`` gives LangChain callbacks (a tracer,
-LangSmith's), each node call starts a chain run named after the node
-(``on_chain_start``), ends it with the node's return value or its error, and is the
-parent of the LangChain calls the node makes (its models and tools see the run's
-callbacks, tags and metadata). A node's ``TracePolicy`` turns its input and output
-into what tracers record; other handlers get them as they are, as in LangGraph.
+LangSmith's), the run is a chain run named after the graph, with its input and its
+values (or its error); each node call is a chain run of it named after the node, ended
+with the node's return value or its error, and the parent of the LangChain calls the
+node makes (its models and tools see the run's callbacks, tags and metadata). A graph
+run inside a traced node (a subgraph) is a chain run of that node's. A node's
+``TracePolicy`` turns its input and output into what tracers record; other handlers get
+them as they are, as in LangGraph.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.callbacks.base import BaseCallbackHandler
+from langchain_core.callbacks.base import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.callbacks.manager import CallbackManager, CallbackManagerForChainRun
 from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers.base import BaseTracer
 
 from pyctx_web.context import is_awaitable
+from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph.errors import GraphBubbleUp, GraphInterrupt
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run
     from pyctx_web.graph._engine.spec import NodeSpec
 
-__all__ = ["traced_call"]
+__all__ = ["node_callbacks", "traced_call", "traced_run"]
 
 
 def _recorded(value: Any, process: Callable[[Any], Any] | None) -> Any:
@@ -37,15 +41,25 @@ def _as_chain_io(value: Any) -> Any:
     return value if isinstance(value, dict) else {"output": value}
 
 
-def _start(run: Run, node: NodeSpec, arg: Any) -> CallbackManagerForChainRun:
+def _handlers(callbacks: Any) -> list[BaseCallbackHandler]:
+    if isinstance(callbacks, BaseCallbackManager):
+        return list(callbacks.inheritable_handlers)
+    return list(callbacks) if isinstance(callbacks, list) else []
+
+
+def _start(run: Run, node: NodeSpec, arg: Any, parent: Any) -> CallbackManagerForChainRun:
     config = run.config
     metadata = {**(config.get("metadata") or {}), "langgraph_node": node.name}
     metadata["langgraph_step"] = run.step
     manager = CallbackManager.configure(
-        config.get("callbacks"),
+        parent if parent is not None else config.get("callbacks"),
         inheritable_tags=config.get("tags"),
         inheritable_metadata=metadata,
     )
+    # The handlers of the config around the call (the messages stream's) stay with it.
+    around = var_child_runnable_config.get()
+    for handler in _handlers(around.get("callbacks") if around else None):
+        manager.add_handler(handler, inherit=True)
     inputs = _as_chain_io(arg)
     policy = node.trace_policy
     process = getattr(policy, "process_inputs", None)
@@ -79,9 +93,39 @@ def _end(run_manager: CallbackManagerForChainRun, node: NodeSpec, ret: Any) -> N
     run_manager.handlers = handlers
 
 
-async def traced_call(run: Run, node: NodeSpec, arg: Any, call: Callable[[], Any]) -> Any:
-    """Run ``call()`` (the node on ``arg``, awaited if it returns an awaitable) as a chain run."""
-    run_manager = _start(run, node, arg)
+def node_callbacks() -> Any:
+    """The callbacks of the traced node call the calling code runs in, else ``None``."""
+    if current_task.get_store() is None:
+        return None
+    config = var_child_runnable_config.get()
+    return None if config is None else config.get("callbacks")
+
+
+async def traced_run(run: Run, input: Any, execute: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Run ``execute(parent)`` (the graph's run of ``input``) as a chain run named after the
+    graph; ``parent`` is what its node runs start under. Returns what it returns."""
+    callbacks = node_callbacks() or run.config.get("callbacks")
+    manager = CallbackManager.configure(
+        callbacks,
+        inheritable_tags=run.config.get("tags"),
+        inheritable_metadata=run.config.get("metadata"),
+    )
+    run_manager = manager.on_chain_start(None, _as_chain_io(input), name=run.graph_name)
+    try:
+        result = await execute(run_manager.get_child())
+    except BaseException as error:
+        run_manager.on_chain_error(error)
+        raise
+    run_manager.on_chain_end(_as_chain_io(getattr(result, "values", result)))
+    return result
+
+
+async def traced_call(
+    run: Run, node: NodeSpec, arg: Any, call: Callable[[], Any], parent: Any = None
+) -> Any:
+    """Run ``call()`` (the node on ``arg``, awaited if it returns an awaitable) as a chain run
+    of ``parent`` (the graph's run; else a root run of the config's callbacks)."""
+    run_manager = _start(run, node, arg, parent)
     child = {**run.config, "callbacks": run_manager.get_child()}
     token = var_child_runnable_config.set(child)  # type: ignore[arg-type]
     try:

@@ -172,7 +172,7 @@ def _tracer() -> Any:
 
 
 def test_a_run_with_callbacks_traces_each_node_as_a_chain_run() -> None:
-    """With LangChain callbacks given, each node is a chain run, parent of its model calls."""
+    """With LangChain callbacks given, the run and its nodes are chain runs over the model calls."""
     pytest.importorskip("langchain_core")
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from langchain_core.messages import HumanMessage
@@ -190,8 +190,13 @@ def test_a_run_with_callbacks_traces_each_node_as_a_chain_run() -> None:
     )
     graph.add_edge(START, "ask").add_edge("ask", "quiet")
     tracer = _tracer()
-    graph.compile().invoke({"seen": []}, {"callbacks": [tracer]})
+    app = graph.compile(name="agent")
+    app.invoke({"seen": []}, {"callbacks": [tracer]})
     by_name = {run.name: run for run in tracer.runs}
+    assert by_name["agent"].parent_run_id is None
+    assert by_name["agent"].inputs == {"seen": []}
+    assert by_name["agent"].outputs == {"seen": ["asked"]}
+    assert by_name["ask"].parent_run_id == by_name["agent"].id
     assert by_name["ask"].inputs == {"seen": []}
     assert by_name["ask"].outputs == {"seen": ["asked"]}
     assert by_name["FakeListChatModel"].parent_run_id == by_name["ask"].id
@@ -209,3 +214,22 @@ def test_langgraph_deprecation_warnings_say_since_and_until_which_version() -> N
     assert str(warning) == (
         "`config_schema` is deprecated. Deprecated in LangGraph V1.0 to be removed in V2.0."
     )
+
+
+def test_a_traced_run_still_streams_its_model_tokens() -> None:
+    """A run given LangChain callbacks streams its models' tokens to stream_mode="messages"."""
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.messages import HumanMessage
+
+    model = FakeListChatModel(responses=["hey"])
+
+    def ask(state: Counted) -> dict[str, Any]:
+        model.invoke([HumanMessage("hello")])
+        return {"seen": ["asked"]}
+
+    graph = StateGraph(Counted).add_node("ask", ask).add_edge(START, "ask").compile()
+    tracer = _tracer()
+    chunks = graph.stream({"seen": []}, {"callbacks": [tracer]}, stream_mode="messages")
+    assert "".join(str(message.content) for message, _ in chunks) == "hey"
+    assert {run.name for run in tracer.runs} >= {"ask", "FakeListChatModel"}
