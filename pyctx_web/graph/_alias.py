@@ -35,6 +35,7 @@ LANGGRAPH_MODULES: Final = {
     "langgraph.checkpoint.memory": "pyctx_web.graph._lgsaver.memory",
     "langgraph.checkpoint.serde": "pyctx_web.graph._lgsaver.serde",
     "langgraph.checkpoint.serde.base": "pyctx_web.graph._lgsaver.serde",
+    "langgraph.checkpoint.serde.jsonplus": "pyctx_web.graph._lgsaver.jsonplus",
     "langgraph.checkpoint.serde.types": "pyctx_web.graph._lgsaver.serde",
     "langgraph.checkpoint.sqlite": "pyctx_web.graph._lgsaver.sqlite",
     "langgraph.checkpoint.sqlite.aio": "pyctx_web.graph._lgsaver.sqlite_aio",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyctx_web.graph._lgsaver.names import (
     DeltaChannelHistory,
     SerializerProtocol,
+    create_checkpoint,
     get_checkpoint_metadata,
     get_serializable_checkpoint_metadata,
     writes_sort_key,
@@ -48,6 +49,7 @@ __all__ = [
     "StoredCheckpoint",
     "StoredWrite",
     "check_limit",
+    "create_checkpoint",
     "empty_checkpoint",
     "expected_latest",
     "get_checkpoint_id",

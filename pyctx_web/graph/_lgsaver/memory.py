@@ -90,6 +90,9 @@ class InMemorySaver(LangGraphSaver, memory.InMemorySaver):  # type: ignore[misc]
             if hasattr(threads, "__exit__"):
                 self.stack.enter_context(threads)  # type: ignore[arg-type]  # a closable dict
 
+    async def _lg_thread_ids(self) -> list[str]:
+        return list(self._threads)
+
     def __enter__(self) -> InMemorySaver:
         self.stack.__enter__()
         return self

@@ -10,9 +10,15 @@ checkpoint dict (``copy_checkpoint``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any, NamedTuple, NotRequired, Protocol, TypedDict
 
-from pyctx_web.graph._lgsaver.types import Checkpoint, CheckpointMetadata, PendingWrite
+from pyctx_web.graph._lgsaver.types import (
+    Checkpoint,
+    CheckpointMetadata,
+    PendingWrite,
+    uuid6,
+)
 
 __all__ = [
     "EXCLUDED_METADATA_KEYS",
@@ -21,6 +27,7 @@ __all__ = [
     "SerializerProtocol",
     "_DeltaSnapshot",
     "copy_checkpoint",
+    "create_checkpoint",
     "get_checkpoint_metadata",
     "get_serializable_checkpoint_metadata",
     "writes_sort_key",
@@ -122,4 +129,30 @@ def copy_checkpoint(checkpoint: Checkpoint) -> Checkpoint:
         channel_versions=dict(checkpoint["channel_versions"]),
         versions_seen={k: dict(v) for k, v in checkpoint["versions_seen"].items()},
         updated_channels=checkpoint.get("updated_channels"),
+    )
+
+
+def create_checkpoint(
+    checkpoint: Checkpoint, channels: Mapping[str, Any] | None, step: int, *, id: str | None = None
+) -> Checkpoint:
+    """The checkpoint that follows ``checkpoint``: a new id (``id``, or one made for ``step``)
+    and time, its versions and seen versions.
+
+    Its values are ``checkpoint``'s when ``channels`` is ``None``; else each channel's
+    ``checkpoint()`` value, for the channels ``checkpoint`` has a version of.
+    """
+    versions = checkpoint["channel_versions"]
+    if channels is None:
+        values = checkpoint["channel_values"]
+    else:
+        values = {k: channel.checkpoint() for k, channel in channels.items() if k in versions}
+    return Checkpoint(
+        v=1,
+        ts=datetime.now(UTC).isoformat(),
+        id=id or str(uuid6(clock_seq=step)),
+        channel_values=values,
+        channel_versions=versions,
+        versions_seen=checkpoint["versions_seen"],
+        pending_sends=checkpoint.get("pending_sends", []),
+        updated_channels=None,
     )

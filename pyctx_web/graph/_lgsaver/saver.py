@@ -14,6 +14,7 @@ these: :mod:`.memory`, :mod:`.sqlite`.
 
 from __future__ import annotations
 
+import base64
 import builtins
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from types import EllipsisType
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 
 from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph._lgsaver.names import get_checkpoint_metadata
 from pyctx_web.graph._lgsaver.types import (
     WRITES_IDX_MAP,
     BaseCheckpointSaver,
@@ -28,6 +30,7 @@ from pyctx_web.graph._lgsaver.types import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    JsonValueSerializer,
     config_parts,
 )
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
@@ -94,6 +97,22 @@ def _document(record: CheckpointRecord) -> dict[str, Any]:
     }
 
 
+def _dumped(serde: Any, value: Any, key: str) -> Any:
+    """A value in a stored document: the JSON codec's form, or ``[type, base64]`` of ``serde``."""
+    if type(serde) is JsonValueSerializer:  # the default: values stay readable JSON
+        return _CODEC.encode(value, key=key)
+    kind, data = serde.dumps_typed(value)
+    # The codec's marker key: no dict the codec makes of a value looks like this one.
+    return {"__pyctx__": "serde", "type": kind, "data": base64.b64encode(data).decode("ascii")}
+
+
+def _loaded(serde: Any, stored: Any) -> Any:
+    """The value :func:`_dumped` stored."""
+    if isinstance(stored, dict) and stored.get("__pyctx__") == "serde":
+        return serde.loads_typed((stored["type"], base64.b64decode(stored["data"])))
+    return _decoded(stored)
+
+
 def _decoded(value: Any) -> Any:
     try:
         return _CODEC.decode(value)
@@ -103,19 +122,18 @@ def _decoded(value: Any) -> Any:
         return value
 
 
-def _tuple(record: CheckpointRecord, document: dict[str, Any]) -> CheckpointTuple:
+def _tuple(record: CheckpointRecord, document: dict[str, Any], serde: Any) -> CheckpointTuple:
     thread_id = record.checkpoint.thread_id
     namespace = document["ns"]
     checkpoint: Checkpoint = {k: v for k, v in document["checkpoint"].items()}  # type: ignore[assignment]
-    checkpoint["channel_values"] = {
-        k: _decoded(v) for k, v in document["checkpoint"]["channel_values"].items()
-    }
+    values = document.get("values", document["checkpoint"]["channel_values"])
+    checkpoint["channel_values"] = {k: _loaded(serde, v) for k, v in values.items()}
     parent = document["parent"]
     writes = []
     for write in record.writes:
         if write.kind.startswith("lg:"):
             stored = JsonSerde.loads(write.data)
-            writes.append((write.task_id, stored["channel"], _CODEC.decode(stored["value"])))
+            writes.append((write.task_id, stored["channel"], _loaded(serde, stored["value"])))
         elif document.get("graph"):
             # A graph's own write: its kind as the channel, its JSON document as the value.
             writes.append((write.task_id, write.kind, JsonSerde.loads(write.data)))
@@ -162,12 +180,17 @@ class LangGraphSaver(BaseCheckpointSaver[Any]):
         thread_id, namespace, parent = config_parts(config)
         if not isinstance(checkpoint, dict) or "id" not in checkpoint:
             raise ArgumentTypeError("checkpoint must be a Checkpoint dict with an 'id'")
+        body: dict[str, Any] = dict(checkpoint)
+        values: dict[str, Any] = body.pop("channel_values", None) or {}
         document = {
             _MARK: 1,
             "ns": namespace,
             "parent": parent,
-            "checkpoint": _CODEC.encode(dict(checkpoint), key="checkpoint"),
-            "metadata": _CODEC.encode(dict(metadata or {}), key="metadata"),
+            "checkpoint": _CODEC.encode({**body, "channel_values": {}}, key="checkpoint"),
+            "values": {k: _dumped(self.serde, v, k) for k, v in values.items()},
+            "metadata": _CODEC.encode(
+                dict(get_checkpoint_metadata(config, metadata or {})), key="metadata"
+            ),
         }
         current = await self._native_get(thread_id, None)
         stored = StoredCheckpoint(
@@ -217,7 +240,7 @@ class LangGraphSaver(BaseCheckpointSaver[Any]):
             data = {
                 "channel": channel,
                 "path": task_path,
-                "value": _CODEC.encode(value, key=channel),
+                "value": _dumped(self.serde, value, channel),
             }
             batch.append(StoredWrite(str(task_id), kind, JsonSerde.dumps(data)))
         if batch:
@@ -231,7 +254,7 @@ class LangGraphSaver(BaseCheckpointSaver[Any]):
             document = None if record is None else _document(record)
             if document is None or document["ns"] != namespace:
                 return None
-            return _tuple(record, document)
+            return _tuple(record, document, self.serde)
         async for found in self._lg_list(thread_id, namespace, None, None, 1):
             return found
         return None
@@ -247,42 +270,49 @@ class LangGraphSaver(BaseCheckpointSaver[Any]):
         """The graph's records by thread id, or LangGraph's tuples by config, newest first."""
         if isinstance(config, str):
             return self._native().alist(config, limit=limit, before=before)  # type: ignore[no-any-return]
-        if config is None:
-            raise ArgumentTypeError("alist needs a config naming the thread to list")
-        thread_id, _, _ = config_parts(config)
-        configurable = config.get("configurable") or {}
+        thread_id = None if config is None else config_parts(config)[0]
+        configurable = (config or {}).get("configurable") or {}
         namespace = configurable.get("checkpoint_ns") if "checkpoint_ns" in configurable else None
         cursor = None if before is None else config_parts(before)[2]
         return self._lg_list(thread_id, namespace, filter, cursor, limit)
 
+    async def _lg_thread_ids(self) -> builtins.list[str]:
+        """Every thread the saver holds, for a listing by metadata alone (``list(None)``)."""
+        raise UsageError(
+            f"{type(self).__name__} lists one thread at a time: "
+            "give list() a config naming its thread_id"
+        )
+
     async def _lg_list(
         self,
-        thread_id: str,
+        thread_id: str | None,
         namespace: str | None,
         wanted: dict[str, Any] | None,
         before: str | None,
         limit: int | None,
     ) -> AsyncIterator[CheckpointTuple]:
-        # The saver's own order, newest first: the order the checkpoints were stored in.
-        passed = before is None
+        # Each thread in the saver's own order, newest first: the order they were stored in.
         left = limit
-        async for record in self._native().alist(thread_id):
-            document = _document(record)
-            if not passed:
-                passed = document["checkpoint"]["id"] == before
-                continue
-            if namespace is not None and document["ns"] != namespace:
-                continue
-            metadata = document["metadata"]
-            if wanted and any(
-                metadata.get(k) != _CODEC.encode(v, key=k) for k, v in wanted.items()
-            ):
-                continue
-            if left is not None:
-                if left <= 0:
-                    return
-                left -= 1
-            yield _tuple(record, document)
+        threads = [thread_id] if thread_id is not None else await self._lg_thread_ids()
+        for thread in threads:
+            passed = before is None
+            async for record in self._native().alist(thread):
+                document = _document(record)
+                if not passed:
+                    passed = document["checkpoint"]["id"] == before
+                    continue
+                if namespace is not None and document["ns"] != namespace:
+                    continue
+                metadata = document["metadata"]
+                if wanted and any(
+                    metadata.get(k) != _CODEC.encode(v, key=k) for k, v in wanted.items()
+                ):
+                    continue
+                if left is not None:
+                    if left <= 0:
+                        return
+                    left -= 1
+                yield _tuple(record, document, self.serde)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint and write of the thread, in every namespace."""

@@ -15,3 +15,9 @@ __all__ = ["SqliteSaver"]
 
 class SqliteSaver(LangGraphSaver, sqlite.SqliteSaver):  # type: ignore[misc]  # the graph's and LangGraph's forms
     """Checkpoints in SQLite, read and written by the graph or through LangGraph's interface."""
+
+    async def _lg_thread_ids(self) -> list[str]:
+        rows = self._query(
+            "SELECT thread_id FROM pyctx_checkpoints GROUP BY thread_id ORDER BY min(seq)", ()
+        )
+        return [str(row[0]) for row in rows]

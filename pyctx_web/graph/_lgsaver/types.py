@@ -9,8 +9,10 @@ works as a graph's checkpointer through :mod:`.foreign`.
 
 from __future__ import annotations
 
+import copy
+import logging
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, NamedTuple, TypeAlias, TypedDict, TypeVar
 
 from pyctx_web.errors import ArgumentValueError
@@ -50,6 +52,7 @@ ChannelVersions: TypeAlias = dict[str, str | int | float]
 """The version of each channel."""
 PendingWrite: TypeAlias = tuple[str, str, Any]
 """A pending write: ``(task_id, channel, value)``."""
+_logger = logging.getLogger("langgraph.checkpoint.base")
 V = TypeVar("V", int, float, str)
 """The type of a saver's channel versions (``BaseCheckpointSaver[str]``...)."""
 
@@ -275,8 +278,92 @@ class BaseCheckpointSaver(Generic[V]):
         """Delete every checkpoint and write of the thread, async."""
         raise self._unsupported("adelete_thread")
 
+    def get_delta_channel_history(
+        self, *, config: dict[str, Any], channels: Sequence[str]
+    ) -> dict[str, Any]:
+        """What each channel wrote along the checkpoint's ancestors (a ``DeltaChannelHistory``).
+
+        Walks from the parent of the checkpoint ``config`` names (the thread's latest
+        without an id) to the root, through :meth:`get_tuple`: each channel's writes,
+        oldest first, down to the nearest ancestor holding a value for it, given as
+        ``seed`` (no ``seed`` when none does). The checkpoint's own writes are left out:
+        they make the next checkpoint.
+        """
+        history = _History(channels)
+        found = self.get_tuple(config) if channels else None
+        cursor = None if found is None else found.parent_config
+        while cursor is not None and history.wanted:
+            found = self.get_tuple(cursor)
+            cursor = None if found is None else history.add(found)
+        return history.result()
+
+    async def aget_delta_channel_history(
+        self, *, config: dict[str, Any], channels: Sequence[str]
+    ) -> dict[str, Any]:
+        """:meth:`get_delta_channel_history` through :meth:`aget_tuple`."""
+        history = _History(channels)
+        found = await self.aget_tuple(config) if channels else None
+        cursor = None if found is None else found.parent_config
+        while cursor is not None and history.wanted:
+            found = await self.aget_tuple(cursor)
+            cursor = None if found is None else history.add(found)
+        return history.result()
+
+    def with_allowlist(self, extra_allowlist: Iterable[Any]) -> Any:
+        """This saver reading with its serializer's type allowlist widened by ``extra_allowlist``.
+
+        A shallow copy sharing the saver's storage when the serializer has an allowlist
+        (``with_msgpack_allowlist``) that the extra types widen; else the saver itself
+        (a serializer without one is logged as a warning).
+        """
+        widen = getattr(self.serde, "with_msgpack_allowlist", None)
+        if widen is None:
+            _logger.warning(
+                "Serializer %s does not support msgpack allowlist. "
+                "Strict msgpack deserialization will not be enforced.",
+                type(self.serde).__name__,
+            )
+            return self
+        serde = widen(extra_allowlist)
+        if serde is self.serde:
+            return self
+        clone = copy.copy(self)
+        clone.serde = serde
+        return clone
+
     def get_next_version(self, current: str | int | float | None, channel: Any = None) -> Any:
         """The version a channel gets when it is written: one more than ``current``."""
         if current is None:
             return 1
         return int(str(current).split(".", 1)[0]) + 1
+
+
+class _History:
+    """The writes and seeds of a walk up a checkpoint's ancestors, one channel each."""
+
+    def __init__(self, channels: Sequence[str]) -> None:
+        self.channels = list(channels)
+        self.wanted = set(channels)
+        self.writes: dict[str, list[PendingWrite]] = {c: [] for c in channels}  # newest first
+        self.seeds: dict[str, Any] = {}
+
+    def add(self, found: CheckpointTuple) -> dict[str, Any] | None:
+        """Take an ancestor's writes (and seeds); the config of its parent."""
+        for write in reversed(found.pending_writes or ()):
+            if write[1] in self.wanted:
+                self.writes[write[1]].append(write)
+        values = found.checkpoint.get("channel_values") or {}
+        for channel in [c for c in self.wanted if c in values]:
+            self.seeds[channel] = values[channel]
+            self.wanted.discard(channel)
+        return found.parent_config
+
+    def result(self) -> dict[str, Any]:
+        """Each channel's ``{"writes": [oldest first...], "seed": value}`` (no seed: none)."""
+        result: dict[str, Any] = {}
+        for channel in self.channels:
+            entry: dict[str, Any] = {"writes": self.writes[channel][::-1]}
+            if channel in self.seeds:
+                entry["seed"] = self.seeds[channel]
+            result[channel] = entry
+        return result
