@@ -34,6 +34,11 @@ NOSTREAM = "nostream"
 """The tag that keeps a model's tokens out of the ``messages`` stream."""
 
 
+def _set_by_call(key: str) -> bool:
+    """Whether a model call's own metadata ``key`` outranks the node's (not its place)."""
+    return not key.startswith("langgraph_") and key not in ("thread_id", "checkpoint_ns")
+
+
 class RunHandler:
     """A handler streaming to one run: a node's own replaces the one of the node around it."""
 
@@ -72,7 +77,10 @@ class TokenHandler(RunHandler, BaseCallbackHandler, _StreamingCallbackHandler[An
         if frame is not None and frame.run is not self.run:
             return
         own = metadata or {}
+        # The node's place wins; what the model call itself set (its config's metadata) wins
+        # over the run's: a caller cannot forge a key a model call is marked with.
         merged = {**own, **self.metadata}
+        merged.update((k, v) for k, v in own.items() if k not in self.metadata or _set_by_call(k))
         # As LangChain copies it into the model's metadata from the config of the task, or in
         # a subgraph from the config the subgraph was called with.
         namespace = self.run.namespace
