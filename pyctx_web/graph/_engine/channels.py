@@ -12,6 +12,7 @@ instance) with ``__pyctx_channel__`` (:mod:`pyctx_web.graph.channels`) is
 from __future__ import annotations
 
 import dataclasses
+from collections import abc
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Final, get_args, get_origin, get_type_hints, is_typeddict
 
@@ -28,6 +29,15 @@ Reducer = Callable[[Any, Any], Any]
 _MISSING: Final = object()
 _EMPTY_STARTS: Final[tuple[type, ...]] = (list, dict, tuple, set, frozenset, str, int, float)
 """Types whose empty value starts a reduced key that has no value yet."""
+_ABSTRACT_STARTS: Final[dict[Any, type]] = {
+    abc.Sequence: list,
+    abc.MutableSequence: list,
+    abc.Set: set,
+    abc.MutableSet: set,
+    abc.Mapping: dict,
+    abc.MutableMapping: dict,
+}
+"""The concrete type an abstract collection annotation starts empty as, as in LangGraph."""
 
 
 _QUALIFIERS: Final = frozenset({"Required", "NotRequired", "ReadOnly"})
@@ -220,6 +230,7 @@ class StateSchema:
     def _empty_start(self, key: str) -> Any:
         base = unqualified(get_args(unqualified(self.annotations[key]))[0])
         origin = get_origin(base) or base
+        origin = _ABSTRACT_STARTS.get(origin, origin)  # Sequence[...] starts as a list
         if isinstance(origin, type) and issubclass(origin, _EMPTY_STARTS):
             for kind in _EMPTY_STARTS:
                 if issubclass(origin, kind):
