@@ -12,6 +12,7 @@ from typing import Any
 import baseline
 import imports
 import startup
+import unrestored
 import versus
 
 Measured = dict[str, Any]
@@ -36,6 +37,7 @@ def run_startup(dist: Path, quick: bool, launch: dict[str, Any]) -> list[Measure
         finally:
             browser.close()
     figures = startup.rows(loads, current, base, runtime, quick)
+    figures += unrestored.run(current, launch, quick)
     return [{"runtime": runtime, "clock_resolution": None, "figures": figures}]
 
 
