@@ -9,6 +9,7 @@ later, so only the async forms work; a sync form raises
 
 from __future__ import annotations
 
+from pyctx_web._homes import publish
 from pyctx_web.graph._lgsaver.saver import LangGraphSaver
 from pyctx_web.graph.checkpoint import indexeddb
 
@@ -17,3 +18,6 @@ __all__ = ["IndexedDBSaver"]
 
 class IndexedDBSaver(LangGraphSaver, indexeddb.IndexedDBSaver):  # type: ignore[misc]  # both forms
     """Checkpoints in IndexedDB, read and written by the graph or through LangGraph's interface."""
+
+
+publish("pyctx_web.graph.saver", IndexedDBSaver)

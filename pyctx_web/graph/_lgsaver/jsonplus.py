@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import Any, Final
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 
 __all__ = ["JsonPlusSerializer"]
@@ -224,3 +225,6 @@ def _object(value: Any) -> dict[str, Any]:
         "kind": kind,
         "data": _encode(data),
     }
+
+
+publish("pyctx_web.graph.saver", JsonPlusSerializer)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
+from pyctx_web._homes import publish
 from pyctx_web.graph._lgsaver.saver import LangGraphSaver
 from pyctx_web.graph.checkpoint import memory
 
@@ -106,6 +107,8 @@ class InMemorySaver(LangGraphSaver, memory.InMemorySaver):  # type: ignore[misc]
     async def __aexit__(self, *exc_info: Any) -> bool | None:
         return self.__exit__(*exc_info)
 
+
+publish("pyctx_web.graph.saver", InMemorySaver)
 
 MemorySaver = InMemorySaver
 """LangGraph's other name for :class:`InMemorySaver`."""

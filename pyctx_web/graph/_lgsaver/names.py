@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, NotRequired, Protocol, TypedDict
 
+from pyctx_web._homes import publish
 from pyctx_web.graph._lgsaver.types import (
     Checkpoint,
     CheckpointMetadata,
@@ -156,3 +157,12 @@ def create_checkpoint(
         pending_sends=checkpoint.get("pending_sends", []),
         updated_channels=None,
     )
+
+
+publish(
+    "pyctx_web.graph.saver",
+    DeltaChannelHistory,
+    SerializerProtocol,
+    create_checkpoint,
+    get_checkpoint_metadata,
+)

@@ -7,6 +7,7 @@ takes LangGraph's ``aput(config, checkpoint, metadata, new_versions)``, ``aput_w
 
 from __future__ import annotations
 
+from pyctx_web._homes import publish
 from pyctx_web.graph._lgsaver.saver import LangGraphSaver
 from pyctx_web.graph.checkpoint import sqlite
 
@@ -21,3 +22,6 @@ class SqliteSaver(LangGraphSaver, sqlite.SqliteSaver):  # type: ignore[misc]  # 
             "SELECT thread_id FROM pyctx_checkpoints GROUP BY thread_id ORDER BY min(seq)", ()
         )
         return [str(row[0]) for row in rows]
+
+
+publish("pyctx_web.graph.saver", SqliteSaver)

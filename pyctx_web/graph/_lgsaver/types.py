@@ -15,6 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, NamedTuple, TypeAlias, TypedDict, TypeVar
 
+from pyctx_web._homes import publish
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph._engine.serde import JsonSerde
 
@@ -367,3 +368,14 @@ class _History:
                 entry["seed"] = self.seeds[channel]
             result[channel] = entry
         return result
+
+
+publish(
+    "pyctx_web.graph.saver",
+    BaseCheckpointSaver,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    empty_checkpoint,
+    get_checkpoint_id,
+)

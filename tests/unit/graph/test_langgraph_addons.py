@@ -83,7 +83,7 @@ print(fake.__file__.endswith("langgraph/checkpoint/fake/__init__.py"), langgraph
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [
-        "pyctx_web.graph._lgsaver.memory",
+        "pyctx_web.graph.saver",
         "part",
         "extra",
         "True",
