@@ -109,7 +109,13 @@ class Engine:
         values = current_values(self.schema, cp, pending)
         self.run.emit("updates", {"__interrupt__": tuple(waiting)})
         if self.run.listens("values"):
-            self.run.emit("values", {**self.schema.output(values), "__interrupt__": tuple(waiting)})
+            # As LangGraph: the questions with the step's starting values, then the values
+            # with the finished tasks' writes, when they wrote any.
+            self.run.emit(
+                "values", {**self.schema.output(cp.values), "__interrupt__": tuple(waiting)}
+            )
+            if values is not cp.values and values != cp.values:
+                self.run.emit("values", self.schema.output(values))
         return EngineResult(cp, values, waiting)
 
     # -- the loop ------------------------------------------------------------------
