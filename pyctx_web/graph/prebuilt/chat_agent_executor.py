@@ -135,6 +135,8 @@ def _model_node(
         view = dict(state) if isinstance(state, dict) else state
         if isinstance(view, dict) and "llm_input_messages" in view:
             view = {**view, "messages": view["llm_input_messages"]}
+        elif isinstance(view, BaseModel) and (hooked := getattr(view, "llm_input_messages", None)):
+            view = view.model_copy(update={"messages": hooked})
         _validate_chat_history(_messages(view))
         model_input = await _settled(make_input(view))
         if isinstance(model_input, Runnable):  # a prompt may answer with a template to fill
@@ -178,25 +180,31 @@ def _route(
 ) -> Callable[[Any], Any]:
     """Where the agent goes after the model (after the post_model_hook, ``back`` given)."""
 
-    def should_continue(state: Any) -> Any:
-        messages = _messages(state)
-        last = messages[-1]
-        if back is not None and getattr(last, "type", None) == "tool":
-            return back  # the hook answered the calls itself: the model reads the answers
-        if not isinstance(last, AIMessage) or not last.tool_calls or tool_node is None:
-            return after
-        calls = last.tool_calls
-        if back is not None:  # after a post_model_hook: the calls it has not answered itself
-            answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-            calls = [call for call in calls if call["id"] not in answered]
-            if not calls:
-                return after
+    def to_tools(calls: list[Any], state: Any) -> Any:
         if version == "v1":
             return "tools"
         return [
             Send("tools", {"__type": "tool_call_with_context", "tool_call": call, "state": state})
             for call in calls
         ]
+
+    def should_continue(state: Any) -> Any:
+        messages = _messages(state)
+        last = messages[-1]
+        if back is None:
+            if not isinstance(last, AIMessage) or not last.tool_calls or tool_node is None:
+                return after
+            return to_tools(last.tool_calls, state)
+        # After a post_model_hook: the model's calls the hook has not answered go to the
+        # tools; when it answered them all, the model reads the answers.
+        asked = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        pending = [c for c in (asked.tool_calls if asked else []) if c["id"] not in answered]
+        if pending and tool_node is not None:
+            return to_tools(pending, state)
+        if getattr(last, "type", None) == "tool":
+            return back
+        return after
 
     return should_continue
 
@@ -245,10 +253,23 @@ def _hook(fn: Any) -> Any:
 def _with_hook_input(schema: Any) -> Any:
     """``schema`` (a TypedDict) with ``llm_input_messages``, which a pre_model_hook may write."""
     if not is_typeddict(schema):
-        return schema
+        return schema  # a pydantic state: the model node's input schema has the key
     fields = {**get_type_hints(schema, include_extras=True)}
     fields["llm_input_messages"] = NotRequired[list[AnyMessage]]
     return TypedDict(schema.__name__, fields)  # type: ignore[operator]
+
+
+def _model_input(schema: Any) -> type | None:
+    """What the model node reads of a pydantic state: the state and ``llm_input_messages``."""
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        return None
+    from pydantic import create_model
+
+    hook_input: Any = (list[AnyMessage] | None, None)
+    model: type = create_model(
+        "CallModelInputSchema", __base__=schema, llm_input_messages=hook_input
+    )
+    return model
 
 
 def _after_tools(tool_node: ToolNode, back: str) -> Callable[[Any], str]:
@@ -291,7 +312,6 @@ def _wire_tools(
     if tool_node is None:
         builder.add_edge(decide, after)
         return
-    builder.add_node("tools", tool_node)
     ends = ["tools", after] if back is None else ["tools", back, after]
     builder.add_conditional_edges(decide, _route(tool_node, version, after, back), ends)
     if any(tool.return_direct for tool in tool_node.tools_by_name.values()):
@@ -329,22 +349,29 @@ def create_react_agent(
         input_schema=schema,
         output_schema=schema,
     )
-    builder.add_node("agent", _model_node(model, tool_list, prompt, name))
+    # Nodes in LangGraph's order (its drawings and get_graph() list them so).
+    builder.add_node(
+        "agent",
+        _model_node(model, tool_list, prompt, name),
+        input_schema=_model_input(schema) if pre_model_hook is not None else None,
+    )
+    if tool_node is not None:
+        builder.add_node("tools", tool_node)
     first = "agent"
     if pre_model_hook is not None:
         builder.add_node("pre_model_hook", _hook(pre_model_hook))
         builder.add_edge("pre_model_hook", "agent")
         first = "pre_model_hook"
     builder.add_edge(START, first)
-    after = "generate_structured_response" if response_format is not None else END
-    if response_format is not None:
-        builder.add_node(after, _structured_node(model, response_format))
-        builder.add_edge(after, END)
     decide = "agent"
     if post_model_hook is not None:
         builder.add_node("post_model_hook", _hook(post_model_hook))
         builder.add_edge("agent", "post_model_hook")
         decide = "post_model_hook"
+    after = "generate_structured_response" if response_format is not None else END
+    if response_format is not None:
+        builder.add_node(after, _structured_node(model, response_format))
+        builder.add_edge(after, END)
     back = first if post_model_hook is not None else None
     _wire_tools(builder, tool_node, version, (decide, first, after, back))
     return builder.compile(
