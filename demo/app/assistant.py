@@ -13,6 +13,7 @@ reports what the context store shows it as ``inspect`` events.
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,10 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from actions import ACTION_TOOLS, ALL_TOOLS, ask_user
 from observe import deliver, observe
 
-from pyctx_web.chat import openai_message
 from pyctx_web.graph import END, START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.func import task
 from pyctx_web.graph.middleware import HumanInTheLoopMiddleware
 from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
@@ -74,14 +73,28 @@ class AssistantData:
         """The model chosen in the settings panel."""
 
 
-@task
-async def think(model: ChatModel, messages: list[dict[str, Any]], tools: list[Any]) -> Any:
-    """One model call, saved with the node's progress: a resumed node does not ask again."""
+async def _think(model: ChatModel, messages: list[dict[str, Any]], tools: list[Any]) -> Any:
     reply = await model.complete(messages, tools)
     return reply.to_message()
 
 
+@functools.cache
+def _think_task() -> Any:
+    from pyctx_web.graph.func import task
+
+    return task(name="think")(_think)
+
+
+def think(model: ChatModel, messages: list[dict[str, Any]], tools: list[Any]) -> Any:
+    """One model call as the task ``think``, saved with the node's progress: a resumed node
+    does not ask again. (The task is made at its first call: the functional API comes with
+    the first turn, not at the worker's start.)"""
+    return _think_task()(model, messages, tools)
+
+
 def _conversation(state: ChatState, prompt: str, extra: list[Any]) -> list[dict[str, Any]]:
+    from pyctx_web.chat import openai_message  # with the first turn (FIRST_TURN_MODULES)
+
     history = [openai_message(m) for m in [*state.get("messages", []), *extra]]
     return [{"role": "system", "content": f"{SYSTEM}\n{prompt}"}, *history]
 
@@ -96,6 +109,8 @@ def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def intake(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
     """Take the newest user message as the request of this turn."""
+    from pyctx_web.chat import openai_message
+
     messages = [openai_message(m) for m in state.get("messages", [])]
     request = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
     return {"request": request, "trace": [observe("node", "intake")]}

@@ -45,15 +45,17 @@ MAX_THREAD_ID = 200
 
 FIRST_TURN_MODULES = (
     "pyctx_web.chat._session",
+    "pyctx_web.graph.func",
     "pyctx_web.graph._engine.execute",
     "pyctx_web.graph._engine.views",
     "pyctx_web.graph._runctx.tool_calls",
     "pyctx_web.graph._runctx.approval",
     "offline_model",
 )
-"""The chat session and the run machinery pyctx_web imports at a thread's first message, and
-the offline model that answers it (with the reply types of :mod:`protocol`): imported once
-the page is ready, so that a first message typed meanwhile does not wait."""
+"""The chat session (with the chat protocol), the functional API of the assistant's ``think``
+task and the run machinery pyctx_web imports at a thread's first message, and the offline
+model that answers it (with the reply types of :mod:`protocol`): imported once the page is
+ready, so that a first message typed meanwhile does not wait."""
 
 REHEARSAL_TEXT = "help me with email"
 """The first message :func:`preload` rehearses: one that asks a question."""

@@ -45,6 +45,8 @@ NOT_AT_BOOT = {
     "pkgutil": "only preload() walks the packages, for the snapshot",
     "datetime": "a memory entry's timestamp is made with the first entry",
     "pyctx_web.chat._session": "a thread's session comes with its first message, after ready",
+    "pyctx_web.chat": "the nodes read the chat's messages in a run, after ready",
+    "pyctx_web.graph.func": "the think task is made at its first call, in a run",
     "offline_model": "the model answers the first message: imported after ready",
     "protocol": "the models' reply types come with the first model",
     "models": "a model is made from the settings when the page sends them",
@@ -53,8 +55,8 @@ NOT_AT_BOOT = {
 
 
 def test_booting_the_worker_leaves_what_only_later_steps_use_unimported() -> None:
-    """import worker_main and boot() leave pkgutil, datetime, the chat session and the models
-    unimported."""
+    """import worker_main and boot() leave pkgutil, datetime, the chat protocol and session,
+    the functional API and the models unimported."""
     done = subprocess.run(
         [sys.executable, "-c", BOOT.format(app=str(APP))],
         capture_output=True,
