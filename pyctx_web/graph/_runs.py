@@ -65,7 +65,7 @@ class RunFactory:
             request.thread_id,
             checkpointer,
             input,
-            config=request.config,
+            config=request.config if place is None else _inherited(place, request.config),
             store=store,
             **stream,
         )
@@ -110,13 +110,20 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+def _inherited(place: ChildPlace, config: dict[str, Any]) -> dict[str, Any]:
+    """A subgraph's config: its own, its metadata over that of the run that calls it."""
+    given = place.parent.run.config.get("metadata") if place.parent is not None else None
+    if not isinstance(given, dict) or not given:
+        return config
+    return {**config, "metadata": {**given, **(config.get("metadata") or {})}}
+
+
 def _forwarded(place: ChildPlace) -> dict[str, Any]:
     """How a subgraph streams: into its parent's stream when that streams subgraphs."""
     if place.parent is None:
         return {}
     parent = place.parent.run
-    if parent.queue is None or not parent.subgraphs or parent.loop is not _running_loop():
-        # A subgraph run on another loop (a sync call from a sync node) cannot stream into it.
+    if parent.queue is None or not parent.subgraphs:
         return {}
     return {
         "queue": parent.queue,
@@ -124,4 +131,7 @@ def _forwarded(place: ChildPlace) -> dict[str, Any]:
         "subgraphs": True,
         "loop": parent.loop,
         "message_events": parent.message_events,
+        # A subgraph run on another loop (a sync call in a node, run in a thread of its own)
+        # hands its chunks to the parent's loop.
+        "foreign_loop": parent.loop is not None and parent.loop is not _running_loop(),
     }

@@ -207,3 +207,22 @@ def test_a_bound_graph_run_from_a_node_runs_with_its_bound_config() -> None:
     chunks = builder.compile().stream({"log": []}, stream_mode="tasks", subgraphs=True)
     starts = [(len(ns), data.get("metadata")) for ns, data in chunks if "result" not in data]
     assert starts == [(0, None), (1, {"lc_agent_name": "inner"}), (1, {"lc_agent_name": "inner"})]
+
+
+def test_a_subgraph_run_in_a_thread_of_its_own_streams_into_its_parent() -> None:
+    """A graph invoked synchronously in a worker thread from a node streams with subgraphs=True."""
+    inner = _two_steps()
+
+    async def delegate(state: State) -> dict[str, Any]:
+        done = await asyncio.to_thread(lambda: inner.invoke({"log": []}))
+        return {"log": done["log"]}
+
+    builder = StateGraph(State)
+    builder.add_node("delegate", delegate)
+    builder.add_edge(START, "delegate")
+    graph = builder.compile().with_config(metadata={"team": "outer"})
+    chunks = list(graph.stream({"log": []}, stream_mode=["updates", "tasks"], subgraphs=True))
+    inner_updates = [data for ns, mode, data in chunks if ns and mode == "updates"]
+    assert inner_updates == [{"a": {"log": ["a"]}}, {"b": {"log": ["b"]}}]
+    inner_starts = [d for ns, mode, d in chunks if ns and mode == "tasks" and "result" not in d]
+    assert [d["metadata"] for d in inner_starts] == [{"team": "outer"}, {"team": "outer"}]

@@ -86,6 +86,8 @@ class Run:
     """The run-context layer's part of the run; ``None`` for ``aupdate_state``."""
     store: Any = None
     """The graph's store (``compile(store=...)``), as ``Runtime.store`` shows it."""
+    foreign_loop: bool = False
+    """Whether the run executes on another event loop than ``loop`` (its chunks cross over)."""
     message_events: bool = False
     """Whether ``messages`` carries LangChain's message events (``stream_events`` v3 reads them)."""
 
@@ -98,7 +100,10 @@ class Run:
         if self.queue is not None and mode in self.stream_modes:
             if self.namespace:
                 chunk = Namespaced(self.namespace, chunk)
-            self.queue.put_nowait((mode, chunk))
+            if self.foreign_loop and self.loop is not None:
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, (mode, chunk))
+            else:
+                self.queue.put_nowait((mode, chunk))
 
     def writer(self) -> Callable[[Any], None]:
         """A function that sends chunks to ``stream_mode="custom"`` consumers of this run."""

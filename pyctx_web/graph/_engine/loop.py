@@ -126,7 +126,7 @@ class Engine:
         """Run steps from ``cp`` until the graph ends, pauses, or a task fails."""
         steps = 0
         while True:
-            if self.run.queue is not None:
+            if self.run.queue is not None and not self.run.foreign_loop:
                 # A stream goes on only when its consumer has taken the last step's chunks,
                 # so that what nodes print interleaves with the chunks as in LangGraph.
                 await self.run.queue.join()
