@@ -320,6 +320,22 @@ def _wire_tools(
         builder.add_edge("tools", first)
 
 
+def _add_hooks(builder: Any, pre_model_hook: Any, post_model_hook: Any) -> tuple[str, str]:
+    """The hooks' nodes around ``agent``; the node a turn starts at and the one after the model."""
+    first = "agent"
+    if pre_model_hook is not None:
+        builder.add_node("pre_model_hook", _hook(pre_model_hook))
+        builder.add_edge("pre_model_hook", "agent")
+        first = "pre_model_hook"
+    builder.add_edge(START, first)
+    decide = "agent"
+    if post_model_hook is not None:
+        builder.add_node("post_model_hook", _hook(post_model_hook))
+        builder.add_edge("agent", "post_model_hook")
+        decide = "post_model_hook"
+    return first, decide
+
+
 def create_react_agent(
     model: Any,
     tools: Sequence[BaseTool | Callable[..., Any]] | ToolNode,
@@ -357,17 +373,7 @@ def create_react_agent(
     )
     if tool_node is not None:
         builder.add_node("tools", tool_node)
-    first = "agent"
-    if pre_model_hook is not None:
-        builder.add_node("pre_model_hook", _hook(pre_model_hook))
-        builder.add_edge("pre_model_hook", "agent")
-        first = "pre_model_hook"
-    builder.add_edge(START, first)
-    decide = "agent"
-    if post_model_hook is not None:
-        builder.add_node("post_model_hook", _hook(post_model_hook))
-        builder.add_edge("agent", "post_model_hook")
-        decide = "post_model_hook"
+    first, decide = _add_hooks(builder, pre_model_hook, post_model_hook)
     after = "generate_structured_response" if response_format is not None else END
     if response_format is not None:
         builder.add_node(after, _structured_node(model, response_format))
