@@ -216,6 +216,7 @@ GRAPH_DATACLASSES = {
     "pyctx_web.graph.types.RetryPolicy": "LangGraph's dataclass",
     "pyctx_web.graph.types.Send": "LangGraph's dataclass",
     "pyctx_web.graph.types.StateSnapshot": "LangGraph's dataclass (dataclasses.replace)",
+    "pyctx_web.graph.types.TracePolicy": "LangGraph's dataclass",
     "pyctx_web.graph.runtime.ExecutionInfo": "LangGraph's dataclass",
     "pyctx_web.graph.runtime.Runtime": "LangGraph's dataclass (override() replaces)",
     "pyctx_web.graph.runtime.ServerInfo": "LangGraph's dataclass",

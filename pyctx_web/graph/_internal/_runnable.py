@@ -13,7 +13,7 @@ import functools
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph._sync import in_sync_form
 
 __all__ = ["RunnableCallable"]
@@ -40,7 +40,8 @@ class RunnableCallable:
         **kwargs: Any,
     ) -> None:
         if func is None and afunc is None:
-            raise ValueError("At least one of func or afunc must be provided.")
+            # LangGraph's message; an ArgumentValueError is a ValueError, as LangGraph's is.
+            raise ArgumentValueError("At least one of func or afunc must be provided.")
         for given, what in ((func, "func"), (afunc, "afunc")):
             if given is not None and not callable(given):
                 raise ArgumentTypeError(
