@@ -24,6 +24,7 @@ from pyctx_web.graph._engine.options import (
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._event_streams import EventStreams
+from pyctx_web.graph._node_views import NodeViews
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._runs import RunFactory
 from pyctx_web.graph._states import ThreadStates
@@ -122,9 +123,9 @@ class CompiledStateGraph(EventStreams):
         return graph_of(self, config, xray=xray)
 
     @property
-    def nodes(self) -> tuple[str, ...]:
-        """Node names in the order they were added."""
-        return tuple(self.spec.nodes)
+    def nodes(self) -> NodeViews:
+        """Each node by name, in the order added; ``graph.nodes[name].invoke(state)`` runs it."""
+        return NodeViews(self.spec.nodes)
 
     def __repr__(self) -> str:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.spec.nodes)}>"

@@ -74,7 +74,7 @@ def test_add_node_names_node_after_function() -> None:
         return None
 
     graph = StateGraph(State).add_node(greet).add_edge(START, "greet").compile()
-    assert graph.nodes == ("greet",)
+    assert tuple(graph.nodes) == ("greet",)
 
 
 def test_compile_rejects_unknown_nodes_and_missing_entry() -> None:
