@@ -2,13 +2,13 @@
 (imported only then).
 
 When ``invoke(..., config={"callbacks": [...]})`` gives LangChain callbacks (a tracer,
-LangSmith's), the run is a chain run named after the graph, with its input and its
-values (or its error); each node call is a chain run of it named after the node, ended
-with the node's return value or its error, and the parent of the LangChain calls the
-node makes (its models and tools see the run's callbacks, tags and metadata). A graph
-run inside a traced node (a subgraph) is a chain run of that node's. A node's
-``TracePolicy`` turns its input and output into what tracers record; other handlers get
-them as they are, as in LangGraph.
+LangSmith's), the run is a chain run named after the graph (or the config's
+``run_name``, with its ``run_id``), with its input and its values (or its error); each
+node call is a chain run of it named after the node, ended with the node's return value
+or its error, and the parent of the LangChain calls the node makes (its models and tools
+see the run's callbacks, tags and metadata). A graph run inside a traced node (a
+subgraph) is a chain run of that node's. A node's ``TracePolicy`` turns its input and
+output into what tracers record; other handlers get them as they are, as in LangGraph.
 """
 
 from __future__ import annotations
@@ -110,7 +110,9 @@ async def traced_run(run: Run, input: Any, execute: Callable[[Any], Awaitable[An
         inheritable_tags=run.config.get("tags"),
         inheritable_metadata=run.config.get("metadata"),
     )
-    run_manager = manager.on_chain_start(None, _as_chain_io(input), name=run.graph_name)
+    name = run.config.get("run_name") or run.graph_name
+    run_id = run.config.get("run_id")
+    run_manager = manager.on_chain_start(None, _as_chain_io(input), name=name, run_id=run_id)
     try:
         result = await execute(run_manager.get_child())
     except BaseException as error:
@@ -126,7 +128,9 @@ async def traced_call(
     """Run ``call()`` (the node on ``arg``, awaited if it returns an awaitable) as a chain run
     of ``parent`` (the graph's run; else a root run of the config's callbacks)."""
     run_manager = _start(run, node, arg, parent)
-    child = {**run.config, "callbacks": run_manager.get_child()}
+    # The graph run's own name and id are not its children's, as in LangGraph.
+    child = {k: v for k, v in run.config.items() if k not in ("run_name", "run_id")}
+    child["callbacks"] = run_manager.get_child()
     token = var_child_runnable_config.set(child)  # type: ignore[arg-type]
     try:
         ret = call()

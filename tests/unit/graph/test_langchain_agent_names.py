@@ -233,3 +233,18 @@ def test_a_traced_run_still_streams_its_model_tokens() -> None:
     chunks = graph.stream({"seen": []}, {"callbacks": [tracer]}, stream_mode="messages")
     assert "".join(str(message.content) for message, _ in chunks) == "hey"
     assert {run.name for run in tracer.runs} >= {"ask", "FakeListChatModel"}
+
+
+def test_a_traced_run_is_named_and_identified_by_its_config() -> None:
+    """A traced run takes the config's run_name and run_id; its node runs do not."""
+    from uuid import uuid4
+
+    graph = StateGraph(Counted).add_node("only", lambda state: None).add_edge(START, "only")
+    tracer, run_id = _tracer(), uuid4()
+    graph.compile().invoke(
+        {"seen": []}, {"callbacks": [tracer], "run_name": "mine", "run_id": run_id}
+    )
+    by_name = {run.name: run for run in tracer.runs}
+    assert set(by_name) == {"mine", "only"}
+    assert by_name["mine"].id == run_id
+    assert by_name["only"].parent_run_id == run_id
