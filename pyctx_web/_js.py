@@ -29,8 +29,9 @@ __all__ = ["JS_MODULE_NAME", "NAMES", "load_js", "module_source", "source"]
 JS_MODULE_NAME: Final = "pyctx_web_js"
 """The name under which a host registers :func:`module_source`'s module."""
 
-NAMES: Final = ("indexeddb", "idbstore", "jsbridge", "tabs")
-"""The JavaScript files of the package, by name."""
+NAMES: Final = ("idb", "indexeddb", "idbstore", "jsbridge", "tabs")
+"""The JavaScript files of the package, by name. ``indexeddb`` and ``idbstore`` are
+functions of ``idb``'s value, the IndexedDB connection helpers they share."""
 
 
 def source(name: str) -> str:

@@ -1,19 +1,11 @@
 // pyctx_web.graph.store.indexeddb.IndexedDBStore: one transaction per read or write.
-(() => {
+// A function of the shared IndexedDB helpers (idb.js).
+(/** @type {IDBHelpers} */ idb) => {
   /**
-   * An open database; closed for good once `closed` is true.
-   * @typedef {{ db: IDBDatabase, closed: boolean }} StoreConn
    * A row as stored: JSON texts for the value and vectors, so no object crosses to Python.
    * @typedef {Record<string, unknown>} StoreRecord
-   * What a transaction resolves with: `value` as JSON, or the JSON text `finish()` makes.
-   * @typedef {{ value: unknown, finish: (() => string) | null }} RunState
    */
   const ITEMS = "items";
-  /** @returns {{ status: string, name: string, message: string }} */
-  const failure = (/** @type {unknown} */ e) => {
-    const fields = /** @type {{ name?: string, message?: string }} */ (Object(e));
-    return { status: "error", name: fields.name || "Error", message: fields.message || String(e) };
-  };
   // The namespace `p` itself, and those under it: "p.x..." sorts from "p." up to "p/".
   const exact = (/** @type {string} */ p) => IDBKeyRange.bound([p], [p, []]);
   const below = (/** @type {string} */ p) => IDBKeyRange.bound([p + "."], [p + "/"], false, true);
@@ -28,98 +20,29 @@
     `"vectors":${typeof r.vectors === "string" ? r.vectors : "[]"}}`;
 
   /**
-   * Runs body(store, state) in one transaction; resolves with JSON text once it has
-   * completed ({status: "ok", value: state.value}) or aborted (the reason).
-   * @param {StoreConn} conn
+   * Runs body(store, state) in one transaction over the items.
+   * @param {IDBConn} conn
    * @param {IDBTransactionMode} mode
-   * @param {(store: IDBObjectStore, state: RunState) => void} body
-   * @returns {Promise<string>}
+   * @param {(store: IDBObjectStore, state: IDBRunState) => void} body
    */
   const run = (conn, mode, body) =>
-    new Promise((resolve) => {
-      if (conn.closed) {
-        resolve(JSON.stringify({ status: "closed" }));
-        return;
-      }
-      /** @type {IDBTransaction} */
-      let tx;
-      try {
-        tx = conn.db.transaction([ITEMS], mode);
-      } catch (e) {
-        const reason = failure(e);
-        resolve(
-          JSON.stringify(reason.name === "InvalidStateError" ? { status: "closed" } : reason),
-        );
-        return;
-      }
-      /** @type {RunState} */
-      const state = { value: null, finish: null };
-      tx.oncomplete = () =>
-        resolve(
-          `{"status":"ok","value":${state.finish ? state.finish() : JSON.stringify(state.value)}}`,
-        );
-      tx.onabort = () =>
-        resolve(JSON.stringify(failure(tx.error || { name: "AbortError", message: "aborted" })));
-      try {
-        body(tx.objectStore(ITEMS), state);
-      } catch (e) {
-        resolve(JSON.stringify(failure(e)));
-        try {
-          tx.abort();
-        } catch {
-          /* already finished */
-        }
-      }
-    });
+    idb.run(conn, [ITEMS], mode, (tx, state) => body(tx.objectStore(ITEMS), state));
+
+  /** Creates the items store a database lacks. */
+  const upgrade = (/** @type {IDBDatabase} */ db) => {
+    if (!db.objectStoreNames.contains(ITEMS)) {
+      db.createObjectStore(ITEMS, { keyPath: ["prefix", "key"] });
+    }
+  };
 
   return {
-    /**
-     * @param {string} name
-     * @param {number} version
-     * @returns {Promise<StoreConn | string>} the connection, or a failure as JSON text
-     */
-    open: (name, version) =>
-      new Promise((resolve) => {
-        /** @type {IDBOpenDBRequest} */
-        let request;
-        try {
-          request = indexedDB.open(name, version);
-        } catch (e) {
-          resolve(JSON.stringify(failure(e)));
-          return;
-        }
-        request.onupgradeneeded = () => {
-          const db = request.result;
-          if (!db.objectStoreNames.contains(ITEMS)) {
-            db.createObjectStore(ITEMS, { keyPath: ["prefix", "key"] });
-          }
-        };
-        request.onsuccess = () => {
-          /** @type {StoreConn} */
-          const conn = { db: request.result, closed: false };
-          conn.db.onversionchange = () => {
-            conn.closed = true;
-            conn.db.close();
-          };
-          conn.db.onclose = () => {
-            conn.closed = true;
-          };
-          resolve(conn);
-        };
-        request.onerror = (event) => {
-          event.preventDefault();
-          resolve(JSON.stringify(failure(request.error)));
-        };
-      }),
-
-    close: (/** @type {StoreConn} */ conn) => {
-      conn.closed = true;
-      conn.db.close();
-    },
+    /** @param {string} name @param {number} version */
+    open: (name, version) => idb.open(name, version, upgrade),
+    close: idb.close,
 
     // What a batch reads, in one readonly transaction: {gets: [[prefix, key]...],
     // prefixes: [prefix...], namespaces: bool} -> {rows, under: {prefix: rows}, namespaces}.
-    read: (/** @type {StoreConn} */ conn, /** @type {string} */ request) =>
+    read: (/** @type {IDBConn} */ conn, /** @type {string} */ request) =>
       run(conn, "readonly", (store, state) => {
         const want = JSON.parse(request);
         /** @type {{ rows: string[], under: Record<string, string[]>, namespaces: unknown[] }} */
@@ -160,7 +83,7 @@
 
     // A batch's writes, all or none: {refresh: [[prefix, key, expires_at]...],
     // deletes: [[prefix, key]...], rows: [record...]}; a replaced row keeps its created_at.
-    write: (/** @type {StoreConn} */ conn, /** @type {string} */ payload) =>
+    write: (/** @type {IDBConn} */ conn, /** @type {string} */ payload) =>
       run(conn, "readwrite", (store) => {
         const todo = JSON.parse(payload);
         for (const [prefix, key, expires] of todo.refresh) {
@@ -179,7 +102,7 @@
       }),
 
     // Deletes the rows expired at `now`; resolves with how many.
-    sweep: (/** @type {StoreConn} */ conn, /** @type {number} */ now) =>
+    sweep: (/** @type {IDBConn} */ conn, /** @type {number} */ now) =>
       run(conn, "readwrite", (store, state) => {
         let count = 0;
         store.openCursor().onsuccess = (event) => {
@@ -197,4 +120,4 @@
         state.value = 0;
       }),
   };
-})();
+};

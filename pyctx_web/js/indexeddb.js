@@ -1,14 +1,7 @@
 // pyctx_web.graph.IndexedDBCheckpointer: one transaction per operation, run from its own callbacks.
-(() => {
+// A function of the shared IndexedDB helpers (idb.js).
+(/** @type {IDBHelpers} */ idb) => {
   /**
-   * An open database; closed for good once `closed` is true.
-   * @typedef {{ db: IDBDatabase, closed: boolean }} IDBConn
-   * What an operation ends with, as Python reads it: {status: "ok", value}, "error", ...
-   * @typedef {{ status: string, [field: string]: unknown }} IDBOutcome
-   * @typedef {{ value: unknown, outcome: IDBOutcome | null }} IDBRunState
-   * @typedef {(fn: (event: Event) => void) => (event: Event) => void} IDBGuard
-   * @typedef {(tx: IDBTransaction, state: IDBRunState,
-   *   stop: (outcome: IDBOutcome) => void, guard: IDBGuard) => void} IDBBody
    * A record as stored, which may be anything once another program wrote to the database.
    * @typedef {Record<string, unknown>} IDBStored
    */
@@ -26,11 +19,6 @@
   const optionalText = (/** @type {unknown} */ v) => (v === null ? null : text(v));
   const number = (/** @type {unknown} */ v) =>
     typeof v === "number" ? v : { corrupt: describe(v) };
-  /** @returns {IDBOutcome & { name: string, message: string }} */
-  const failure = (/** @type {unknown} */ e) => {
-    const fields = /** @type {{ name?: string, message?: string }} */ (Object(e));
-    return { status: "error", name: fields.name || "Error", message: fields.message || String(e) };
-  };
   const BOTH = ["checkpoints", "writes"];
   const threadRange = (/** @type {unknown} */ t) => IDBKeyRange.bound([t], [t, []]);
   /** @param {unknown} t @param {unknown} c */
@@ -48,65 +36,6 @@
     seq: number(w.seq),
     data: text(w.data),
   });
-
-  // Runs body(tx, state, stop) in one transaction; resolves with a JSON text once the
-  // transaction has completed ({status: "ok", value}) or aborted (the reason).
-  /**
-   * @param {IDBConn} conn
-   * @param {string[]} stores
-   * @param {IDBTransactionMode} mode
-   * @param {IDBBody} body
-   * @returns {Promise<string>}
-   */
-  const run = (conn, stores, mode, body) =>
-    new Promise((resolve) => {
-      if (conn.closed) {
-        resolve(JSON.stringify({ status: "closed" }));
-        return;
-      }
-      /** @type {IDBTransaction} */
-      let tx;
-      try {
-        tx = conn.db.transaction(stores, mode);
-      } catch (e) {
-        const reason = failure(e);
-        const closed = reason.name === "InvalidStateError";
-        resolve(JSON.stringify(closed ? { status: "closed" } : reason));
-        return;
-      }
-      /** @type {IDBRunState} */
-      const state = { value: null, outcome: null };
-      const stop = (/** @type {IDBOutcome} */ outcome) => {
-        if (state.outcome === null) state.outcome = outcome;
-        try {
-          tx.abort();
-        } catch {
-          /* already finished */
-        }
-      };
-      /** @type {IDBGuard} */
-      const guard = (fn) => (event) => {
-        try {
-          fn(event);
-        } catch (e) {
-          stop(failure(e));
-        }
-      };
-      tx.oncomplete = () =>
-        resolve(JSON.stringify(state.outcome || { status: "ok", value: state.value }));
-      tx.onabort = () =>
-        resolve(
-          JSON.stringify(
-            state.outcome ||
-              failure(tx.error || { name: "AbortError", message: "the transaction was aborted" }),
-          ),
-        );
-      try {
-        body(tx, state, stop, guard);
-      } catch (e) {
-        stop(failure(e));
-      }
-    });
 
   // Reads the writes of checkpoint value `v` in transaction `tx`; calls done(record).
   /**
@@ -145,59 +74,25 @@
     }
   };
 
-  return {
-    /**
-     * @param {string} name
-     * @param {number} version
-     * @returns {Promise<IDBConn | string>} the connection, or a failure as JSON text
-     */
-    open: (name, version) =>
-      new Promise((resolve) => {
-        /** @type {IDBOpenDBRequest} */
-        let request;
-        try {
-          request = indexedDB.open(name, version);
-        } catch (e) {
-          resolve(JSON.stringify(failure(e)));
-          return;
-        }
-        request.onupgradeneeded = () => {
-          const db = request.result;
-          if (!db.objectStoreNames.contains("checkpoints")) {
-            const store = db.createObjectStore("checkpoints", { keyPath: ["thread_id", "seq"] });
-            store.createIndex("by_id", ["thread_id", "checkpoint_id"], { unique: true });
-          }
-          if (!db.objectStoreNames.contains("writes")) {
-            const keyPath = ["thread_id", "checkpoint_id", "task_id", "kind"];
-            db.createObjectStore("writes", { keyPath });
-          }
-        };
-        request.onsuccess = () => {
-          /** @type {IDBConn} */
-          const conn = { db: request.result, closed: false };
-          // Another connection wants a new version or to delete the database: let it.
-          conn.db.onversionchange = () => {
-            conn.closed = true;
-            conn.db.close();
-          };
-          conn.db.onclose = () => {
-            conn.closed = true;
-          };
-          resolve(conn);
-        };
-        request.onerror = (event) => {
-          event.preventDefault();
-          resolve(JSON.stringify(failure(request.error)));
-        };
-      }),
+  /** Creates the checkpoints and writes stores a database lacks. */
+  const upgrade = (/** @type {IDBDatabase} */ db) => {
+    if (!db.objectStoreNames.contains("checkpoints")) {
+      const store = db.createObjectStore("checkpoints", { keyPath: ["thread_id", "seq"] });
+      store.createIndex("by_id", ["thread_id", "checkpoint_id"], { unique: true });
+    }
+    if (!db.objectStoreNames.contains("writes")) {
+      const keyPath = ["thread_id", "checkpoint_id", "task_id", "kind"];
+      db.createObjectStore("writes", { keyPath });
+    }
+  };
 
-    close: (/** @type {IDBConn} */ conn) => {
-      conn.closed = true;
-      conn.db.close();
-    },
+  return {
+    /** @param {string} name @param {number} version */
+    open: (name, version) => idb.open(name, version, upgrade),
+    close: idb.close,
 
     latest: (/** @type {IDBConn} */ conn, /** @type {string} */ t) =>
-      run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
+      idb.run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
         const request = tx.objectStore("checkpoints").openCursor(threadRange(t), "prev");
         request.onsuccess = guard(() => {
           if (!request.result) return;
@@ -209,7 +104,7 @@
 
     /** @param {IDBConn} conn @param {string} t @param {string} c */
     byId: (conn, t, c) =>
-      run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
+      idb.run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
         const request = tx.objectStore("checkpoints").index("by_id").get([t, c]);
         request.onsuccess = guard(() => {
           if (request.result === undefined) return;
@@ -229,7 +124,7 @@
      * @param {number} count
      */
     page: (conn, t, before, below, count) =>
-      run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
+      idb.run(conn, BOTH, "readonly", (tx, state, stop, guard) => {
         const store = tx.objectStore("checkpoints");
         /** @type {unknown[]} */
         const records = [];
@@ -267,7 +162,7 @@
       /** @type {[string, string, string][]} */
       const writes = c.writes ?? [];
       delete c.writes;
-      return run(
+      return idb.run(
         conn,
         writes.length ? BOTH : ["checkpoints"],
         "readwrite",
@@ -301,7 +196,7 @@
 
     /** @param {IDBConn} conn @param {string} t @param {string} c @param {string} payload */
     putWrites: (conn, t, c, payload) =>
-      run(conn, BOTH, "readwrite", (tx, state, stop, guard) => {
+      idb.run(conn, BOTH, "readwrite", (tx, state, stop, guard) => {
         const writes = JSON.parse(payload);
         const exists = tx.objectStore("checkpoints").index("by_id").getKey([t, c]);
         exists.onsuccess = guard(() => {
@@ -333,9 +228,9 @@
       }),
 
     deleteThread: (/** @type {IDBConn} */ conn, /** @type {string} */ t) =>
-      run(conn, BOTH, "readwrite", (tx) => {
+      idb.run(conn, BOTH, "readwrite", (tx) => {
         tx.objectStore("checkpoints").delete(threadRange(t));
         tx.objectStore("writes").delete(threadRange(t));
       }),
   };
-})();
+};

@@ -9,6 +9,7 @@ on a BroadcastChannel, and setup().
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -109,6 +110,41 @@ def test_indexeddb_lets_another_connection_delete_the_database(pyctx_module: Any
         pytest.skip("Node has no IndexedDB")
     assert _survive_deletion(pyctx_module, "pyctx_versionchange") == [None, "after"]
     _drop_database(pyctx_module, "pyctx_versionchange")
+
+
+@run_in_pyodide
+async def _newer_database(selenium: Any, database: str) -> str:
+    from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
+    from pyctx_web.graph.errors import CheckpointStorageError
+    from pyodide.code import run_js
+
+    await run_js(
+        "(name) => new Promise((ok, fail) => {"
+        " const r = indexedDB.open(name, 7);"
+        " r.onsuccess = () => { r.result.close(); ok(); }; r.onerror = fail; })"
+    )(database)
+    saver = IndexedDBSaver(database)
+    try:
+        await saver.setup()
+    except CheckpointStorageError as error:
+        return str(error)
+    finally:
+        saver.close()
+    return "opened"
+
+
+def test_indexeddb_at_a_later_version_is_a_storage_error_naming_the_database(
+    pyctx_module: Any,
+) -> None:
+    """A database another program created at a later version cannot be opened: setup raises
+    CheckpointStorageError naming the database and IndexedDB's VersionError."""
+    if pyctx_module.browser == "node":
+        pytest.skip("Node has no IndexedDB")
+    message = _newer_database(pyctx_module, "pyctx_saver_newer")
+    _drop_database(pyctx_module, "pyctx_saver_newer")
+    assert re.match(
+        r"^cannot open the IndexedDB database 'pyctx_saver_newer': VersionError: .+$", message
+    )
 
 
 @run_in_pyodide

@@ -6,6 +6,7 @@ leave one of the two values whole; a bad value stores nothing.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -128,6 +129,49 @@ async def _drop_database(selenium: Any, database: str) -> None:
     )(database)
 
 
+@run_in_pyodide
+async def _survive_deletion(selenium: Any, database: str) -> dict[str, Any]:
+    from pyctx_web.graph.store.indexeddb import IndexedDBStore
+    from pyodide.code import run_js
+
+    store = IndexedDBStore(database)
+    try:
+        await store.aput(("s",), "k", {"v": "before"})
+        # Another connection deletes the database: the store must let it, then reopen.
+        await run_js(
+            "(name) => new Promise((ok, fail) => {"
+            " const r = indexedDB.deleteDatabase(name); r.onsuccess = ok; r.onerror = fail;"
+            " r.onblocked = () => fail(new Error('blocked')); })"
+        )(database)
+        gone = await store.aget(("s",), "k")
+        await store.aput(("s",), "k", {"v": "after"})
+        item = await store.aget(("s",), "k")
+        assert item is not None
+        return {"gone": gone, "after": item.value}
+    finally:
+        store.close()
+
+
+@run_in_pyodide
+async def _newer_database(selenium: Any, database: str) -> str:
+    from pyctx_web.graph.store.indexeddb import IndexedDBStore, StoreStorageError
+    from pyodide.code import run_js
+
+    await run_js(
+        "(name) => new Promise((ok, fail) => {"
+        " const r = indexedDB.open(name, 7);"
+        " r.onsuccess = () => { r.result.close(); ok(); }; r.onerror = fail; })"
+    )(database)
+    store = IndexedDBStore(database)
+    try:
+        await store.aget(("s",), "k")
+    except StoreStorageError as error:
+        return str(error)
+    finally:
+        store.close()
+    return "opened"
+
+
 def _chromium(pyctx_module: Any) -> None:
     if pyctx_module.browser == "node":
         pytest.skip("Node has no IndexedDB")
@@ -179,4 +223,26 @@ def test_outside_a_browser_the_store_says_what_to_use(pyctx_module: Any) -> None
     assert _in_node(pyctx_module) == (
         "IndexedDBStore needs Pyodide in a browser with IndexedDB; this is Pyodide in Node,"
         " which has no IndexedDB. Use SqliteStore or InMemoryStore elsewhere."
+    )
+
+
+def test_the_store_lets_another_connection_delete_its_database_and_reopens(
+    pyctx_module: Any,
+) -> None:
+    """An open store does not block deleting its database: its next call reopens an empty
+    database, and a put then stores as before."""
+    _chromium(pyctx_module)
+    out = _survive_deletion(pyctx_module, "pyctx_store_deleted")
+    _drop_database(pyctx_module, "pyctx_store_deleted")
+    assert out == {"gone": None, "after": {"v": "after"}}
+
+
+def test_a_database_at_a_later_version_is_a_storage_error_naming_it(pyctx_module: Any) -> None:
+    """A database another program created at a later version cannot be opened: the call
+    raises StoreStorageError naming the database and IndexedDB's VersionError."""
+    _chromium(pyctx_module)
+    message = _newer_database(pyctx_module, "pyctx_store_newer")
+    _drop_database(pyctx_module, "pyctx_store_newer")
+    assert re.match(
+        r"^cannot open the IndexedDB database 'pyctx_store_newer': VersionError: .+$", message
     )

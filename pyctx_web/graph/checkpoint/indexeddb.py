@@ -21,7 +21,9 @@ from JavaScript callbacks of that transaction, so it cannot commit early
 while Python code runs; a checkpoint (with the writes it is made with, for
 ``aput_with_writes``) or a batch of writes is stored whole or not at all.
 The JavaScript side resolves each operation with a JSON text:
-no Python object is ever handed to JavaScript, so no proxy can leak.
+no Python object is ever handed to JavaScript, so no proxy can leak
+(the connection is :mod:`pyctx_web.graph.checkpoint._idb`'s, shared with the
+IndexedDB store).
 
 Outside Pyodide in a browser the module imports, and constructing the
 checkpointer raises :class:`~pyctx_web.errors.JsUnavailableError`.
@@ -29,18 +31,15 @@ checkpointer raises :class:`~pyctx_web.errors.JsUnavailableError`.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import EllipsisType
 from typing import Any, Final
 
-from pyctx_web._env import IN_BROWSER, IN_PYODIDE
-from pyctx_web._js import load_js
 from pyctx_web.errors import ArgumentValueError, JsUnavailableError
 from pyctx_web.graph.checkpoint import _tabs
+from pyctx_web.graph.checkpoint._idb import Database, failed, indexeddb_missing
 from pyctx_web.graph.checkpoint.base import (
     Checkpointer,
     CheckpointRecord,
@@ -56,10 +55,6 @@ from pyctx_web.graph.errors import (
     CorruptCheckpointError,
     ThreadBusyError,
 )
-from pyctx_web.jsonparse import EVENT_CHARS, STORED_CHARS, STORED_DEPTH, parse_json
-
-if IN_PYODIDE:
-    import js
 
 __all__ = ["SCHEMA_VERSION", "IndexedDBSaver"]
 
@@ -67,30 +62,13 @@ SCHEMA_VERSION: Final = 1
 """The IndexedDB version of the database layout described in the module docstring."""
 
 
-_helpers: Any = None
-
-
-def _js() -> Any:
-    """The JavaScript helpers, created on first use."""
-    global _helpers
-    if _helpers is None:
-        _helpers = load_js("indexeddb")
-    return _helpers
-
-
 def _require_browser() -> None:
-    if IN_BROWSER and getattr(js, "indexedDB", None) is not None:
-        return
-    if IN_BROWSER:
-        where = "a browser context without IndexedDB (an opaque origin or storage disabled)"
-    elif IN_PYODIDE:
-        where = "Pyodide in Node, which has no IndexedDB"
-    else:
-        where = f"{sys.implementation.name} on {sys.platform!r}"
-    raise JsUnavailableError(
-        "IndexedDBSaver needs Pyodide in a browser (a page or a Web Worker) "
-        f"with IndexedDB; this is {where}. Use SqliteSaver elsewhere."
-    )
+    where = indexeddb_missing()
+    if where is not None:
+        raise JsUnavailableError(
+            "IndexedDBSaver needs Pyodide in a browser (a page or a Web Worker) "
+            f"with IndexedDB; this is {where}. Use SqliteSaver elsewhere."
+        )
 
 
 def _is_text(value: object) -> bool:
@@ -117,28 +95,16 @@ class IndexedDBSaver(Checkpointer):
             raise ArgumentValueError(f"page_size must be an int >= 1, not {page_size!r}")
         self.database_name = database_name
         self._page_size = page_size
-        self._conn: Any = None
-        self._opening: asyncio.Lock | None = None
+        self._db = Database(
+            "indexeddb",
+            database_name,
+            SCHEMA_VERSION,
+            error=CheckpointStorageError,
+            source="the stored data",
+        )
 
     def __repr__(self) -> str:
         return f"IndexedDBSaver({self.database_name!r})"
-
-    async def _connection(self) -> Any:
-        if self._conn is not None and not self._conn.closed:
-            return self._conn
-        if self._opening is None:
-            self._opening = asyncio.Lock()
-        async with self._opening:
-            if self._conn is None or self._conn.closed:
-                opened = await _js().open(self.database_name, SCHEMA_VERSION)
-                if isinstance(opened, str):
-                    reason = parse_json(opened, source="the open error", max_chars=EVENT_CHARS)
-                    raise CheckpointStorageError(
-                        f"open the IndexedDB database {self.database_name!r}",
-                        f"{reason['name']}: {reason['message']}",
-                    )
-                self._conn = opened
-        return self._conn
 
     async def setup(self) -> None:
         """Open the database now, creating its stores, rather than at the first call: as
@@ -147,39 +113,17 @@ class IndexedDBSaver(Checkpointer):
 
         Raises :class:`CheckpointStorageError` when the database cannot be opened.
         """
-        await self._connection()
+        await self._db.connection()
 
     def close(self) -> None:
         """Close the connection; the next call opens it again."""
-        if self._conn is not None:
-            _js().close(self._conn)
-            self._conn = None
+        self._db.close()
 
     def __enter__(self) -> IndexedDBSaver:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    async def _call(self, operation: str, *args: Any, what: str) -> dict[str, Any]:
-        """Run a helper operation, reopening once if the connection was closed under it."""
-        for _ in range(2):
-            conn = await self._connection()
-            try:
-                text = await getattr(_js(), operation)(conn, *args)
-                outcome: dict[str, Any] = parse_json(
-                    text, source="the stored data", max_chars=STORED_CHARS, max_depth=STORED_DEPTH
-                )
-            except Exception as exc:  # a JavaScript exception outside the transaction
-                raise CheckpointStorageError(what, str(exc)) from exc
-            if outcome["status"] != "closed":
-                return outcome
-            self._conn = None
-        raise CheckpointStorageError(what, "the database connection keeps closing")
-
-    @staticmethod
-    def _failed(outcome: dict[str, Any]) -> str:
-        return f"{outcome.get('name', 'Error')}: {outcome.get('message', '')}"
 
     def _record(self, thread_id: str, raw: dict[str, Any]) -> CheckpointRecord:
         cp = raw["checkpoint"]
@@ -216,12 +160,12 @@ class IndexedDBSaver(Checkpointer):
         """Return the latest checkpoint of the thread, or the one with ``checkpoint_id``."""
         what = f"read thread {thread_id!r}"
         if checkpoint_id is None:
-            outcome = await self._call("latest", thread_id, what=what)
+            outcome = await self._db.call("latest", thread_id, what=what)
         else:
-            outcome = await self._call("byId", thread_id, checkpoint_id, what=what)
+            outcome = await self._db.call("byId", thread_id, checkpoint_id, what=what)
         if outcome["status"] != "ok":
             raise CheckpointStorageError(
-                what, self._failed(outcome), thread_id=thread_id, checkpoint_id=checkpoint_id
+                what, failed(outcome), thread_id=thread_id, checkpoint_id=checkpoint_id
             )
         raw = outcome["value"]
         return None if raw is None else self._record(thread_id, raw)
@@ -266,7 +210,7 @@ class IndexedDBSaver(Checkpointer):
             }
         )
         what = f"write checkpoint {checkpoint.checkpoint_id!r} of thread {checkpoint.thread_id!r}"
-        outcome = await self._call("put", payload, what=what)
+        outcome = await self._db.call("put", payload, what=what)
         if outcome["status"] == "ok":
             _tabs.announce(
                 self.database_name, checkpoint.thread_id, "checkpoint", checkpoint.checkpoint_id
@@ -278,7 +222,7 @@ class IndexedDBSaver(Checkpointer):
             raise CheckpointExistsError(checkpoint.thread_id, checkpoint.checkpoint_id)
         raise CheckpointStorageError(
             what,
-            self._failed(outcome),
+            failed(outcome),
             thread_id=checkpoint.thread_id,
             checkpoint_id=checkpoint.checkpoint_id,
         )
@@ -288,7 +232,7 @@ class IndexedDBSaver(Checkpointer):
     ) -> None:
         """Store pending writes of checkpoint ``checkpoint_id`` in one transaction."""
         payload = json.dumps([[w.task_id, w.kind, w.data] for w in writes])
-        outcome = await self._call(
+        outcome = await self._db.call(
             "putWrites",
             thread_id,
             checkpoint_id,
@@ -301,7 +245,7 @@ class IndexedDBSaver(Checkpointer):
             raise CheckpointNotFoundError(thread_id, checkpoint_id, action="store writes")
         raise CheckpointStorageError(
             f"store writes of checkpoint {checkpoint_id!r} of thread {thread_id!r}",
-            self._failed(outcome),
+            failed(outcome),
             thread_id=thread_id,
             checkpoint_id=checkpoint_id,
         )
@@ -316,7 +260,7 @@ class IndexedDBSaver(Checkpointer):
         first = True
         while remaining is None or remaining > 0:
             size = self._page_size if remaining is None else min(self._page_size, remaining)
-            outcome = await self._call(
+            outcome = await self._db.call(
                 "page",
                 thread_id,
                 before if first else None,
@@ -329,7 +273,7 @@ class IndexedDBSaver(Checkpointer):
                 raise CheckpointNotFoundError(thread_id, before)
             if outcome["status"] != "ok":
                 raise CheckpointStorageError(
-                    f"list thread {thread_id!r}", self._failed(outcome), thread_id=thread_id
+                    f"list thread {thread_id!r}", failed(outcome), thread_id=thread_id
                 )
             first = False
             page: list[dict[str, Any]] = outcome["value"]
@@ -349,10 +293,12 @@ class IndexedDBSaver(Checkpointer):
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint and write of the thread, in one transaction."""
-        outcome = await self._call("deleteThread", thread_id, what=f"delete thread {thread_id!r}")
+        outcome = await self._db.call(
+            "deleteThread", thread_id, what=f"delete thread {thread_id!r}"
+        )
         if outcome["status"] != "ok":
             raise CheckpointStorageError(
-                f"delete thread {thread_id!r}", self._failed(outcome), thread_id=thread_id
+                f"delete thread {thread_id!r}", failed(outcome), thread_id=thread_id
             )
 
     def hold_thread(self, thread_id: str, *, wait: bool) -> AbstractAsyncContextManager[None]:

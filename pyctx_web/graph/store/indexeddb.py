@@ -19,35 +19,22 @@ module imports, and constructing the store raises
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sys
 from collections.abc import Iterable
 from typing import Any, Final
 
-from pyctx_web._env import IN_BROWSER, IN_PYODIDE
-from pyctx_web._js import load_js
 from pyctx_web.errors import ArgumentValueError, JsUnavailableError, UsageError
+from pyctx_web.graph.checkpoint._idb import Database, failed, indexeddb_missing
 from pyctx_web.graph.errors import GraphError
 from pyctx_web.graph.store._batch import Key, Plan, Snapshot, clock
 from pyctx_web.graph.store._rows import Row, under_prefix
 from pyctx_web.graph.store._rowstore import RowStore
 from pyctx_web.graph.store.base import IndexConfig, Op, Result, TTLConfig
-from pyctx_web.jsonparse import STORED_CHARS, STORED_DEPTH, parse_json
 
 __all__ = ["SCHEMA_VERSION", "IndexedDBStore", "StoreStorageError"]
 
 SCHEMA_VERSION: Final = 1
 """The IndexedDB version of the layout the module docstring describes."""
-
-_helpers: Any = None
-
-
-def _js() -> Any:
-    global _helpers
-    if _helpers is None:
-        _helpers = load_js("idbstore")
-    return _helpers
 
 
 class StoreStorageError(GraphError):
@@ -61,19 +48,12 @@ class StoreStorageError(GraphError):
 
 
 def _require_browser() -> None:
-    if IN_BROWSER and getattr(sys.modules.get("js"), "indexedDB", None) is not None:
-        return
-    where = (
-        "a browser context without IndexedDB"
-        if IN_BROWSER
-        else "Pyodide in Node, which has no IndexedDB"
-        if IN_PYODIDE
-        else f"{sys.implementation.name} on {sys.platform!r}"
-    )
-    raise JsUnavailableError(
-        f"IndexedDBStore needs Pyodide in a browser with IndexedDB; this is {where}."
-        " Use SqliteStore or InMemoryStore elsewhere."
-    )
+    where = indexeddb_missing()
+    if where is not None:
+        raise JsUnavailableError(
+            f"IndexedDBStore needs Pyodide in a browser with IndexedDB; this is {where}."
+            " Use SqliteStore or InMemoryStore elsewhere."
+        )
 
 
 def _row(record: dict[str, Any]) -> Row:
@@ -108,8 +88,13 @@ class IndexedDBStore(RowStore):
             )
         super().__init__(index=index, ttl=ttl)
         self.database_name = database_name
-        self._conn: Any = None
-        self._opening: asyncio.Lock | None = None
+        self._db = Database(
+            "idbstore",
+            database_name,
+            SCHEMA_VERSION,
+            error=StoreStorageError,
+            source="the stored items",
+        )
 
     def __repr__(self) -> str:
         return f"IndexedDBStore({self.database_name!r})"
@@ -121,42 +106,15 @@ class IndexedDBStore(RowStore):
             "alist_namespaces or abatch"
         )
 
-    async def _connection(self) -> Any:
-        if self._conn is not None and not self._conn.closed:
-            return self._conn
-        if self._opening is None:
-            self._opening = asyncio.Lock()
-        async with self._opening:
-            if self._conn is None or self._conn.closed:
-                opened = await _js().open(self.database_name, SCHEMA_VERSION)
-                if isinstance(opened, str):
-                    reason = parse_json(opened, source="the open error", max_chars=STORED_CHARS)
-                    raise StoreStorageError(
-                        f"open the IndexedDB database {self.database_name!r}",
-                        f"{reason['name']}: {reason['message']}",
-                    )
-                self._conn = opened
-        return self._conn
-
     def close(self) -> None:
         """Close the connection; the next call opens it again."""
-        if self._conn is not None:
-            _js().close(self._conn)
-            self._conn = None
+        self._db.close()
 
     async def _call(self, operation: str, argument: Any, what: str) -> Any:
-        for _ in range(2):
-            conn = await self._connection()
-            text = await getattr(_js(), operation)(conn, argument)
-            outcome = parse_json(
-                text, source="the stored items", max_chars=STORED_CHARS, max_depth=STORED_DEPTH
-            )
-            if outcome["status"] == "ok":
-                return outcome["value"]
-            if outcome["status"] != "closed":
-                raise StoreStorageError(what, f"{outcome['name']}: {outcome['message']}")
-            self._conn = None
-        raise StoreStorageError(what, "the database connection keeps closing")
+        outcome = await self._db.call(operation, argument, what=what)
+        if outcome["status"] != "ok":
+            raise StoreStorageError(what, failed(outcome))
+        return outcome["value"]
 
     async def _aread(self, plan: Plan, now: float) -> Snapshot:
         request = {
