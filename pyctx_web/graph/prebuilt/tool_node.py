@@ -21,6 +21,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools import tool as as_tool
 from pydantic import ValidationError
 
+from pyctx_web._env import IN_PYODIDE
 from pyctx_web._homes import publish
 from pyctx_web.graph._engine.frames import graph_state
 from pyctx_web.graph.constants import END
@@ -345,7 +346,7 @@ class ToolNode:
             return prepared
         tool, call = prepared
         try:
-            if _runs_sync(tool):  # in this thread: no executor (none in Pyodide), same context
+            if IN_PYODIDE and _runs_sync(tool):  # no threads: in this one, same context
                 return self._finish(request, call, tool.invoke(call, _tool_config(config)))
             return self._finish(request, call, await tool.ainvoke(call, _tool_config(config)))
         except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest

@@ -73,3 +73,30 @@ def test_setting_a_field_works_and_warns() -> None:
     with pytest.warns(DeprecationWarning, match=message):
         request.state = {"a": 1}
     assert request.state == {"a": 1}
+
+
+def test_sync_tools_of_an_async_run_run_side_by_side() -> None:
+    """Under ainvoke, plain function tools run in worker threads (CPython), not on the loop."""
+    import asyncio
+    import threading
+
+    ready = threading.Event()
+
+    @tool
+    def wait() -> str:
+        """Wait for the other tool."""
+        return "seen" if ready.wait(timeout=10) else "alone"
+
+    @tool
+    def signal() -> str:
+        """Signal the other tool."""
+        ready.set()
+        return "set"
+
+    calls = [
+        {"name": "wait", "args": {}, "id": "1", "type": "tool_call"},
+        {"name": "signal", "args": {}, "id": "2", "type": "tool_call"},
+    ]
+    state = {"messages": [AIMessage("", tool_calls=calls)]}
+    out = asyncio.run(ToolNode([wait, signal]).ainvoke(state))
+    assert [m.content for m in out["messages"]] == ["seen", "set"]
