@@ -6,9 +6,9 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.graph._engine.frames import Run
-from pyctx_web.graph._engine.messages_mode import MESSAGE_EVENTS_KEY
 from pyctx_web.graph._engine.options import (
     DEFAULT_RECURSION_LIMIT,
+    MESSAGE_EVENTS_KEY,
     Breakpoints,
     ParsedConfig,
     breakpoints,

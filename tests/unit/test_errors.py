@@ -36,11 +36,15 @@ LIBRARY_OWN |= {
 }
 # Control-flow signals derive from BaseException on purpose: `except Exception` must miss them.
 SIGNALS = {"GraphInterrupt"}
-# A module's __getattr__ must raise AttributeError: that is how Python looks attributes up.
-PROTOCOL = {("__init__.py", "AttributeError")}
+# A module's __getattr__ must raise AttributeError: that is how Python looks attributes up
+# (an event-stream run's __getattr__ too, for the streams it does not have).
+PROTOCOL = {("__init__.py", "AttributeError"), ("run_stream.py", "AttributeError")}
 # LangGraph's BaseStore leaves its batch methods to subclasses, as an abstract method does.
 ABSTRACT = {
     ("graph/store/base/__init__.py", "NotImplementedError"),
+    # A stream transformer's hooks, which its subclasses give (LangGraph's raise the same).
+    ("graph/stream/_types.py", "NotImplementedError"),
+    ("graph/stream/_lifecycle.py", "NotImplementedError"),
     ("graph/store/base/batch.py", "NotImplementedError"),
 }
 

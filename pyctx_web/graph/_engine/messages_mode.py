@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LC_MODES",
-    "MESSAGE_EVENTS_KEY",
     "emit_messages",
+    "has_langchain",
     "metadata_of",
     "seen_messages",
     "streaming_call",
@@ -41,14 +41,12 @@ __all__ = [
 LC_MODES: Final = frozenset({"messages", "tools"})
 """The stream modes fed while a node runs, by LangChain's callbacks (its models and tools)."""
 
-MESSAGE_EVENTS_KEY: Final = "__pregel_stream_messages_v2"
-"""The ``configurable`` key of a run whose ``messages`` carry LangChain's message events."""
-
 _langchain: list[bool] = []
 """Whether ``langchain_core`` is importable, found out once."""
 
 
-def _has_langchain() -> bool:
+def has_langchain() -> bool:
+    """Whether ``langchain_core`` is importable (found out once)."""
     if not _langchain:
         _langchain.append(importlib.util.find_spec("langchain_core") is not None)
     return _langchain[0]
@@ -188,7 +186,7 @@ def streaming_tokens(run: Run, metadata: dict[str, Any], seen: set[str]) -> Iter
     """While the block runs, LangChain chat models stream their tokens to the run."""
     marker = _streaming.set(metadata)
     try:
-        if _has_langchain():
+        if has_langchain():
             with _token_handler(run, metadata, seen):
                 yield
         else:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
     "DONE",
+    "MESSAGE_EVENTS_KEY",
     "NAMESPACE_SEPARATOR",
     "STREAM_MODES",
     "Breakpoints",
@@ -44,6 +45,8 @@ T = TypeVar("T")
 STREAM_MODES: Final = frozenset(
     {"updates", "values", "custom", "messages", "checkpoints", "tasks", "debug", "tools"}
 )
+MESSAGE_EVENTS_KEY: Final = "__pregel_stream_messages_v2"
+"""The ``configurable`` key of a run whose ``messages`` carry LangChain's message events."""
 DEFAULT_RECURSION_LIMIT: Final = 25
 DONE: Final = "__done__"
 

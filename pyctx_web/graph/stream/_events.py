@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from pyctx_web.graph._engine.messages_mode import MESSAGE_EVENTS_KEY
+from pyctx_web.errors import ArgumentTypeError
+from pyctx_web.graph._engine.options import MESSAGE_EVENTS_KEY
 from pyctx_web.graph.stream._mux import StreamMux, TransformerFactory
 from pyctx_web.graph.stream._types import ProtocolEvent, StreamTransformer
 from pyctx_web.graph.stream.run_stream import AsyncGraphRunStream, GraphRunStream, to_event
@@ -41,7 +42,7 @@ class _Streamable(Protocol):
 def _refuse_owned(kwargs: Mapping[str, Any]) -> None:
     given = [key for key in _OWNED if key in kwargs]
     if given:
-        raise TypeError(
+        raise ArgumentTypeError(
             f"stream_events(version='v3') / astream_events(version='v3') do not accept "
             f"{', '.join(given)}: the run sets them (stream_mode from its transformers, "
             "subgraphs=True for the subgraphs' handles)"
@@ -53,13 +54,13 @@ def _factories(specs: Sequence[Any] | None) -> list[TransformerFactory]:
     made: list[TransformerFactory] = []
     for spec in specs or ():
         if isinstance(spec, StreamTransformer):
-            raise TypeError(
+            raise ArgumentTypeError(
                 "stream_events(version='v3') transformers must be scope-aware callables, "
                 f"got pre-built instance {type(spec).__name__}. Pass the transformer class "
                 "or a factory like `lambda scope: MyTransformer(scope, ...)`."
             )
         if not callable(spec):
-            raise TypeError(
+            raise ArgumentTypeError(
                 "stream_events(version='v3') transformers must be scope-aware callables, "
                 f"got {type(spec).__name__}."
             )
@@ -118,7 +119,17 @@ def stream_events_v3(
     parts = graph.stream(
         input, _with_events(config), stream_mode=_modes(mux), subgraphs=True, **kwargs
     )
-    return GraphRunStream((_event(part) for part in parts), mux)
+
+    def events() -> Iterator[ProtocolEvent]:
+        try:
+            for part in parts:
+                yield _event(part)
+        finally:  # the run's abort() stops the graph's stream too
+            close = getattr(parts, "close", None)
+            if close is not None:
+                close()
+
+    return GraphRunStream(events(), mux)
 
 
 async def astream_events_v3(
@@ -136,7 +147,12 @@ async def astream_events_v3(
     )
 
     async def events() -> AsyncIterator[ProtocolEvent]:
-        async for part in parts:
-            yield _event(part)
+        try:
+            async for part in parts:
+                yield _event(part)
+        finally:  # the run's abort() stops the graph's stream too
+            close = getattr(parts, "aclose", None)
+            if close is not None:
+                await close()
 
     return AsyncGraphRunStream(events(), mux)

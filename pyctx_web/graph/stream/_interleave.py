@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from pyctx_web.errors import ArgumentTypeError, UsageError
 from pyctx_web.graph.stream.stream_channel import StreamChannel
 
 __all__ = ["interleave"]
@@ -17,14 +18,14 @@ def _subscribed(
     for name in names:
         channel = extensions[name]
         if not isinstance(channel, StreamChannel):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"interleave() requires StreamChannel projections, "
                 f"got {type(channel).__name__} for {name!r}"
             )
         if channel._is_async is not False:
-            raise TypeError(f"StreamChannel {name!r} is not bound to a sync run")
+            raise ArgumentTypeError(f"StreamChannel {name!r} is not bound to a sync run")
         if channel._subscribed:
-            raise RuntimeError(
+            raise UsageError(
                 f"StreamChannel {name!r} already has a subscriber; use .tee(n) for fan-out."
             )
         channels[name] = channel

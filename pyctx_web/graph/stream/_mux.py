@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
 from pyctx_web._homes import publish
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
 from pyctx_web.graph.stream._types import (
     ProtocolEvent,
     StreamTransformer,
@@ -97,7 +98,7 @@ class StreamMux:
     def _make_child(self, scope: tuple[str, ...]) -> StreamMux:
         """A mux for the subgraph at ``scope``: fresh transformers, driven by this run's pump."""
         if self._factories is None:
-            raise RuntimeError(
+            raise UsageError(
                 "StreamMux._make_child needs a mux made with factories=: "
                 "ready-made transformers cannot be made again for another scope"
             )
@@ -112,14 +113,14 @@ class StreamMux:
 
     def _register(self, transformer: StreamTransformer) -> None:
         if transformer_requires_async(transformer) and not self.is_async:
-            raise RuntimeError(
+            raise UsageError(
                 f"{type(transformer).__name__} requires an async run — it overrides "
                 "aprocess/afinalize/afail or sets requires_async=True. "
                 "Use astream_events(), not stream_events()."
             )
         projection = transformer.init()
         if not isinstance(projection, dict):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"StreamTransformer.init() must return a dict, got {type(projection).__name__}"
             )
         taken = sorted(set(projection) & set(self.extensions))
@@ -127,7 +128,7 @@ class StreamMux:
             owners = ", ".join(
                 f"{key!r} (owned by {self._projection_owners[key]})" for key in taken
             )
-            raise ValueError(
+            raise ArgumentValueError(
                 f"Transformer {type(transformer).__name__} returned projection keys that "
                 f"conflict with already-registered keys: {owners}"
             )

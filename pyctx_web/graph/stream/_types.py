@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from typing import Any, ClassVar, Literal, NotRequired, TypedDict
 
 from pyctx_web._homes import publish
+from pyctx_web.errors import UsageError
 
 __all__ = ["ProtocolEvent", "StreamTransformer", "transformer_requires_async"]
 
@@ -97,7 +98,7 @@ class StreamTransformer(ABC):
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            raise RuntimeError(
+            raise UsageError(
                 f"{type(self).__name__}.schedule() needs a running event loop: "
                 "the transformer runs under astream_events(), not stream_events(); "
                 "set requires_async=True on the class"

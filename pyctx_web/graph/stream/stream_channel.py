@@ -15,6 +15,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Generic, Protocol, TypeVar
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, UsageError
+
 __all__ = ["StreamChannel"]
 
 T = TypeVar("T")
@@ -37,7 +39,7 @@ class StreamChannel(Generic[T]):
 
     def __init__(self, name: str | None = None, *, maxlen: int | None = None) -> None:
         if maxlen is not None and maxlen <= 0:
-            raise ValueError("StreamChannel maxlen must be a positive int or None")
+            raise ArgumentValueError("StreamChannel maxlen must be a positive int or None")
         self.name = name
         self._maxlen = maxlen
         self._items: deque[tuple[int, T]] = deque()
@@ -53,7 +55,7 @@ class StreamChannel(Generic[T]):
     def _bind(self, *, is_async: bool) -> None:
         """Fix whether the channel is read with ``for`` or ``async for`` (once)."""
         if self._is_async is not None:
-            raise RuntimeError("StreamChannel is already bound")
+            raise UsageError("StreamChannel is already bound")
         self._is_async = is_async
 
     def _bind_mux(self, mux: _Stamper) -> None:
@@ -82,7 +84,7 @@ class StreamChannel(Generic[T]):
         """Add ``item`` for the subscriber (if any) and forward it when the channel is named."""
         if self._subscribed:
             if self._closed:
-                raise RuntimeError("Cannot push to a closed StreamChannel")
+                raise UsageError("Cannot push to a closed StreamChannel")
             stamp = self._mux._next_push_seq() if self._mux is not None else 0
             self._items.append((stamp, item))
         if self._wire_fn is not None:
@@ -99,18 +101,18 @@ class StreamChannel(Generic[T]):
 
     def _subscribe(self, want_async: bool) -> None:
         if self._is_async is None:
-            raise TypeError(
+            raise ArgumentTypeError(
                 "StreamChannel has not been bound yet. "
                 "Register the transformer with a StreamMux first."
             )
         if self._is_async != want_async:
-            raise TypeError(
+            raise ArgumentTypeError(
                 "This StreamChannel is bound to async mode — use 'async for' instead."
                 if self._is_async
                 else "This StreamChannel is bound to sync mode — use 'for' instead."
             )
         if self._subscribed:
-            raise RuntimeError("StreamChannel already has a subscriber; use .tee(n) for fan-out.")
+            raise UsageError("StreamChannel already has a subscriber; use .tee(n) for fan-out.")
         self._subscribed = True
 
     def __iter__(self) -> Iterator[T]:
@@ -152,7 +154,7 @@ class StreamChannel(Generic[T]):
     def tee(self, n: int = 2) -> tuple[Iterator[T], ...]:
         """Subscribe and give ``n`` readers, each getting every item."""
         if n < 1:
-            raise ValueError("tee() requires n >= 1")
+            raise ArgumentValueError("tee() requires n >= 1")
         source = iter(self)
         queues: list[deque[T]] = [deque() for _ in range(n)]
         done: list[bool] = [False]
@@ -177,7 +179,7 @@ class StreamChannel(Generic[T]):
     def atee(self, n: int = 2) -> tuple[AsyncIterator[T], ...]:
         """Subscribe and give ``n`` async readers, each getting every item."""
         if n < 1:
-            raise ValueError("atee() requires n >= 1")
+            raise ArgumentValueError("atee() requires n >= 1")
         source = aiter(self)
         queues: list[deque[T]] = [deque() for _ in range(n)]
         state: dict[str, Any] = {"done": False, "error": None}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+from pyctx_web.graph._engine.messages_mode import has_langchain
 from pyctx_web.graph.stream._lifecycle import (
     LifecyclePayload,
     LifecycleTransformer,
@@ -160,6 +161,8 @@ class MessagesTransformer(StreamTransformer):
     def process(self, event: ProtocolEvent) -> bool:
         params = event["params"]
         if event["method"] != "messages" or params["namespace"] != self._scope_list:
+            return True
+        if not has_langchain():  # no chat model streams without LangChain: dict messages stay
             return True
         from langchain_core.messages import AIMessageChunk, BaseMessage, ToolMessage
 
