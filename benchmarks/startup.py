@@ -201,7 +201,8 @@ def measure(browser: Any, urls: dict[str, str], *, rounds: int) -> dict[str, lis
     return loads
 
 
-def _stage_note(loads: list[dict[str, Any]]) -> str:
+def stage_note(loads: list[dict[str, Any]]) -> str:
+    """The median of each stage the workers of ``loads`` timed, as ``"stage ms, ..."``."""
     stages: dict[str, list[float]] = {}
     for load in loads:
         for stage, ms in (load["worker"].get("stages") or {}).items():
@@ -232,8 +233,8 @@ def rows(
             bases=bare,
             baseline="a worker that only loads Pyodide, same page",
             with_ratio=False,
-            note=f"{note}; worker stages (ms, median): {_stage_note(mine)}; "
-            f"{base.label}: {today} (stages {_stage_note(theirs)})",
+            note=f"{note}; worker stages (ms, median): {stage_note(mine)}; "
+            f"{base.label}: {today} (stages {stage_note(theirs)})",
         ),
         _ready_ratio(
             "demo page, navigation to ready",
@@ -292,7 +293,7 @@ def unrestored_rows(
         "ms",
         limit=100,
         note=f"{note}; the snapshot request answered 404; "
-        f"worker stages (ms, median): {_stage_note(unrestored)}",
+        f"worker stages (ms, median): {stage_note(unrestored)}",
     )
     info = [
         goals.ratio_row(

@@ -88,9 +88,12 @@ def visit(context: Any, url: str, *, first_message: bool) -> dict[str, Any]:
         page.close()
 
 
-def revisits(playwright: Any, url: str, launch: dict[str, Any], rounds: int) -> list[list[float]]:
-    """Per round, a new browser profile: the first visit's and the second visit's span."""
-    pairs: list[list[float]] = []
+def revisits(
+    playwright: Any, url: str, launch: dict[str, Any], rounds: int
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Per round, a new browser profile: the worker's ready message on the first visit and on
+    the second (each as :func:`startup.load_demo` keeps it, under ``"worker"``)."""
+    visits: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for _ in range(rounds):
         profile = tempfile.mkdtemp(prefix="profile-", dir=ROOT / "build" / "bench")
         context = playwright.chromium.launch_persistent_context(profile, **launch)
@@ -103,9 +106,15 @@ def revisits(playwright: Any, url: str, launch: dict[str, Any], rounds: int) -> 
             shutil.rmtree(profile, ignore_errors=True)
         if first.get("snapshot") or second.get("snapshot"):
             raise RuntimeError("a worker was restored from a snapshot the server does not have")
-        spans = [startup.after_load_ms(first), startup.after_load_ms(second)]
-        pairs.append([float(span) for span in spans if span is not None])
-    return [pair for pair in pairs if len(pair) == 2]
+        visits.append(({"worker": first}, {"worker": second}))
+    return visits
+
+
+def _span(load: dict[str, Any]) -> float:
+    span = startup.after_load_ms(load["worker"])
+    if span is None:
+        raise RuntimeError(f"the worker's ready message names no time after loadPyodide: {load}")
+    return span
 
 
 def flagged(
@@ -145,7 +154,7 @@ def run(current: Build, launch: dict[str, Any], quick: bool) -> list[dict[str, A
         startup.serving(bare) as url,
         sync_playwright() as playwright,
     ):
-        pairs = revisits(playwright, url, launch, rounds)
+        visits = revisits(playwright, url, launch, rounds)
         loads, version = flagged(playwright, url, launch, rounds, quick)
     runtime = f"pyodide-chromium {version}"
     note = goals.rounds_note(rounds, quick)
@@ -154,13 +163,15 @@ def run(current: Build, launch: dict[str, Any], quick: bool) -> list[dict[str, A
             "demo worker without its snapshot, second visit: pyctx_web and the app after "
             "loadPyodide",
             runtime,
-            [second for _, second in pairs],
-            [first for first, _ in pairs],
+            [_span(second) for _, second in visits],
+            [_span(first) for first, _ in visits],
             "ms",
             baseline="the first visit, same browser profile",
             limit=1.0,
             note=f"{note}; a new profile on disk each round (Chromium's wasm code cache); "
-            f"the first visit sends the first message and stays {STAY_S:g} s",
+            f"the first visit sends the first message and stays {STAY_S:g} s; worker stages "
+            f"(ms, median): {startup.stage_note([second for _, second in visits])}; "
+            f"first visit: {startup.stage_note([first for first, _ in visits])}",
         )
     ]
     default = [load["after_ms"] for load in loads["default"] if load["after_ms"] is not None]
@@ -179,7 +190,9 @@ def run(current: Build, launch: dict[str, Any], quick: bool) -> list[dict[str, A
                 baseline="Chromium's own flags, interleaved",
                 limit=1.0,
                 note=f'{note}; evidence only: --js-flags="{FLAGS[name]}"; loadPyodide '
-                f"itself took {loaded:.0f} ms (median)",
+                f"itself took {loaded:.0f} ms (median); worker stages (ms, median): "
+                f"{startup.stage_note(loads[name])}; with Chromium's own flags: "
+                f"{startup.stage_note(loads['default'])}",
             )
         )
     for row in rows:
