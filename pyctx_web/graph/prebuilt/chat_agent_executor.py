@@ -183,6 +183,10 @@ def _route(
     def to_tools(calls: list[Any], state: Any) -> Any:
         if version == "v1":
             return "tools"
+        if not isinstance(state, dict):
+            # A model or dataclass state is not a Send argument a checkpoint can hold: the
+            # tools read the graph state themselves (ToolNode does for bare calls).
+            return [Send("tools", [call]) for call in calls]
         return [
             Send("tools", {"__type": "tool_call_with_context", "tool_call": call, "state": state})
             for call in calls

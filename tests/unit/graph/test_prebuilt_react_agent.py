@@ -5,15 +5,23 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+)
 from langchain_core.tools import tool
+from pydantic import BaseModel
 
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
-from pyctx_web.graph.prebuilt import create_react_agent
+from pyctx_web.graph.message import add_messages
+from pyctx_web.graph.prebuilt import InjectedState, create_react_agent
 
 
 class Scripted(GenericFakeChatModel):
@@ -121,3 +129,25 @@ def test_langgraph_prebuilt_is_pyctx_web_and_loaded_only_when_imported() -> None
         "pyctx_web.graph.prebuilt.tool_node pyctx_web.graph.prebuilt.chat_agent_executor",
         "",
     ]
+
+
+class ModelState(BaseModel):
+    messages: Annotated[list[AnyMessage], add_messages]
+    user: str = "ann"
+
+
+@tool
+def whose(state: Annotated[Any, InjectedState]) -> str:
+    """Name the state's user."""
+    return f"{type(state).__name__}:{state.user}"
+
+
+def test_v2_runs_tools_on_a_model_state_with_a_checkpointer() -> None:
+    """v2 with a pydantic state schema checkpoints its tool calls; tools get the state object."""
+    calls = [{"name": "whose", "args": {}, "id": "c1"}]
+    model = Scripted(messages=iter([AIMessage("", tool_calls=calls), AIMessage("ok")]), asked=[])
+    agent = create_react_agent(
+        model, [whose], state_schema=ModelState, checkpointer=InMemorySaver(), version="v2"
+    )
+    out = agent.invoke({"messages": [HumanMessage("who?")]}, {"configurable": {"thread_id": "t"}})
+    assert [m.content for m in out["messages"]] == ["who?", "", "ModelState:ann", "ok"]
