@@ -34,6 +34,7 @@ from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.message import add_messages
 
 # _get_model also under this module, where LangGraph's tests import it from.
+from pyctx_web.graph.prebuilt._deprecated import context_schema_of
 from pyctx_web.graph.prebuilt._model import (
     _get_model,
     _should_bind_tools,
@@ -357,9 +358,12 @@ def create_react_agent(
     debug: bool = False,
     version: Literal["v1", "v2"] = "v2",
     name: str | None = None,
+    **deprecated_kwargs: Any,
 ) -> Any:
     """A compiled graph running ``model`` with ``tools`` until it answers without tool calls."""
     from pyctx_web.graph.state import StateGraph
+
+    context_schema = context_schema_of(context_schema, deprecated_kwargs)
 
     tool_node, tool_list = _checked(model, tools, version)
     schema = state_schema or AgentState

@@ -151,3 +151,21 @@ def test_v2_runs_tools_on_a_model_state_with_a_checkpointer() -> None:
     )
     out = agent.invoke({"messages": [HumanMessage("who?")]}, {"configurable": {"thread_id": "t"}})
     assert [m.content for m in out["messages"]] == ["who?", "", "ModelState:ann", "ok"]
+
+
+def test_config_schema_is_a_deprecated_context_schema_and_other_keywords_are_refused() -> None:
+    """config_schema= warns and serves as context_schema; an unknown keyword raises TypeError."""
+    from pyctx_web.graph.warnings import LangGraphDeprecatedSinceV10
+
+    model = Scripted(messages=iter([AIMessage("hi")]), asked=[])
+    message = (
+        r"^`config_schema` is deprecated and will be removed\. "
+        r"Please use `context_schema` instead\. Deprecated in LangGraph V1\.0 to be removed "
+        r"in V2\.0\.$"
+    )
+    with pytest.warns(LangGraphDeprecatedSinceV10, match=message):
+        agent = create_react_agent(model, [], config_schema=dict)
+    assert agent.invoke({"messages": [HumanMessage("x")]})["messages"][-1].content == "hi"
+    refused = r"^create_react_agent\(\) got unexpected keyword arguments: \{'extra': 1\}$"
+    with pytest.raises(TypeError, match=refused):
+        create_react_agent(model, [], extra=1)
