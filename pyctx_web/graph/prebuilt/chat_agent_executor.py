@@ -32,9 +32,9 @@ from pyctx_web.graph._sync import in_sync_form
 from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END, START
 from pyctx_web.graph.message import add_messages
+from pyctx_web.graph.prebuilt._deprecated import context_schema_of
 
 # _get_model also under this module, where LangGraph's tests import it from.
-from pyctx_web.graph.prebuilt._deprecated import context_schema_of
 from pyctx_web.graph.prebuilt._model import (
     _get_model,
     _should_bind_tools,
