@@ -119,7 +119,7 @@ async def test_a_graphs_own_checkpoints_read_through_langgraphs_interface(saver:
     assert history[1].config == latest.parent_config
 
 
-class DictSaver(BaseCheckpointSaver):
+class DictSaver(BaseCheckpointSaver[int]):
     """A user's own LangGraph saver: async methods over dicts, as a LangGraph user writes one."""
 
     def __init__(self) -> None:
