@@ -353,7 +353,20 @@ class StateSchema:
             ) from exc
 
     def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The state type's values in declaration order, as snapshots and ``"values"`` show them."""
+        """The values in declaration order, as snapshots and ``"values"`` show them.
+
+        As LangGraph's, they show every channel: keys a node's input schema or the
+        graph's input or output schema added too.
+        """
+        shown = {key: values[key] for key in self.annotations if key in values}
+        if len(shown) < len(values):
+            # Keys of another version of the graph are shown as stored.
+            shown.update((k, v) for k, v in values.items() if k not in self.annotations)
+        return shown
+
+    def own_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The state type's values in declaration order (with keys of another version of
+        the graph, as stored): what a node of the state type reads."""
         own = self.own_keys
         shown = {
             key: values[key]
@@ -361,12 +374,11 @@ class StateSchema:
             if key in values and (own is None or key in own)
         }
         if len(shown) < len(values):
-            # Keys of another version of the graph are shown as stored.
             shown.update((k, v) for k, v in values.items() if k not in self.annotations)
         return shown
 
     def result(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The values ``invoke`` returns: those of the output schema, when there is one."""
+        """The values ``invoke`` returns: the output schema's, else the state type's."""
         if self.output_keys is None:
-            return self.output(values)
+            return self.own_values(values)
         return {key: values[key] for key in self.output_keys if key in values}

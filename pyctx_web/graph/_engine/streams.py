@@ -73,7 +73,7 @@ def emit_task(run: Run, schema: StateSchema, cp: Checkpoint, task: TaskSpec) -> 
     payload = {
         "id": task.id,
         "name": task.name,
-        "input": task.arg if pushed else schema.output(cp.values),
+        "input": task.arg if pushed else schema.own_values(cp.values),
         "triggers": ("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
     }
     metadata = _user_metadata(run)
