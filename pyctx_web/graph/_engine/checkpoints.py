@@ -12,6 +12,7 @@ from pyctx_web.graph._engine.records import (
     Checkpoint,
     Pending,
     TaskRecord,
+    TaskResult,
     TaskSpec,
     checkpoint_parts,
     decode_record,
@@ -201,7 +202,13 @@ class CheckpointAccess:
         """
         if self.checkpointer is None or not (items or input_updates is not None):
             return
-        writes = [encode_write(self.serde, task, kind, rec) for task, kind, rec in items]
+        untracked = self.schema.untracked
+        writes = [
+            encode_write(
+                self.serde, task, kind, _tracked_record(rec, untracked) if untracked else rec
+            )
+            for task, kind, rec in items
+        ]
         if input_updates is not None:
             writes.append(encode_input_update(self.serde, input_updates))
         await self.put_writes(cp, writes)
@@ -247,11 +254,15 @@ class CheckpointAccess:
 
 
 def _tracked(schema: StateSchema, cp: Checkpoint) -> Checkpoint:
-    """``cp`` as stored: without the values of untracked keys (``UntrackedValue``)."""
+    """``cp`` as stored: without the values of untracked keys (``UntrackedValue``), in its
+    state and in what its nodes wrote."""
     untracked = schema.untracked
-    if not untracked or untracked.isdisjoint(cp.values):
+    if not untracked or (untracked.isdisjoint(cp.values) and not cp.writes):
         return cp
     values = {key: value for key, value in cp.values.items() if key not in untracked}
+    writes = cp.writes
+    if writes:
+        writes = {node: _without(update, untracked) for node, update in writes.items()}
     return Checkpoint(
         cp.id,
         cp.thread_id,
@@ -262,10 +273,30 @@ def _tracked(schema: StateSchema, cp: Checkpoint) -> Checkpoint:
         values,
         cp.tasks,
         cp.last_nodes,
-        cp.writes,
+        writes,
         cp.skip_breakpoint,
         cp.answered,
         cp.barriers,
+    )
+
+
+def _without(update: Any, keys: frozenset[str]) -> Any:
+    """A node's update (a dict, or a list of them) without ``keys``."""
+    if isinstance(update, dict):
+        return {key: value for key, value in update.items() if key not in keys}
+    if isinstance(update, list):
+        return [_without(part, keys) for part in update]
+    return update
+
+
+def _tracked_record(rec: TaskRecord, untracked: frozenset[str]) -> TaskRecord:
+    """``rec`` as its pending write is stored: its result without untracked keys."""
+    result = rec.result
+    if result is None or all(key not in untracked for key, _ in result.updates):
+        return rec
+    kept = TaskResult([(k, v) for k, v in result.updates if k not in untracked], result.goto)
+    return TaskRecord(
+        kept, rec.interrupt, rec.interrupt_index, rec.answers, rec.error, rec.task_results
     )
 
 

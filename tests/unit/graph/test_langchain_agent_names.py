@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,11 @@ class Counted(TypedDict):
     seen: list[str]
     jump: NotRequired[Annotated[str | None, EphemeralValue]]
     calls: NotRequired[Annotated[int, UntrackedValue]]
+
+
+class Resourced(TypedDict):
+    seen: Annotated[list[str], operator.add]
+    resource: NotRequired[Annotated[object, UntrackedValue]]
 
 
 def _two_form_graph() -> Any:
@@ -248,3 +254,19 @@ def test_a_traced_run_is_named_and_identified_by_its_config() -> None:
     assert set(by_name) == {"mine", "only"}
     assert by_name["mine"].id == run_id
     assert by_name["only"].parent_run_id == run_id
+
+
+def test_an_untracked_key_may_hold_what_no_checkpoint_can() -> None:
+    """An UntrackedValue key holds a live object through a checkpointed run, parallel steps too."""
+    resource = object()
+    graph = StateGraph(Resourced)
+    graph.add_node("open", lambda state: {"resource": resource, "seen": ["open"]})
+    graph.add_node("side", lambda state: {"seen": ["side"]})
+    graph.add_node("use", lambda state: {"seen": [f"same={state['resource'] is resource}"]})
+    graph.add_edge(START, "open").add_edge(START, "side").add_edge("open", "use")
+    app = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "live"}}
+    assert app.invoke({"seen": []}, config)["seen"] == ["open", "side", "same=True"]
+    history = list(app.get_state_history(config))
+    assert all("resource" not in snapshot.values for snapshot in history)
+    assert all("resource" not in str(snapshot.metadata) for snapshot in history)
