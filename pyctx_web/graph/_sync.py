@@ -1,15 +1,18 @@
 """The sync forms of a compiled graph's methods: ``invoke``, ``stream``, ``get_state``...
 
-On CPython they run the async forms to completion in a fresh event loop, and
-raise :class:`SyncUnavailableError` naming the async form while an event loop
-runs in this thread. In Pyodide the browser owns the event loop: they run the
-async forms as tasks of Pyodide's loop and block on them with
-``pyodide.ffi.run_sync``. That needs JavaScript Promise Integration (JSPI, as
-in Chromium) and a call stack that entered Python through an async entry
-(``pyodide.runPythonAsync``, an async function, ``callPromising``); where
-``pyodide.ffi.can_run_sync()`` says no, they raise SyncUnavailableError naming
-the async form. :func:`in_sync_form` tells code the run calls (a node given both a
-sync and an async form, as LangChain's agents give them) that a sync form runs it.
+On CPython they run the async forms to completion in a fresh event loop. Where
+an event loop already runs in this thread (a notebook, an async function, a
+node or a tool of a running graph calling a graph's ``invoke``), that loop is
+hidden while the fresh one runs, in this thread and in the caller's context, and
+waits as on any blocking call (as LangGraph's sync forms block it). In Pyodide
+the browser owns the event loop: they run the async forms as tasks of Pyodide's
+loop and block on them with ``pyodide.ffi.run_sync``. That needs JavaScript
+Promise Integration (JSPI, as in Chromium) and a call stack that entered Python
+through an async entry (``pyodide.runPythonAsync``, an async function,
+``callPromising``); where ``pyodide.ffi.can_run_sync()`` says no, they raise
+SyncUnavailableError naming the async form. :func:`in_sync_form` tells code the
+run calls (a node given both a sync and an async form, as LangChain's agents
+give them) that a sync form runs it.
 """
 
 from __future__ import annotations
@@ -17,13 +20,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterator, Sequence
-from contextvars import ContextVar
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph._engine.options import next_item, stream_modes
+from pyctx_web.graph._engine.sync_form import SYNC_FORM, without_loop
 from pyctx_web.graph.errors import SyncUnavailableError
 
 __all__ = ["in_sync_form", "run_sync", "stream_sync"]
@@ -32,8 +35,6 @@ T = TypeVar("T")
 
 _RunSync = Callable[[Awaitable[Any]], Any]
 
-_SYNC_FORM: ContextVar[bool] = ContextVar("pyctx_web.graph.sync_form", default=False)
-
 
 def in_sync_form() -> bool:
     """Whether the graph call running here is a sync form (``invoke``, ``stream``...).
@@ -41,12 +42,12 @@ def in_sync_form() -> bool:
     As in LangGraph, a node given both forms runs its sync one under ``invoke``
     and its async one under ``ainvoke``.
     """
-    return _SYNC_FORM.get()
+    return SYNC_FORM.get()
 
 
 async def _as_sync_form(coro: Awaitable[T]) -> T:
     """Await ``coro`` in the context of a sync form (set in the task's own context)."""
-    _SYNC_FORM.set(True)
+    SYNC_FORM.set(True)
     return await coro
 
 
@@ -141,15 +142,24 @@ def _unavailable_in_pyodide(name: str) -> SyncUnavailableError:
     )
 
 
-class _ThreadRunner(_ContextRunner):
-    """:class:`asyncio.Runner` on a thread of its own, in the caller's context (CPython)."""
+class _LoopRunner(_ContextRunner):
+    """:class:`asyncio.Runner` on CPython, hiding a loop that runs in this thread (nested).
+
+    A nested runner leaves alone the event loop set for this thread (the caller's).
+    """
+
+    def __init__(self, nested: bool) -> None:
+        super().__init__()
+        self._runner = asyncio.Runner(loop_factory=asyncio.new_event_loop if nested else None)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        without_loop(self._runner.close)
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        # Imported here: only a sync call from inside a running event loop needs a thread.
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(1, thread_name_prefix="pyctx-subgraph") as pool:
-            return pool.submit(self._context.run, asyncio.run, coro).result()
+        result: T = without_loop(self._runner.run, coro, context=self._context)
+        return result
 
 
 def _runner(name: str) -> _Runner:
@@ -158,18 +168,9 @@ def _runner(name: str) -> _Runner:
         if _pyodide_run_sync() is None:
             raise _unavailable_in_pyodide(name)
         return _PyodideRunner(name)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.Runner()
-    if current_task.get_store() is not None:
-        # A sync node calling a graph (a subgraph): its loop is busy with the node,
-        # so the call runs on a loop of its own in another thread, and waits.
-        return _ThreadRunner()
-    raise SyncUnavailableError(
-        f"{name}() cannot run while an event loop is running in this thread; "
-        f"use `await graph.a{name}(...)`"
-    )
+    # In a node (its loop hidden) or under a running loop, the run is nested in another.
+    nested = asyncio._get_running_loop() is not None or current_task.get_store() is not None
+    return _LoopRunner(nested)
 
 
 def run_sync(name: str, coro: Coroutine[Any, Any, T]) -> T:

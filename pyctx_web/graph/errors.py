@@ -165,7 +165,7 @@ class GraphConfigError(GraphError, ValueError):
 
 
 class SyncUnavailableError(GraphError, RuntimeError):
-    """A sync form (``invoke``, ``stream``...) was called in Pyodide or inside a running loop."""
+    """A sync form (``invoke``, ``stream``...) was called in Pyodide where it cannot wait."""
 
 
 class ResumeError(GraphError, ValueError):

@@ -15,6 +15,7 @@ from pyctx_web.graph._engine.messages_mode import (
     streaming_tokens,
 )
 from pyctx_web.graph._engine.records import TaskResult
+from pyctx_web.graph._engine.sync_form import hides_loop, without_loop
 from pyctx_web.graph._values import UNSET, Command
 from pyctx_web.graph.errors import GraphError, InvalidUpdateError, ParentCommand
 
@@ -46,7 +47,7 @@ def node_error(node: str, caught: BaseException) -> Exception:
 class NodeCalls:
     """How one run calls its nodes: what each gets, and what its return value updates."""
 
-    __slots__ = ("planner", "run", "schema", "trace_parent", "traced")
+    __slots__ = ("direct", "loopless", "planner", "run", "schema", "trace_parent", "traced")
 
     def __init__(self, run: Run, schema: StateSchema, planner: Planner) -> None:
         self.run = run
@@ -57,6 +58,11 @@ class NodeCalls:
         the run and each node call are chain runs of theirs."""
         self.trace_parent: Any = None
         """The callbacks of the graph's own chain run, which node runs start under."""
+        self.loopless = hides_loop()
+        """A sync form runs on CPython: node functions are called with the run's loop hidden,
+        as LangGraph's ``invoke`` runs no loop (a blocking call in a sync node blocks no loop)."""
+        self.direct = not (self.traced or self.loopless)
+        """Whether a node that asks for nothing besides its state is called as ``fn(state)``."""
 
     def state_of(self, node: NodeSpec, values: dict[str, Any]) -> Any:
         """The state ``node`` receives: the graph's, or only the keys its annotation names."""
@@ -89,6 +95,9 @@ class NodeCalls:
         return self._call(node, arg, frame)
 
     def _call(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
+        if self.loopless:
+            asked = injected(self.run, frame, node.inject) if node.inject else {}
+            return without_loop(node.fn, arg, **asked)
         if node.inject:
             return node.fn(arg, **injected(self.run, frame, node.inject))
         return node.fn(arg)

@@ -367,8 +367,8 @@ class Engine:
                 if self.run.queue is not None and not self.run.stream_modes.isdisjoint(LC_MODES):
                     ret = await calls.streaming(node, arg, frame)
                 else:
-                    traced = node.inject or calls.traced
-                    ret = calls.call(node, arg, frame) if traced else node.fn(arg)
+                    direct = calls.direct and not node.inject
+                    ret = node.fn(arg) if direct else calls.call(node, arg, frame)
                 if type(ret) is CoroutineType or is_awaitable(ret):
                     ret = await ret
                 result, raw = calls.to_result(task.name, ret)

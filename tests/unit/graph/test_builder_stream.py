@@ -389,28 +389,6 @@ def test_sync_forms_run_async_nodes(checkpointer: Checkpointer, mode: str) -> No
     assert sources == ["loop", "update", "loop", "loop", "input"]
 
 
-@pytest.mark.asyncio
-async def test_sync_forms_refuse_inside_running_loop() -> None:
-    """The sync forms raise a clear error when an event loop already runs in the thread."""
-    graph = StateGraph(State).add_node("a", _noop).add_edge(START, "a").compile()
-    with pytest.raises(
-        SyncUnavailableError,
-        match=(
-            r"^invoke\(\) cannot run while an event loop is running in this thread; "
-            r"use `await graph\.ainvoke\(\.\.\.\)`$"
-        ),
-    ):
-        graph.invoke({})
-    with pytest.raises(
-        SyncUnavailableError,
-        match=(
-            r"^stream\(\) cannot run while an event loop is running in this thread; "
-            r"use `await graph\.astream\(\.\.\.\)`$"
-        ),
-    ):
-        graph.stream({})
-
-
 def test_sync_forms_refuse_in_pyodide(monkeypatch: pytest.MonkeyPatch) -> None:
     """In Pyodide the sync forms raise an error telling to use the async form."""
     monkeypatch.setattr(compiled_module, "IN_PYODIDE", True)
