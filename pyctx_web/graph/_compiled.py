@@ -91,7 +91,7 @@ class CompiledStateGraph(EventStreams):
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
-        self.serde = JsonSerde.for_schema(spec.schema.state_type)
+        self.serde = JsonSerde.for_schema(spec.schema.state_type, spec.schema.annotations.values())
         self.services = services if services is not None else GraphServices(name)
         """The tools, middleware, memory and default context of every run."""
         self._active_runs: ActiveRuns | None = None

@@ -19,6 +19,7 @@ CONVERTED = {
     ("graph/_engine/records.py", "ValueError"),
     ("graph/_engine/serde.py", "ValueError"),
     ("graph/_engine/serde.py", "_Unsupported"),
+    ("graph/_engine/serde_models.py", "ValueError"),
 }
 # The fetch transport raises the HTTP library's own exceptions (httpx's or httpx2's
 # ConnectError, ReadTimeout...), which that library's users and SDKs catch.

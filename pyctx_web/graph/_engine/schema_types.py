@@ -1,4 +1,5 @@
-"""The dataclasses and enums a state schema names, which its checkpoints may hold."""
+"""The dataclasses, enums and pydantic models a state schema names, which its checkpoints
+may hold."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import types
 from collections.abc import Iterable
 from enum import Enum
 from typing import Annotated, Any, ForwardRef, Literal, get_args, get_origin, get_type_hints
+
+from pyctx_web.graph._engine.serde_models import is_model_class
 
 __all__ = ["collect_types", "hints_of", "type_key"]
 
@@ -27,7 +30,8 @@ def hints_of(cls: type) -> Iterable[Any]:
 def collect_types(
     annotation: Any, found: dict[str, type] | None = None, seen: set[int] | None = None
 ) -> dict[str, type]:
-    """Return ``{"module.QualName": cls}`` for the dataclasses and enums ``annotation`` names."""
+    """Return ``{"module.QualName": cls}`` for the dataclasses, enums and pydantic models
+    ``annotation`` names."""
     found = {} if found is None else found
     seen = set() if seen is None else seen
     if isinstance(annotation, str | ForwardRef) or id(annotation) in seen:
@@ -48,10 +52,15 @@ def collect_types(
         return found
     if issubclass(annotation, Enum):
         found[type_key(annotation)] = annotation
-    elif dataclasses.is_dataclass(annotation) or hasattr(annotation, "__required_keys__"):
-        # A dataclass or a TypedDict (``typing``'s or ``typing_extensions``'): look inside.
+    elif (
+        dataclasses.is_dataclass(annotation)
+        or hasattr(annotation, "__required_keys__")
+        or is_model_class(annotation)
+    ):
+        # A dataclass, a pydantic model or a TypedDict (``typing``'s or
+        # ``typing_extensions``'): look inside.
         seen.add(id(annotation))
-        if dataclasses.is_dataclass(annotation):
+        if not hasattr(annotation, "__required_keys__"):
             found[type_key(annotation)] = annotation
         for hint in hints_of(annotation):
             collect_types(hint, found, seen)

@@ -4,8 +4,10 @@ Checkpointable: ``str``, ``int``, ``float``, ``bool``, ``None``; ``list`` and
 ``tuple`` (a tuple comes back as a tuple); ``dict`` with ``str`` keys; the
 dataclasses and enums the state schema names (itself, and those its annotations
 name at any depth, ``Literal[Color.RED]`` included); LangChain messages, in
-LangChain's dict form. Subclasses of ``list``, ``dict``, ``str``, ``int`` and
-``float`` other than enums come back as the plain type.
+LangChain's dict form; pydantic models, by class name and fields
+(:mod:`~pyctx_web.graph._engine.serde_models` says which classes come back).
+Subclasses of ``list``, ``dict``, ``str``, ``int`` and ``float`` other than
+enums come back as the plain type.
 
 What JSON cannot hold faithfully fails before anything of its checkpoint is stored,
 with a :class:`~pyctx_web.graph.errors.SerializationError` naming the state key,
@@ -22,8 +24,8 @@ where in its value the part is, its type and what is wrong:
 * an ``int`` of more than :data:`MAX_INT_DIGITS` digits (4300, CPython's default
   ``sys.get_int_max_str_digits()``, or this process's limit when lower): every
   reader of the thread (another process, Pyodide in another tab) parses it back;
-* nesting deeper than :data:`MAX_DEPTH` (100) lists, tuples, dicts and
-  dataclasses (one more in a node's whole update, a ``Send`` argument, an
+* nesting deeper than :data:`MAX_DEPTH` (100) lists, tuples, dicts,
+  dataclasses and models (one more in a node's whole update, a ``Send`` argument, an
   interrupt or a resume value, which hold state values). States are a few
   levels deep (messages, their tool calls, their arguments); 100 keeps the
   encoder, the readers' JSON parsers and the decoder far below their recursion
@@ -31,8 +33,10 @@ where in its value the part is, its type and what is wrong:
 
 A dataclass or an enum is stored by name (``module.QualName``) and rebuilt only
 if the schema names it: stored data never makes the graph import or build other
-types. What cannot be read back (too deep to parse, an int too long for this
-process, an unknown name) raises ``ValueError``: a corrupt checkpoint.
+types; a stored pydantic model whose class it may not name comes back as the
+dict of its fields. What cannot be read back (too deep to parse, an int too
+long for this process, an unknown dataclass or enum) raises ``ValueError``: a
+corrupt checkpoint.
 """
 
 from __future__ import annotations
@@ -43,18 +47,27 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import Any, Final
 
 from pyctx_web.graph._engine.schema_types import collect_types, hints_of, type_key
+from pyctx_web.graph._engine.serde_models import (
+    is_langchain_message,
+    is_model,
+    is_model_class,
+    langchain_message,
+    model_fields,
+    rebuild,
+    validate_model,
+)
 from pyctx_web.graph.errors import SerializationError
 from pyctx_web.jsonparse import STORED_CHARS, STORED_DEPTH, parse_json
 
 __all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JsonSerde", "collect_types"]
 
 MAX_DEPTH: Final = 100
-"""How many lists, tuples, dicts and dataclasses a checkpointed value may nest."""
+"""How many lists, tuples, dicts, dataclasses and models a checkpointed value may nest."""
 MAX_INT_DIGITS: Final = 4300
 """The most decimal digits a checkpointed int may have: CPython's default limit."""
 
@@ -62,8 +75,8 @@ _MARK: Final = "__pyctx__"
 """Key of the objects the encoding adds; a user dict holding it is wrapped."""
 
 _SUPPORTED: Final = (
-    "supported: str, int, float, bool, None, list, tuple, dict with str keys "
-    "and the dataclasses and enums of the state schema"
+    "supported: str, int, float, bool, None, list, tuple, dict with str keys, "
+    "the dataclasses and enums of the state schema and pydantic models"
 )
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _SHORT_INT: Final = 10**600  # fewer digits than any limit CPython allows (640 at least)
@@ -112,6 +125,8 @@ def _segment(container: Any, child: Any) -> str:
         found = (f"[{i}]" for i, v in enumerate(container) if v is child)
     elif isinstance(container, Enum):
         return ".value"
+    elif is_model(container):
+        found = (f".{k}" for k, v in model_fields(container).items() if v is child)
     elif dataclasses.is_dataclass(container):
         fields = dataclasses.fields(container)
         found = (f".{f.name}" for f in fields if getattr(container, f.name, None) is child)
@@ -136,12 +151,13 @@ class JsonSerde:
         self._by_name: dict[str, type] = {type_key(cls): cls for cls in known_types}
 
     @classmethod
-    def for_schema(cls, schema: type) -> JsonSerde:
-        """A serde knowing the dataclasses and enums ``schema`` and its annotations name."""
+    def for_schema(cls, schema: type, hints: Iterable[Any] = ()) -> JsonSerde:
+        """A serde knowing the dataclasses, enums and pydantic models ``schema``, its
+        annotations and ``hints`` (those of keys other schemas added) name."""
         found: dict[str, type] = {}
         seen: set[int] = set()
         collect_types(schema, found, seen)
-        for hint in hints_of(schema):  # a pydantic model's too
+        for hint in itertools.chain(hints_of(schema), hints):
             collect_types(hint, found, seen)
         return cls(found.values())
 
@@ -252,13 +268,24 @@ class JsonSerde:
                 if f.init
             }
             return {_MARK: "dataclass", "type": name, "fields": fields}
-        if _is_langchain_message(value):
+        if is_langchain_message(value):
             # LangChain's own dict form; its loader picks the class from a fixed list.
             from langchain_core.messages import message_to_dict
 
             data = self._encode(message_to_dict(value), depth)
             return {_MARK: "lc_message", "data": data}
+        if is_model(value):
+            return self._model(value, name, depth)
         raise _Unsupported(value, f"not a checkpointable type ({_SUPPORTED})")
+
+    def _model(self, value: Any, name: str, depth: int) -> dict[str, Any]:
+        """The JSON-ready form of a pydantic model: its class name and its fields."""
+        if depth >= MAX_DEPTH:
+            raise _Unsupported(value, _TOO_DEEP)
+        # The graph's own value: its class may be rebuilt from this process's checkpoints.
+        self._by_name[name] = type(value)
+        fields = self._dict(model_fields(value), depth + 1)
+        return {_MARK: "model", "type": name, "fields": fields}
 
     def decode(self, obj: Any) -> Any:
         """Rebuild a value from its JSON-ready form; ``ValueError`` if it cannot be rebuilt."""
@@ -282,14 +309,25 @@ class JsonSerde:
         if mark == "dataclass":
             cls = self._known(obj, "dataclass")
             fields = {k: self._decode(v) for k, v in _field(obj, "fields", dict).items()}
-            return _rebuild(f"dataclass {cls.__qualname__!r}", lambda: cls(**fields))
+            return rebuild(f"dataclass {cls.__qualname__!r}", lambda: cls(**fields))
         if mark == "enum":
             cls = self._known(obj, "enum")
             value = self._decode(obj.get("value"))
-            return _rebuild(f"enum {cls.__qualname__!r}", lambda: cls(value))
+            return rebuild(f"enum {cls.__qualname__!r}", lambda: cls(value))
+        if mark == "model":
+            return self._model_of(obj)
         if mark == "lc_message":
-            return _langchain_message(self._decode(_field(obj, "data", dict)))
+            return langchain_message(self._decode(_field(obj, "data", dict)))
         raise ValueError(f"unknown {_MARK} marker {mark!r}")
+
+    def _model_of(self, obj: dict[str, Any]) -> Any:
+        """The stored model; the dict of its fields if the graph may not name its class."""
+        name = _field(obj, "type", str)
+        fields = self._decode(_field(obj, "fields", dict))
+        cls = self._by_name.get(name)
+        if not is_model_class(cls):
+            return fields  # no class is imported or built for stored data
+        return rebuild(f"model {name!r}", lambda: validate_model(cls, fields))
 
     def _known(self, obj: dict[str, Any], kind: str) -> type:
         """The class a stored ``kind`` object names, if the schema names it."""
@@ -335,31 +373,6 @@ def _key(key: Any) -> str:
     if (problem := _scalar_problem(key)) is not None:
         raise _Unsupported(key, problem)
     return key
-
-
-def _rebuild(what: str, build: Callable[[], Any]) -> Any:
-    """``build()``, or ``ValueError`` naming ``what`` whatever it raised."""
-    try:
-        return build()
-    except Exception as exc:
-        raise ValueError(f"cannot rebuild {what}: {exc}") from exc
-
-
-def _is_langchain_message(value: Any) -> bool:
-    """Whether ``value`` is a LangChain message (known without importing LangChain)."""
-    cls = type(value)
-    return cls.__module__.startswith("langchain_core.messages") and hasattr(value, "model_dump")
-
-
-def _langchain_message(data: dict[str, Any]) -> Any:
-    """The LangChain message stored as ``data``; ``ValueError`` if it cannot be rebuilt."""
-
-    def build() -> Any:
-        from langchain_core.messages import messages_from_dict  # ImportError without it
-
-        return messages_from_dict([data])[0]
-
-    return _rebuild("a LangChain message", build)
 
 
 def _field(obj: dict[str, Any], name: str, kind: type) -> Any:

@@ -26,8 +26,8 @@ EMPTY: dict[str, Any] = {"log": [], "answers": [], "results": []}
 """The values of a new State thread before anything is written: its reducer keys, empty."""
 
 SUPPORTED = (
-    " (supported: str, int, float, bool, None, list, tuple, dict with str keys and the "
-    "dataclasses and enums of the state schema)"
+    " (supported: str, int, float, bool, None, list, tuple, dict with str keys, the "
+    "dataclasses and enums of the state schema and pydantic models)"
 )
 """The end of the message of a value a checkpoint cannot hold."""
 

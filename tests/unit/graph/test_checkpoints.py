@@ -156,8 +156,8 @@ async def test_unsupported_interrupt_value_is_named(checkpointer: Checkpointer) 
         match=(
             r"^cannot checkpoint the interrupt value of node 'ask': 'set' is not a "
             r"checkpointable type \(supported: str, int, float, bool, None, list, "
-            r"tuple, dict with str keys and the dataclasses and enums of the state "
-            r"schema\)$"
+            r"tuple, dict with str keys, the dataclasses and enums of the state "
+            r"schema and pydantic models\)$"
         ),
     ):
         await graph.ainvoke({"log": []}, thread_id="t")
@@ -171,8 +171,8 @@ def test_serde_refuses_dataclass_not_in_schema() -> None:
         match=(
             r"^cannot checkpoint state key 'topic': 'Address' is a dataclass the "
             r"state schema does not name \(supported: str, int, float, bool, None, "
-            r"list, tuple, dict with str keys and the dataclasses and enums of the "
-            r"state schema\)$"
+            r"list, tuple, dict with str keys, the dataclasses and enums of the "
+            r"state schema and pydantic models\)$"
         ),
     ):
         serde.encode(Address("x"), key="topic")
