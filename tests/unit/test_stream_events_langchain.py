@@ -6,8 +6,10 @@ import asyncio
 from typing import Annotated, Any, TypedDict
 
 import pytest
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 
 from pyctx_web.graph import END, START, StateGraph
@@ -126,3 +128,21 @@ def test_task_starts_carry_the_runs_metadata() -> None:
     graph = _model_graph(model, metadata={"lc_agent_name": "helper"})
     starts = [c for c in graph.stream({"messages": []}, stream_mode="tasks") if "result" not in c]
     assert [c["metadata"] for c in starts] == [{"lc_agent_name": "helper"}]
+
+
+def test_a_nested_graphs_tool_calls_stream_once_under_its_namespace() -> None:
+    """A tool call of a graph run by a tool streams under the inner namespace only, also once
+    a traced run (one given LangChain callbacks) made node calls chain runs."""
+    inner = _tools_graph(spell)
+
+    @tool
+    async def delegate(word: str, config: RunnableConfig) -> str:
+        """Spell the word through the inner graph."""
+        done = await inner.ainvoke(_asking("spell", word=word), config)
+        return str(done["messages"][-1].content)
+
+    outer = _tools_graph(delegate)
+    outer.invoke(_asking("delegate", word="ab"), {"callbacks": [BaseCallbackHandler()]})
+    chunks = outer.stream(_asking("delegate", word="ab"), stream_mode="tools", subgraphs=True)
+    started = [(len(ns), c["tool_name"]) for ns, c in chunks if c["event"] == "tool-started"]
+    assert started == [(0, "delegate"), (1, "spell")]

@@ -18,6 +18,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
+from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph._engine.lc_tokens import NOSTREAM, RunHandler
 from pyctx_web.graph.errors import GraphInterrupt
 
@@ -66,6 +67,9 @@ class ToolEventHandler(RunHandler, BaseCallbackHandler, _StreamingCallbackHandle
     ) -> None:
         if tags and NOSTREAM in tags:
             return
+        frame = current_task.get_store()
+        if frame is not None and frame.run is not self.run:
+            return  # a tool of another run (a subgraph's) that has this handler too: its own
         call_id = kwargs.get("tool_call_id") or str(run_id)
         name = (serialized or {}).get("name") or kwargs.get("name") or ""
         run = self.run
