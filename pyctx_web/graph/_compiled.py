@@ -27,6 +27,7 @@ from pyctx_web.graph._event_streams import EventStreams
 from pyctx_web.graph._node_views import NodeViews
 from pyctx_web.graph._runctx.services import GraphServices
 from pyctx_web.graph._runs import RunFactory
+from pyctx_web.graph._schemas import GraphSchemas
 from pyctx_web.graph._states import ThreadStates
 from pyctx_web.graph._subgraph import ChildPlace, Subgraphs
 from pyctx_web.graph._sync import run_sync, stream_sync
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph", "RunOptions"]
 
 
-class CompiledStateGraph(EventStreams):
+class CompiledStateGraph(EventStreams, GraphSchemas):
     """A checked graph, ready to run: made by :meth:`StateGraph.compile`.
 
     One compiled graph serves any number of concurrent runs; each finds its
@@ -211,7 +212,7 @@ class CompiledStateGraph(EventStreams):
         request = parse_config(bound_config(self, config), thread_id=options.get("thread_id"))
         if place is not None:
             request = ParsedConfig(place.thread_id, None, request.recursion_limit, request.config)
-        run = self._runs.run(input, request, place, **stream)
+        run = self._runs.run(input, request, place, options, **stream)
         control = Admission(run.run_id, request.thread_id)
         if place is None:
             # At once, so that a second run of the thread is refused (or queued) before it
@@ -262,7 +263,6 @@ class CompiledStateGraph(EventStreams):
         config: Mapping[str, Any] | None = None,
         *,
         stream_mode: str | Sequence[str] = "updates",
-        subgraphs: bool = False,
         **options: Unpack[RunOptions],
     ) -> AsyncGenerator[Any, None]:
         """Run the graph like :meth:`ainvoke`, yielding chunks as it goes.
@@ -275,14 +275,17 @@ class CompiledStateGraph(EventStreams):
         ``(namespace, chunk)`` or ``(namespace, mode, chunk)``, ``()`` for this graph.
         """
         modes, single = stream_modes(stream_mode)
+        subgraphs = bool(options.get("subgraphs"))
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        place, options = self._subgraphs.streamed_here(options)  # in a node: a subgraph
         run, control, body = self._prepare(
             input,
             config,
             options,
+            place,
             stream_modes=modes,
             queue=queue,
-            subgraphs=bool(subgraphs),
+            subgraphs=subgraphs,
             loop=asyncio.get_running_loop(),
         )
         # Closing the chunks when the caller stops early cancels the run and waits for it.
@@ -361,15 +364,11 @@ class CompiledStateGraph(EventStreams):
         config: Mapping[str, Any] | None = None,
         *,
         stream_mode: str | Sequence[str] = "updates",
-        subgraphs: bool = False,
         **options: Unpack[RunOptions],
     ) -> Iterator[Any]:
         """Sync form of :meth:`astream`: each chunk comes as the run reaches it."""
         return stream_sync(
-            stream_mode,
-            lambda: self.astream(
-                input, config, stream_mode=stream_mode, subgraphs=subgraphs, **options
-            ),
+            stream_mode, lambda: self.astream(input, config, stream_mode=stream_mode, **options)
         )
 
     def get_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot:

@@ -11,8 +11,10 @@ from pyctx_web.graph._engine.options import (
     MESSAGE_EVENTS_KEY,
     Breakpoints,
     ParsedConfig,
+    RunOptions,
     breakpoints,
 )
+from pyctx_web.graph._stream_sink import stream_of
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
@@ -45,20 +47,31 @@ class RunFactory:
         self._graph = graph
 
     def run(
-        self, input: Any, request: ParsedConfig, place: ChildPlace | None = None, **stream: Any
+        self,
+        input: Any,
+        request: ParsedConfig,
+        place: ChildPlace | None = None,
+        options: RunOptions | None = None,
+        **stream: Any,
     ) -> Run:
-        """A run of ``input`` on the request's thread, or as a subgraph at ``place``."""
+        """A run of ``input`` on the request's thread, or as a subgraph at ``place``.
+
+        ``stream`` describes the caller's stream, if any (``astream``'s queue and modes).
+        """
         from pyctx_web.graph._engine.ids import random_uuid
 
         checkpointer, store = self._graph.checkpointer, self._graph.store
+        configurable = request.config.get("configurable") or {}
+        if stream or place is None:
+            stream["message_events"] = bool(configurable.get(MESSAGE_EVENTS_KEY))
         if place is not None:
-            checkpointer, stream = place.checkpointer, _forwarded(place)
+            checkpointer = place.checkpointer
+            stream = stream_of(stream, _forwarded(place), options, place.namespace)
             stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
             if store is None and place.parent is not None:
                 store = place.parent.run.store  # a subgraph without its own uses its parent's
         else:
-            configurable = request.config.get("configurable") or {}
-            stream["message_events"] = bool(configurable.get(MESSAGE_EVENTS_KEY))
+            stream = stream_of(stream, {}, options)
         return Run(
             self._graph.name,
             random_uuid(),

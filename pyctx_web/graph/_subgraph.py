@@ -1,7 +1,7 @@
 """Subgraphs: a compiled graph run inside a node of another graph's run.
 
-A compiled graph added as a node, or invoked from inside a node, runs as a
-subgraph of that node's task, as in LangGraph: in the namespace
+A compiled graph added as a node, or invoked or streamed from inside a node,
+runs as a subgraph of that node's task, as in LangGraph: in the namespace
 ``"node:task_id"``, with the parent's checkpointer when it has none of its own,
 and with its questions asked through the parent, which pauses. When the
 parent's task runs again (after ``Command(resume=...)``), the subgraph resumes
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web._records import record
-from pyctx_web.graph._engine.frames import TaskFrame
+from pyctx_web.graph._engine.frames import TaskFrame, current_task
 from pyctx_web.graph._engine.interrupts import ask_again
 from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR, RunOptions, child_thread
 from pyctx_web.graph._values import Command, Interrupt, StateSnapshot
@@ -120,13 +120,22 @@ class Subgraphs:
         waiting: list[Interrupt] = pending.waiting(cp.tasks)
         return waiting
 
+    def streamed_here(self, options: RunOptions) -> tuple[ChildPlace | None, RunOptions]:
+        """Where a stream of the graph started here runs, and with what options.
+
+        In a node of a running graph (``agent.stream(...)`` in a node or a tool), as
+        a subgraph of the node's task, as in LangGraph; elsewhere ``(None, options)``.
+        """
+        parent = current_task.get_store()
+        if parent is None:
+            return None, options
+        return self._place(parent), _with_context(options, parent)
+
     async def run_as_child(
         self, input: Any, options: RunOptions, parent: TaskFrame
     ) -> dict[str, Any]:
         """Run as a subgraph of ``parent``'s task; questions pause the parent, answers resume."""
-        if options.get("context") is None:
-            # As in LangGraph, a subgraph runs with its parent's context unless given one.
-            options = {**options, "context": parent.run.context}
+        options = _with_context(options, parent)
         place = self._place(parent)
         waiting = await self._waiting(place)
         if waiting:
@@ -137,6 +146,13 @@ class Subgraphs:
             if not questions:
                 return values
             input = Command(resume={questions[0].id: ask_again(questions[0])})
+
+
+def _with_context(options: RunOptions, parent: TaskFrame) -> RunOptions:
+    """As in LangGraph, a subgraph runs with its parent's context unless given one."""
+    if options.get("context") is None:
+        return {**options, "context": parent.run.context}
+    return options
 
 
 async def _nested(graph: ChildGraph, place: ChildPlace) -> StateSnapshot:

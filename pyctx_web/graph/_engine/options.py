@@ -178,6 +178,12 @@ class RunOptions(TypedDict, total=False):
     """When checkpoints are written: "sync" (the default), "async" or "exit", as LangGraph's."""
     execution_context: ExecutionContextArg
     """Tenant, user and correlation id: an ExecutionContext, or a mapping merged onto it."""
+    subgraphs: bool
+    """Whether subgraphs stream too (and print, with ``print_mode``), as ``(namespace, chunk)``."""
+    print_mode: str | Sequence[str]
+    """Stream modes whose chunks are printed as the run makes them, as LangGraph's."""
+    debug: bool | None
+    """Print each step's updates and values (LangGraph's ``print_mode=["updates", "values"]``)."""
 
 
 def check_options(options: RunOptions) -> None:
