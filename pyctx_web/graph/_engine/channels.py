@@ -70,11 +70,14 @@ def _is_typeddict(state_type: object) -> bool:
 
 
 def _is_model(state_type: object) -> bool:
-    """Whether ``state_type`` is a pydantic-style model class (``model_fields``, ``model_dump``)."""
-    return (
-        isinstance(state_type, type)
-        and isinstance(getattr(state_type, "model_fields", None), Mapping)
-        and callable(getattr(state_type, "model_dump", None))
+    """Whether ``state_type`` is a pydantic-style model class (``model_fields``, ``model_dump``),
+    or a ``pydantic.v1`` model (``__fields__``, ``parse_obj``), which LangGraph takes too."""
+    if not isinstance(state_type, type):
+        return False
+    if isinstance(getattr(state_type, "model_fields", None), Mapping):
+        return callable(getattr(state_type, "model_dump", None))
+    return isinstance(getattr(state_type, "__fields__", None), Mapping) and callable(
+        getattr(state_type, "parse_obj", None)
     )
 
 
@@ -204,7 +207,8 @@ class StateSchema:
 
     def _field_names(self, state_type: type) -> list[str]:
         if self.is_model:
-            return list(state_type.model_fields)  # type: ignore[attr-defined]
+            fields = getattr(state_type, "model_fields", None)  # pydantic.v1: __fields__
+            return list(state_type.__fields__ if fields is None else fields)  # type: ignore[attr-defined]
         return [f.name for f in dataclasses.fields(state_type)]
 
     @staticmethod
