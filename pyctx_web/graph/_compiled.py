@@ -277,7 +277,7 @@ class CompiledStateGraph(EventStreams, GraphSchemas):
         modes, single = stream_modes(stream_mode)
         subgraphs = bool(options.get("subgraphs"))
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        place, options = self._subgraphs.streamed_here(options)  # in a node: a subgraph
+        place, input, options = await self._subgraphs.streamed_here(input, options)  # in a node
         run, control, body = self._prepare(
             input,
             config,
@@ -302,6 +302,7 @@ class CompiledStateGraph(EventStreams, GraphSchemas):
                     if subgraphs and not single
                     else ((namespace, item) if subgraphs else item)
                 )
+        await self._subgraphs.ask_parent(place)  # a subgraph that paused pauses its parent
 
     # -- the state of threads ----------------------------------------------------------
 

@@ -3,7 +3,8 @@
 A compiled graph added as a node, or invoked or streamed from inside a node,
 runs as a subgraph of that node's task, as in LangGraph: in the namespace
 ``"node:task_id"``, with the parent's checkpointer when it has none of its own,
-and with its questions asked through the parent, which pauses. When the
+and with its questions asked through the parent, which pauses (a stream's once
+its chunks are out). When the
 parent's task runs again (after ``Command(resume=...)``), the subgraph resumes
 from its own checkpoint, so only what had not finished runs again.
 """
@@ -120,16 +121,32 @@ class Subgraphs:
         waiting: list[Interrupt] = pending.waiting(cp.tasks)
         return waiting
 
-    def streamed_here(self, options: RunOptions) -> tuple[ChildPlace | None, RunOptions]:
-        """Where a stream of the graph started here runs, and with what options.
+    async def streamed_here(
+        self, input: Any, options: RunOptions
+    ) -> tuple[ChildPlace | None, Any, RunOptions]:
+        """Where a stream of the graph started here runs, with what input and options.
 
         In a node of a running graph (``agent.stream(...)`` in a node or a tool), as
-        a subgraph of the node's task, as in LangGraph; elsewhere ``(None, options)``.
+        a subgraph of the node's task, as in LangGraph: a subgraph that paused is
+        resumed with the parent's answer. Elsewhere ``(None, input, options)``.
         """
         parent = current_task.get_store()
         if parent is None:
-            return None, options
-        return self._place(parent), _with_context(options, parent)
+            return None, input, options
+        place = self._place(parent)
+        waiting = await self._waiting(place)
+        if waiting:
+            input = Command(resume={waiting[0].id: ask_again(waiting[0])})
+        return place, input, _with_context(options, parent)
+
+    async def ask_parent(self, place: ChildPlace | None) -> None:
+        """After a stream at ``place`` ended: the question it paused on pauses the parent.
+
+        As LangGraph's subgraph stream raises the interrupt once its chunks are out.
+        """
+        waiting = await self._waiting(place) if place is not None else []
+        if waiting:
+            ask_again(waiting[0])
 
     async def run_as_child(
         self, input: Any, options: RunOptions, parent: TaskFrame

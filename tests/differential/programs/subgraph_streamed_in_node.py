@@ -4,7 +4,8 @@ A node (sync, then async) streams a two-step graph and keeps what it gets; the
 parent is streamed with and without ``subgraphs=True`` in the ``updates`` and
 ``tasks`` modes, and in the ``messages`` mode with a LangChain chat model in
 the inner graph; ``invoke(..., subgraphs=True)``, and ``invoke(debug=True)``
-printing each step's updates and values.
+printing each step's updates and values; then a streamed subgraph that asks a
+question pauses the parent, and the parent's answer resumes it.
 """
 
 import asyncio
@@ -13,7 +14,9 @@ from typing import Annotated
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
 
@@ -93,3 +96,27 @@ for namespace, (message, metadata) in talker.stream(
     )
 
 print(sync_graph.invoke({"steps": []}, debug=True))
+
+
+def ask(state: Trail):
+    return {"steps": [interrupt("more?")]}
+
+
+asking = StateGraph(Trail).add_node(ask).add_edge(START, "ask").compile()
+
+
+async def call_asking(state: Trail):
+    print("call_asking runs")
+    last = None
+    async for chunk in asking.astream({"steps": ["asked"]}, stream_mode="values"):
+        print("inner chunk", chunk)
+        last = chunk
+    return {"steps": last["steps"]}
+
+
+parent = StateGraph(Trail).add_node(call_asking).add_edge(START, "call_asking")
+parent = parent.compile(checkpointer=InMemorySaver())
+config = {"configurable": {"thread_id": "1"}}
+print(asyncio.run(parent.ainvoke({"steps": []}, config)))
+print(parent.get_state(config).next)
+print(asyncio.run(parent.ainvoke(Command(resume="please"), config)))

@@ -8,7 +8,9 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.graph.types import Command, interrupt
 
 
 class Trail(TypedDict, total=False):
@@ -103,3 +105,47 @@ def test_invoke_takes_subgraphs_and_returns_the_same_values() -> None:
     """invoke(subgraphs=True) runs as without it and returns the same values, as LangGraph's."""
     graph = _outer(_streaming_sync_node([]))
     assert graph.invoke({"steps": []}, subgraphs=True) == {"steps": ["outer"]}
+
+
+def _asking() -> CompiledStateGraph:
+    def ask(state: Trail) -> Trail:
+        return {"steps": [interrupt("more?")]}
+
+    return StateGraph(Trail).add_node("ask", ask).add_edge(START, "ask").compile(name="asking")
+
+
+def _sync_asker(seen: list[Any]) -> Any:
+    inner = _asking()
+
+    def outer(state: Trail) -> Trail:
+        seen.extend(inner.stream({"steps": ["asked"]}, stream_mode="values"))
+        return {"steps": seen[-1]["steps"]}
+
+    return outer
+
+
+def _async_asker(seen: list[Any]) -> Any:
+    inner = _asking()
+
+    async def outer(state: Trail) -> Trail:
+        async for chunk in inner.astream({"steps": ["asked"]}, stream_mode="values"):
+            seen.append(chunk)
+        return {"steps": seen[-1]["steps"]}
+
+    return outer
+
+
+@pytest.mark.parametrize("make", [_sync_asker, _async_asker])
+def test_a_graph_streamed_in_a_node_that_asks_pauses_the_parent_until_answered(make: Any) -> None:
+    """A question of a graph streamed in a node pauses the parent; the answer resumes that graph."""
+    seen: list[Any] = []
+    graph = StateGraph(Trail).add_node("outer", make(seen)).add_edge(START, "outer")
+    parent = graph.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    paused = parent.invoke({"steps": []}, config)
+    assert [q.value for q in paused["__interrupt__"]] == ["more?"]
+    assert parent.get_state(config).next == ("outer",)
+    assert [c["steps"] for c in seen] == [["asked"], ["asked"]]  # the second with the question
+    seen.clear()
+    assert parent.invoke(Command(resume="please"), config) == {"steps": ["asked", "please"]}
+    assert seen == [{"steps": ["asked"]}, {"steps": ["asked", "please"]}]
