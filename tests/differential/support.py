@@ -81,6 +81,7 @@ PYODIDE_SYNC = frozenset(
         "stream_graph_state",
         "subgraph_interrupt",
         "subgraph_shared_state",
+        "subgraph_streamed_in_sync_node",
         "task_in_node",
         "task_in_node_failures",
         "time_travel",
