@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.warnings import LangGraphDeprecatedSinceV10
 
 __all__ = ["context_schema_of"]
@@ -15,7 +16,8 @@ _MISSING: Any = object()
 def context_schema_of(context_schema: Any, deprecated: dict[str, Any]) -> Any:
     """The context schema given, or the deprecated ``config_schema`` (with a warning).
 
-    Any other keyword ``create_react_agent`` does not take raises ``TypeError`` naming it.
+    Any other keyword ``create_react_agent`` does not take raises ``ArgumentTypeError``
+    (a ``TypeError``, as in LangGraph) naming it.
     """
     config_schema = deprecated.pop("config_schema", _MISSING)
     if config_schema is not _MISSING:
@@ -28,5 +30,7 @@ def context_schema_of(context_schema: Any, deprecated: dict[str, Any]) -> Any:
         if context_schema is None:
             context_schema = config_schema
     if deprecated:
-        raise TypeError(f"create_react_agent() got unexpected keyword arguments: {deprecated}")
+        raise ArgumentTypeError(
+            f"create_react_agent() got unexpected keyword arguments: {deprecated}"
+        )
     return context_schema
