@@ -55,5 +55,6 @@ def without_loop(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         return fn(*args, **kwargs)
     finally:
         asyncio._set_running_loop(loop)
-        if _swap_current_task is not None:
+        if task is not None:  # none is current in a loop's callback
+            assert _swap_current_task is not None
             _swap_current_task(loop, task)

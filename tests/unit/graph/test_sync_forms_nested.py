@@ -62,6 +62,22 @@ async def test_invoke_and_stream_run_inside_a_running_loop() -> None:
 
 
 @pytest.mark.asyncio
+async def test_invoke_runs_in_an_event_loop_callback() -> None:
+    """invoke() called in a callback of a running loop, where no task is current, runs the graph."""
+    graph = _one_node(lambda state: {"seen": _loop_state()})
+    done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def callback() -> None:
+        try:
+            done.set_result(graph.invoke({}))
+        except BaseException as error:  # handed to the test, which awaits the future
+            done.set_exception(error)
+
+    asyncio.get_running_loop().call_soon(callback)
+    assert await done == {"seen": "no loop"}
+
+
+@pytest.mark.asyncio
 async def test_nested_invoke_errors_propagate_and_the_loop_comes_back() -> None:
     """An error or a KeyboardInterrupt raised by a node comes out of a nested invoke()."""
 
