@@ -9,7 +9,7 @@ leaves these out of what the model sees (they are ``InjectedToolArg``\\ s).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, get_args, get_origin
+from typing import Any, Generic, get_args, get_origin, get_type_hints
 
 from langchain_core.tools import BaseTool, InjectedToolArg
 from langchain_core.tools.base import (
@@ -85,16 +85,34 @@ def _is_runtime(hint: Any) -> bool:
     return isinstance(origin, type) and issubclass(origin, ToolRuntime)
 
 
+def _function_hints(tool: BaseTool) -> dict[str, Any]:
+    """The parameter annotations of the function behind ``tool`` (``{}`` when unreadable)."""
+    func = getattr(tool, "func", None) or getattr(tool, "coroutine", None)
+    if func is None:
+        return {}
+    try:
+        hints = get_type_hints(func, include_extras=True)
+    except (TypeError, ValueError, NameError):
+        return {}  # unresolvable annotations: the schema's are read alone
+    hints.pop("return", None)
+    return hints
+
+
 def injections_of(tool: BaseTool) -> dict[str, Any]:
-    """Each injected parameter of ``tool`` and what it asks for: a marker or ToolRuntime."""
+    """Each injected parameter of ``tool`` and what it asks for: a marker or ToolRuntime.
+
+    As in LangGraph, the tool's schema and its function's own parameters are read (a
+    schema given to the tool lists only what the model sends), and a parameter named
+    ``runtime`` gets the ToolRuntime whatever its annotation.
+    """
     try:
         schema = tool.get_input_schema()
-        hints = get_all_basemodel_annotations(schema)
+        hints = {**_function_hints(tool), **get_all_basemodel_annotations(schema)}
     except (TypeError, ValueError, NameError):
         return {}
     found: dict[str, Any] = {}
     for name, hint in hints.items():
-        if _is_runtime(hint):
+        if _is_runtime(hint) or name == "runtime":
             found[name] = ToolRuntime
         elif (marker := _marker(hint)) is not None:
             found[name] = marker

@@ -24,8 +24,10 @@ from pydantic import ValidationError
 from pyctx_web._env import IN_PYODIDE
 from pyctx_web._homes import publish
 from pyctx_web.graph._engine.frames import graph_state
+from pyctx_web.graph._sync import in_sync_form
 from pyctx_web.graph.constants import END
 from pyctx_web.graph.errors import GraphBubbleUp, is_invalid_resume
+from pyctx_web.graph.prebuilt._config import runtime_in, tool_config
 from pyctx_web.graph.prebuilt._errors import (
     TOOL_CALL_ERROR_TEMPLATE,
     ToolInvocationError,
@@ -149,15 +151,18 @@ class ToolNode:
         self._awrap = awrap_tool_call
 
     # -- the node, called by the graph ------------------------------------------------
-    async def __call__(self, state: Any, runtime: Any) -> Any:
-        """Run the calls of ``state``'s last AI message (as a graph node)."""
+    def __call__(self, state: Any, runtime: Any) -> Any:
+        """Run the calls of ``state``'s last AI message (as a graph node): as in LangGraph, by
+        :meth:`invoke` under the graph's sync forms, else by :meth:`ainvoke` (its coroutine)."""
         from pyctx_web.graph.config import get_config
 
-        return await self.ainvoke(state, get_config(), runtime=runtime)
+        if in_sync_form():
+            return self.invoke(state, get_config(), runtime=runtime)
+        return self.ainvoke(state, get_config(), runtime=runtime)
 
     def invoke(self, state: Any, config: Any = None, *, runtime: Any = None) -> Any:
         """Run the tool calls of ``state`` one after the other; the node's update."""
-        runtime = runtime or _runtime_in(config)
+        runtime = runtime or runtime_in(config)
         calls, kind = self._calls(state)
         state = self._state_for(state, kind)
         outputs = [self._run_one(call, state, config, runtime) for call in calls]
@@ -165,7 +170,7 @@ class ToolNode:
 
     async def ainvoke(self, state: Any, config: Any = None, *, runtime: Any = None) -> Any:
         """Run the tool calls of ``state`` concurrently; the node's update."""
-        runtime = runtime or _runtime_in(config)
+        runtime = runtime or runtime_in(config)
         calls, kind = self._calls(state)
         state = self._state_for(state, kind)
         jobs = [self._arun_one(call, state, config, runtime) for call in calls]
@@ -334,7 +339,7 @@ class ToolNode:
             return prepared
         tool, call = prepared
         try:
-            return self._finish(request, call, tool.invoke(call, _tool_config(config)))
+            return self._finish(request, call, tool.invoke(call, tool_config(config)))
         except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
             if _bubbles(error):
                 raise
@@ -347,8 +352,8 @@ class ToolNode:
         tool, call = prepared
         try:
             if IN_PYODIDE and _runs_sync(tool):  # no threads: in this one, same context
-                return self._finish(request, call, tool.invoke(call, _tool_config(config)))
-            return self._finish(request, call, await tool.ainvoke(call, _tool_config(config)))
+                return self._finish(request, call, tool.invoke(call, tool_config(config)))
+            return self._finish(request, call, await tool.ainvoke(call, tool_config(config)))
         except Exception as error:  # handle_tool_errors decides; _failed re-raises the rest
             if _bubbles(error):
                 raise
@@ -372,19 +377,6 @@ def _runs_sync(tool: BaseTool) -> bool:
 def _bubbles(error: Exception) -> bool:
     """Interrupts, a parent's Command and a refused answer to an interrupt pass through."""
     return isinstance(error, GraphBubbleUp) or is_invalid_resume(error)
-
-
-def _tool_config(config: Any) -> Any:
-    if not config:
-        return None
-    configurable = {
-        k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__pregel")
-    }
-    return {**config, "configurable": configurable}
-
-
-def _runtime_in(config: Any) -> Any:
-    return ((config or {}).get("configurable") or {}).get("__pregel_runtime")
 
 
 def tools_condition(state: Any, messages_key: str = "messages") -> Literal["tools", "__end__"]:
