@@ -13,9 +13,10 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Sequence
-from typing import Any, cast, get_type_hints, is_typeddict
+from typing import Any, cast, get_type_hints
 
 from pyctx_web.errors import ArgumentValueError, UsageError
+from pyctx_web.graph._engine.channels import is_typed_dict
 from pyctx_web.graph.warnings import LangGraphDeprecatedSinceV10
 
 __all__ = ["GraphSchemas"]
@@ -52,7 +53,7 @@ class GraphSchemas:
         if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel):
             described: dict[str, Any] = cast(Any, schema).model_json_schema()
             return described
-        if is_typeddict(schema) or dataclasses.is_dataclass(schema):
+        if is_typed_dict(schema) or dataclasses.is_dataclass(schema):
             adapted: dict[str, Any] = pydantic.TypeAdapter(schema).json_schema()
             return adapted
         raise ArgumentValueError(

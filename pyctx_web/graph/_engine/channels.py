@@ -21,7 +21,7 @@ from pyctx_web.graph._engine.signatures import signature
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import InvalidGraphError, InvalidUpdateError
 
-__all__ = ["Reducer", "StateSchema", "is_state_type", "unqualified"]
+__all__ = ["Reducer", "StateSchema", "is_state_type", "is_typed_dict", "unqualified"]
 
 Reducer = Callable[[Any, Any], Any]
 """``reducer(current, update) -> new value``."""
@@ -56,7 +56,7 @@ def unqualified(hint: Any) -> Any:
     return hint
 
 
-def _is_typeddict(state_type: object) -> bool:
+def is_typed_dict(state_type: object) -> bool:
     """Whether ``state_type`` is a TypedDict of ``typing`` or of ``typing_extensions``.
 
     ``typing_extensions`` makes TypedDicts of its own on older Pythons, which
@@ -84,7 +84,7 @@ def _is_model(state_type: object) -> bool:
 def is_state_type(cls: object) -> bool:
     """Whether ``cls`` can describe a state: a TypedDict, a dataclass or a pydantic model."""
     return (
-        _is_typeddict(cls)
+        is_typed_dict(cls)
         or _is_model(cls)
         or (isinstance(cls, type) and dataclasses.is_dataclass(cls))
     )
@@ -155,7 +155,7 @@ class StateSchema:
 
     def __init__(self, state_type: type) -> None:
         self.is_model = _is_model(state_type)
-        if _is_typeddict(state_type):
+        if is_typed_dict(state_type):
             self.is_dataclass = False
         elif self.is_model or (
             isinstance(state_type, type) and dataclasses.is_dataclass(state_type)

@@ -44,6 +44,7 @@ from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_ar
 
 from pyctx_web._records import record
 from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.graph._engine.channels import is_typed_dict
 from pyctx_web.graph._engine.runtime import Runtime
 from pyctx_web.graph._runctx.jsonschema import validate
 from pyctx_web.graph._runctx.signature_text import (
@@ -200,7 +201,7 @@ def _build_bare(hint: Any, subject: str, seen: tuple[type, ...]) -> _Built:
         return _list(args, subject, seen)
     if hint is dict or origin is dict:
         return _dict(args, subject, seen)
-    if isinstance(hint, type) and typing.is_typeddict(hint):
+    if is_typed_dict(hint):
         return _typed_dict(hint, subject, seen)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _dataclass(hint, subject, seen)

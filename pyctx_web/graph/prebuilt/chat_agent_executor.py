@@ -19,7 +19,6 @@ from typing import (
     NotRequired,
     TypedDict,
     get_type_hints,
-    is_typeddict,
 )
 
 from langchain_core.language_models import BaseChatModel
@@ -28,6 +27,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
+from pyctx_web.graph._engine.channels import is_typed_dict
 from pyctx_web.graph._sync import in_sync_form
 from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END, START
@@ -257,7 +257,7 @@ def _hook(fn: Any) -> Any:
 
 def _with_hook_input(schema: Any) -> Any:
     """``schema`` (a TypedDict) with ``llm_input_messages``, which a pre_model_hook may write."""
-    if not is_typeddict(schema):
+    if not is_typed_dict(schema):
         return schema  # a pydantic state: the model node's input schema has the key
     fields = {**get_type_hints(schema, include_extras=True)}
     fields["llm_input_messages"] = NotRequired[list[AnyMessage]]

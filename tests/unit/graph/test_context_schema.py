@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 import pytest
+
+# pydantic builds JSON Schemas of typing_extensions' TypedDict only, before Python 3.12.
+from typing_extensions import TypedDict
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.state import CompiledStateGraph
