@@ -136,9 +136,9 @@ def test_a_nested_graphs_tool_calls_stream_once_under_its_namespace() -> None:
     inner = _tools_graph(spell)
 
     @tool
-    async def delegate(word: str, config: RunnableConfig) -> str:
+    def delegate(word: str, config: RunnableConfig) -> str:
         """Spell the word through the inner graph."""
-        done = await inner.ainvoke(_asking("spell", word=word), config)
+        done = inner.invoke(_asking("spell", word=word), config)
         return str(done["messages"][-1].content)
 
     outer = _tools_graph(delegate)
