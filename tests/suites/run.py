@@ -5,7 +5,9 @@ Usage: ``python tests/suites/run.py [--cache DIR] [--only SUITE]... [--write-not
 
 Each suite of tests/suites/suites.toml runs twice: in ``venv-langgraph`` (real LangGraph,
 the reference) and in ``venv-pyctx`` (no ``langgraph`` distribution; pyctx_plugin.py calls
-``install_as_langgraph()`` before the suite's conftest files import langgraph). It prints,
+``install_as_langgraph()`` before the suite's conftest files import langgraph; a suite's
+``plugins``, modules of tests/suites/, are loaded after it, on that side only, e.g. to put
+another pyctx_web class where the suite builds a LangGraph one). It prints,
 per suite, passed/failed/skipped on both sides and the tests left out (left_out.toml: each
 with the internal it tests). The tier fails when a test fails on real LangGraph, or fails
 on pyctx_web while listed neither as left out nor in not_yet/<suite>.txt (the work list
@@ -39,6 +41,8 @@ def pytest_command(suite: dict[str, Any], side: str, left_out: dict[str, str]) -
     command += ["--continue-on-collection-errors"]
     if side == "pyctx":
         command += ["-p", "pyctx_plugin"]
+        for plugin in suite.get("plugins", ()):
+            command += ["-p", str(plugin)]
     for test_id in left_out:
         command += ["--deselect", test_id]
     return command

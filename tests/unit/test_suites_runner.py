@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from tests.suites.run import against_reference, verdict
+from tests.suites.run import against_reference, pytest_command, verdict
 
 SUITES = Path(__file__).resolve().parents[1] / "suites"
 
@@ -44,3 +44,20 @@ def test_each_left_out_test_names_its_suite_and_reason() -> None:
     left_out = tomllib.loads((SUITES / "left_out.toml").read_text(encoding="utf-8"))
     assert set(left_out) <= set(suites)
     assert all(isinstance(r, str) and r.strip() for t in left_out.values() for r in t.values())
+
+
+def test_a_suites_plugins_load_after_pyctx_plugin_on_the_pyctx_side_only() -> None:
+    """A suite's plugins follow pyctx_plugin on pyctx_web's side; the reference has none."""
+    suite = {"dist": "d", "paths": ["tests"], "plugins": ["store_as_sqlite"]}
+    pyctx = pytest_command(suite, "pyctx", {})
+    at = pyctx.index("pyctx_plugin")
+    assert pyctx[at + 1 : at + 3] == ["-p", "store_as_sqlite"]
+    assert "store_as_sqlite" not in pytest_command(suite, "langgraph", {})
+
+
+def test_each_plugin_a_suite_names_is_a_module_of_the_tier() -> None:
+    """Every plugin of suites.toml is a module in tests/suites (the runner's PYTHONPATH)."""
+    suites = tomllib.loads((SUITES / "suites.toml").read_text(encoding="utf-8"))
+    plugins = {p for suite in suites.values() for p in suite.get("plugins", ())}
+    assert plugins
+    assert all((SUITES / f"{plugin}.py").is_file() for plugin in plugins)
