@@ -10,14 +10,17 @@ holds, with the injections that function's parameters ask for.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph._compiled import CompiledStateGraph
-from pyctx_web.graph._internal._runnable import RunnableCallable
 from pyctx_web.graph._subgraph import subgraph_node
 from pyctx_web.graph._values import RetryPolicy
+
+if TYPE_CHECKING:
+    from pyctx_web.graph._internal._runnable import RunnableCallable
 
 __all__ = ["is_runnable", "node_action", "node_ends", "retry_of", "router_function"]
 
@@ -31,15 +34,22 @@ def is_runnable(obj: object) -> bool:
     )
 
 
+def _is_runnable_callable(obj: object) -> TypeGuard[RunnableCallable]:
+    # Not imported for a graph of plain functions: a RunnableCallable exists only once its
+    # module is imported (LangChain's create_agent imports it through langgraph._internal).
+    module = sys.modules.get("pyctx_web.graph._internal._runnable")
+    return module is not None and isinstance(obj, module.RunnableCallable)
+
+
 def router_function(router: Any) -> Any:
     """The function ``add_conditional_edges`` calls for ``router`` (a RunnableCallable's own)."""
-    return router.node_function() if isinstance(router, RunnableCallable) else router
+    return router.node_function() if _is_runnable_callable(router) else router
 
 
 def _name_of(obj: Any) -> str:
     if isinstance(obj, CompiledStateGraph):
         return obj.name
-    if isinstance(obj, RunnableCallable):
+    if _is_runnable_callable(obj):
         return obj.get_name()
     if is_runnable(obj):
         get_name = getattr(obj, "get_name", None)
@@ -72,14 +82,15 @@ def node_action(
     if fn is None:
         if isinstance(name, str) or not (
             callable(name)
-            or isinstance(name, CompiledStateGraph | RunnableCallable)
+            or isinstance(name, CompiledStateGraph)
+            or _is_runnable_callable(name)
             or is_runnable(name)
         ):
             raise ArgumentTypeError(f"add_node() needs a function for node {name!r}")
         fn, name = name, _name_of(name)
     if isinstance(fn, CompiledStateGraph):
         return name, subgraph_node(fn, graph_keys)
-    if isinstance(fn, RunnableCallable):
+    if _is_runnable_callable(fn):
         return name, fn.node_function()
     if is_runnable(fn):
         return name, _runnable_node(fn)

@@ -50,6 +50,7 @@ NOT_AT_BOOT = {
     "offline_model": "the model answers the first message: imported after ready",
     "protocol": "the models' reply types come with the first model",
     "models": "a model is made from the settings when the page sends them",
+    "pyctx_web.graph._internal._runnable": "only LangChain's agents make RunnableCallable nodes",
 }
 """Modules a worker's start (import and boot) leaves for later, with why."""
 
