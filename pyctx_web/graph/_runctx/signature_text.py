@@ -35,14 +35,26 @@ __all__ = [
     "type_hints",
 ]
 
-_SECTION = re.compile(r"(Args|Arguments|Parameters)\s*:\s*")
-_ARGUMENT = re.compile(r"\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")
+_SECTION_WORDS = ("Args", "Arguments", "Parameters")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    # Compiled for the first docstring that has a section: most tools' have none, and a
+    # page's tools are made at its start, where each compiled pattern costs in Pyodide.
+    section = re.compile(r"(Args|Arguments|Parameters)\s*:\s*")
+    return section, re.compile(r"\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")
+
+
+def _is_section(text: str) -> bool:
+    """Whether the stripped line ``text`` is a section header, ``Args:`` and its synonyms."""
+    return text.startswith(_SECTION_WORDS) and _patterns()[0].fullmatch(text) is not None
 
 
 def summary(doc: str) -> str:
     """The first paragraph of ``doc``, or nothing when ``doc`` opens with its ``Args:``."""
     first = doc.split("\n\n", 1)[0]
-    return "" if _SECTION.fullmatch(first.split("\n", 1)[0].strip()) else first
+    return "" if _is_section(first.split("\n", 1)[0].strip()) else first
 
 
 def argument_descriptions(doc: str) -> dict[str, str]:
@@ -55,14 +67,14 @@ def argument_descriptions(doc: str) -> dict[str, str]:
         text = line.strip()
         indent = len(line) - len(line.lstrip())
         if header is None:
-            header = indent if _SECTION.fullmatch(text) else None
+            header = indent if _is_section(text) else None
             continue
         if not text:
             continue
         if indent <= header:
             break  # the next section
         item_indent = indent if item_indent is None else item_indent
-        match = _ARGUMENT.fullmatch(text) if indent == item_indent else None
+        match = _patterns()[1].fullmatch(text) if indent == item_indent else None
         if match:
             current = found.setdefault(match[1], [])
             current.append(match[2])

@@ -7,6 +7,7 @@ reaches ``@tool`` as a string; one test gives real type objects instead.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NotRequired, Optional, Required, TypedDict
@@ -193,6 +194,32 @@ def test_signature_gives_required_defaults_and_a_closed_object() -> None:
     assert send_email.parameters["required"] == ["to", "subject"]
     assert send_email.parameters["properties"]["body"] == {"type": "string", "default": ""}
     assert send_email.parameters["additionalProperties"] is False
+
+
+MAKE_A_TOOL = """
+import re
+compiled = []
+plain_compile = re.compile
+re.compile = lambda pattern, flags=0: compiled.append(pattern) or plain_compile(pattern, flags)
+from pyctx_web.graph.tools import tool
+
+@tool
+def lookup(query: str) -> str:
+    \"\"\"Look something up.\"\"\"
+    return query
+
+print(lookup.description)
+print(any("Args" in str(pattern) for pattern in compiled))
+"""
+
+
+def test_a_tool_without_an_args_section_compiles_no_docstring_pattern() -> None:
+    """Importing the tools and making one whose docstring has no Args section compiles none of
+    the patterns that read such a section (a page makes its tools at start)."""
+    done = subprocess.run(
+        [sys.executable, "-c", MAKE_A_TOOL], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split("\n")[:2] == ["Look something up.", "False"]
 
 
 def test_docstring_args_describe_parameters() -> None:
