@@ -78,7 +78,8 @@ _SUPPORTED: Final = (
     "supported: str, int, float, bool, None, list, tuple, dict with str keys, "
     "the dataclasses and enums of the state schema and pydantic models"
 )
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_SURROGATE: Final = "[\ud800-\udfff]"
+"""A lone surrogate: compiled (by ``re``, once) with the first str that holds one."""
 _SHORT_INT: Final = 10**600  # fewer digits than any limit CPython allows (640 at least)
 
 
@@ -104,7 +105,7 @@ def _is_utf8(text: str) -> bool:
 def _scalar_problem(value: str | int | float) -> str | None:
     """What keeps a str, int or float (or a subclass's value) out of a checkpoint, or ``None``."""
     if isinstance(value, str):
-        if value.isascii() or _is_utf8(value) or not (found := _SURROGATE.search(value)):
+        if value.isascii() or _is_utf8(value) or not (found := re.search(_SURROGATE, value)):
             return None
         where = f"U+{ord(found.group()):04X} at index {found.start()}"
         return f"a str holding a lone surrogate ({where}), which UTF-8 text cannot store"
