@@ -1,0 +1,104 @@
+"""Server-sent events as the LangGraph Server sends them.
+
+Each event is ``event: NAME\\r\\ndata: JSON\\r\\n[id: ID\\r\\n]\\r\\n``; a comment
+``: heartbeat`` keeps an idle stream alive (clients learn their idle watchdog
+from it). Event ids are ``"<epoch ms>-<seq>"`` and strictly increasing within
+one :class:`EventIds`, so a client that resumes after an id (``Last-Event-ID``)
+misses no sibling made in the same millisecond.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import suppress
+from typing import Any, Final
+
+from pyctx_web.errors import ArgumentValueError
+
+__all__ = ["HEARTBEAT", "HEARTBEAT_SECONDS", "EventIds", "event", "id_key", "with_heartbeats"]
+
+HEARTBEAT: Final = b": heartbeat\r\n\r\n"
+"""The comment sent on an idle stream."""
+
+HEARTBEAT_SECONDS: Final = 5.0
+"""How long a stream may stay silent before a heartbeat is sent, as the real server."""
+
+
+def event(name: str, data: Any, id: str | None = None) -> bytes:
+    """One SSE event: ``data`` as compact JSON (non-ASCII kept), ``id`` when given."""
+    if not name or any(c in name for c in "\r\n"):
+        raise ArgumentValueError(f"an SSE event name must be one non-empty line, not {name!r}")
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = f"event: {name}\r\ndata: {payload}\r\n"
+    if id is not None:
+        text += f"id: {id}\r\n"
+    return (text + "\r\n").encode()
+
+
+def id_key(event_id: str) -> tuple[int, int]:
+    """The order of an event id ``"ms-seq"`` (``"-1"`` is before every id)."""
+    if event_id == "-1":
+        return (-1, 0)
+    ms, sep, seq = event_id.partition("-")
+    if not sep or not ms.isdigit() or not seq.isdigit():
+        raise ArgumentValueError(f"an event id is 'ms-seq' or '-1', not {event_id!r}")
+    return (int(ms), int(seq))
+
+
+class EventIds:
+    """Strictly increasing ``"ms-seq"`` event ids, from a clock in milliseconds."""
+
+    def __init__(self, clock: Callable[[], int] | None = None) -> None:
+        self._clock = clock or (lambda: time.time_ns() // 1_000_000)
+        self._last = (-1, 0)
+
+    def next(self) -> str:
+        """The next id: this millisecond's first, or the last one's successor."""
+        ms = self._clock()
+        last_ms, last_seq = self._last
+        self._last = (ms, 0) if ms > last_ms else (last_ms, last_seq + 1)
+        return f"{self._last[0]}-{self._last[1]}"
+
+    @property
+    def last(self) -> str | None:
+        """The last id given, or None before the first."""
+        return None if self._last[0] < 0 else f"{self._last[0]}-{self._last[1]}"
+
+
+async def with_heartbeats(
+    chunks: AsyncIterator[bytes], interval: float = HEARTBEAT_SECONDS
+) -> AsyncGenerator[bytes, None]:
+    """``chunks``, with :data:`HEARTBEAT` after every ``interval`` seconds without one.
+
+    Closing this iterator closes ``chunks`` (a client that leaves stops the run).
+    """
+    if interval <= 0:
+        raise ArgumentValueError(f"the heartbeat interval must be positive, not {interval!r}")
+    pending: asyncio.Future[bytes] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(chunks))
+            done, _ = await asyncio.wait({pending}, timeout=interval)
+            if not done:
+                yield HEARTBEAT
+                continue
+            try:
+                chunk = pending.result()
+            except StopAsyncIteration:
+                return
+            finally:
+                pending = None
+            yield chunk
+    finally:
+        if pending is not None:
+            pending.cancel()
+            # The cancellation is the point here: what it raises is expected.
+            with suppress(asyncio.CancelledError, StopAsyncIteration):
+                await pending
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
