@@ -64,8 +64,10 @@ def test_heartbeats_fill_silences_and_stop_with_the_source() -> None:
         return out
 
     out = asyncio.run(main())
-    assert out[0] == b"a" and out[-1] == b"b"
-    assert set(out[1:-1]) == {HEARTBEAT} and len(out) >= 3
+    assert out[0] == b"a"
+    assert out[-1] == b"b"
+    assert set(out[1:-1]) == {HEARTBEAT}
+    assert len(out) >= 3
 
 
 def test_closing_the_heartbeat_stream_closes_the_source() -> None:
