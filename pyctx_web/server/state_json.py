@@ -1,0 +1,223 @@
+"""State values and snapshots as the JSON a LangGraph Server sends.
+
+:func:`to_jsonable` turns anything a graph keeps in its state into plain JSON
+data (dicts with str keys, lists, str, int, float, bool, None) the way the
+server's encoder does: a LangChain message (or any object with
+``model_dump()``) becomes its ``model_dump()`` dict, a dataclass (an
+:class:`~pyctx_web.graph.types.Interrupt`) the dict of its fields, a named tuple
+the dict of its fields, an exception ``{"error": type name, "message": str}``,
+an enum its value, a UUID, path or IP address its string, a set a list,
+datetimes ISO 8601, bytes base64, and what it does not know ``None``.
+Strings lose NUL characters and have lone surrogates replaced by ``"?"``, as the
+server's JSON does, so the result always encodes to UTF-8.
+
+pyctx_web keeps messages as OpenAI-style dicts where ``langchain_core`` is not
+importable (``{"role": "user", "content": ..., "id": ...}``, see
+:mod:`pyctx_web.graph.message`); the server would hold LangChain messages
+there, so such a dict is sent in their shape (``type``, ``content``, ``id``,
+``additional_kwargs``, ``tool_calls``...), which is what the SDK's clients read.
+
+:func:`thread_state` turns a :class:`~pyctx_web.graph.types.StateSnapshot` into
+the API's ``ThreadState``.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime
+import decimal
+import enum
+import json
+import uuid
+from collections import deque
+from collections.abc import Mapping
+from typing import Any, Final
+
+from pyctx_web.server._messages import is_dict_message, message_json
+
+__all__ = ["checkpoint_json", "dumps", "thread_state", "to_jsonable"]
+
+_SCALARS: Final = (bool, int, type(None))
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` as compact UTF-8 JSON, encoded as :func:`to_jsonable` says."""
+    return json.dumps(to_jsonable(value), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _clean_str(text: str) -> str:
+    """``text`` without NUL characters and with lone surrogates made ``"?"``."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("?" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return text
+
+
+def _key(key: Any) -> str:
+    """A dict key as a JSON object key (non-str keys as their JSON text or str)."""
+    if isinstance(key, str):
+        return _clean_str(key)
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    if isinstance(key, enum.Enum):
+        return _key(key.value)
+    if isinstance(key, datetime.date | datetime.time):
+        return key.isoformat()
+    return str(key)
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data, encoded as the LangGraph Server encodes state."""
+    if isinstance(value, str):
+        return _clean_str(value)
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, float):
+        # NaN and infinities are not JSON: the server's encoder writes null.
+        return value if value - value == 0 else None
+    if isinstance(value, dict):
+        if is_dict_message(value):
+            return to_jsonable(message_json(value))
+        return {_key(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_jsonable(item) for item in value]
+    if type(value) is tuple:
+        return [to_jsonable(item) for item in value]
+    return _object_jsonable(value)
+
+
+def _object_jsonable(value: Any) -> Any:
+    """An object that is not a JSON type, as the server's encoder writes it."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value)
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if not isinstance(value, type):
+        for method in ("model_dump", "dict", "_asdict"):
+            dump = getattr(value, method, None)
+            if callable(dump):
+                return to_jsonable(dump())
+    return _stdlib_jsonable(value)
+
+
+def _stdlib_jsonable(value: Any) -> Any:
+    """A standard-library value the server's encoder knows, else ``None``."""
+    if isinstance(value, BaseException):
+        return {"error": type(value).__name__, "message": _clean_str(str(value))}
+    if isinstance(value, set | frozenset | deque | tuple):
+        return [to_jsonable(item) for item in value]
+    if isinstance(value, Mapping):
+        return {_key(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, datetime.timezone):
+        return value.tzname(None)
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        exponent = value.as_tuple().exponent
+        if not value.is_finite() or (isinstance(exponent, int) and exponent < 0):
+            return to_jsonable(float(value))
+        return int(value)
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return _named_jsonable(value)
+
+
+def _named_jsonable(value: Any) -> Any:
+    """Paths, IP addresses, zones and patterns by their text; anything else ``None``."""
+    module = type(value).__module__
+    if module in ("pathlib", "ipaddress", "pathlib._local"):
+        return str(value)
+    if module == "zoneinfo":
+        return value.tzname(None)
+    pattern = getattr(value, "pattern", None)
+    if module == "re" and isinstance(pattern, str | bytes):
+        return to_jsonable(pattern)
+    return None
+
+
+# --- ThreadState --------------------------------------------------------------------------------
+
+
+def checkpoint_json(config: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The API's ``Checkpoint`` for the checkpoint ``config`` names; None when it names none."""
+    configurable = (config or {}).get("configurable") or {}
+    if not configurable.get("thread_id") or not configurable.get("checkpoint_id"):
+        return None
+    out: dict[str, Any] = {
+        "checkpoint_id": configurable["checkpoint_id"],
+        "thread_id": configurable["thread_id"],
+    }
+    if "checkpoint_ns" in configurable:
+        out["checkpoint_ns"] = configurable["checkpoint_ns"] or ""
+    if "checkpoint_map" in configurable:
+        out["checkpoint_map"] = to_jsonable(configurable["checkpoint_map"])
+    return out
+
+
+def interrupt_json(interrupt: Any) -> dict[str, Any]:
+    """An interrupt as the state's ``interrupts`` list it: ``{"id", "value"}``."""
+    if isinstance(interrupt, Mapping):
+        return {"id": interrupt.get("id"), "value": to_jsonable(interrupt.get("value"))}
+    return {"id": interrupt.id, "value": to_jsonable(interrupt.value)}
+
+
+def _task_json(task: Any) -> dict[str, Any]:
+    """One pending task of a snapshot as the API's ``ThreadTask``."""
+    state = task.state
+    nested = state is not None and hasattr(state, "tasks") and hasattr(state, "next")
+    return {
+        "id": task.id,
+        "name": task.name,
+        "path": to_jsonable(task.path),
+        "error": to_jsonable(task.error),
+        "interrupts": [interrupt_json(i) for i in task.interrupts],
+        "checkpoint": to_jsonable(state["configurable"])
+        if state is not None and not nested
+        else None,
+        "state": thread_state(state) if nested else None,
+        "result": to_jsonable(getattr(task, "result", None)),
+    }
+
+
+def thread_state(snapshot: Any) -> dict[str, Any]:
+    """A :class:`~pyctx_web.graph.types.StateSnapshot` as the API's ``ThreadState`` JSON."""
+    config = snapshot.config
+    parent = snapshot.parent_config
+    return {
+        "values": to_jsonable(snapshot.values),
+        "next": list(snapshot.next),
+        "tasks": [_task_json(task) for task in snapshot.tasks],
+        "metadata": to_jsonable(snapshot.metadata),
+        "created_at": to_jsonable(snapshot.created_at),
+        "checkpoint": checkpoint_json(config),
+        "parent_checkpoint": checkpoint_json(parent),
+        "interrupts": [interrupt_json(i) for i in getattr(snapshot, "interrupts", ())],
+        "checkpoint_id": config["configurable"].get("checkpoint_id") if config else None,
+        "parent_checkpoint_id": parent["configurable"]["checkpoint_id"] if parent else None,
+    }
+
+
+def empty_thread_state() -> dict[str, Any]:
+    """The ``ThreadState`` of a thread no graph has run on yet: no values, no checkpoint."""
+    return {
+        "values": {},
+        "next": [],
+        "tasks": [],
+        "metadata": None,
+        "created_at": None,
+        "checkpoint": None,
+        "parent_checkpoint": None,
+        "interrupts": [],
+        "checkpoint_id": None,
+        "parent_checkpoint_id": None,
+    }
