@@ -1,0 +1,141 @@
+"""Assistants (one per registered graph), ``/assistants/search``, ``/ok`` and ``/info``.
+
+Each graph the server was given is served as one assistant, as ``langgraph
+dev`` serves each graph of ``langgraph.json``: its ``assistant_id`` is
+``uuid5(NAMESPACE_GRAPH, graph_id)`` with the namespace UUID the LangGraph
+Server uses (``6ba7b821-9dad-11d1-80b4-00c04fd430c8``), so a graph has the
+same assistant id here as on a LangGraph Server, and a client that stored it
+finds the same assistant on either. Wherever a run names its assistant, the
+graph id is accepted too (:func:`resolve_assistant`); ``/assistants/{id}``
+takes the UUID only.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from pyctx_web import __version__
+from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.server._core import ServerCore
+from pyctx_web.server._http import (
+    ApiError,
+    Handler,
+    Request,
+    Response,
+    contains,
+    json_response,
+    page_of,
+    parse_uuid,
+    select_fields,
+    sort_records,
+)
+
+__all__ = ["NAMESPACE_GRAPH", "ROUTES", "assistant_id_of", "assistants_of", "resolve_assistant"]
+
+NAMESPACE_GRAPH = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
+"""The namespace of assistant ids derived from graph ids, the LangGraph Server's."""
+
+SORT_FIELDS = ("created_at", "assistant_id", "graph_id", "name", "updated_at")
+
+
+def assistant_id_of(graph_id: str) -> str:
+    """The assistant id a graph id gets, on this server as on a LangGraph Server."""
+    return str(uuid.uuid5(NAMESPACE_GRAPH, graph_id))
+
+
+def assistants_of(server: ServerCore) -> list[dict[str, Any]]:
+    """The server's assistants, one per graph, in the order the graphs were given."""
+    return [
+        {
+            "assistant_id": assistant_id_of(graph_id),
+            "graph_id": graph_id,
+            "name": graph_id,
+            "description": None,
+            "config": {},
+            "context": {},
+            "metadata": {"created_by": "system"},
+            "version": 1,
+            "created_at": server.created_at,
+            "updated_at": server.created_at,
+        }
+        for graph_id in server.graphs
+    ]
+
+
+def resolve_assistant(
+    server: ServerCore, assistant_id: Any
+) -> tuple[dict[str, Any], CompiledStateGraph]:
+    """The assistant a run names (by assistant id or graph id) and its graph.
+
+    An id that is neither a graph id nor a UUID gets 422, an unknown UUID 404.
+    """
+    if isinstance(assistant_id, str) and assistant_id in server.graphs:
+        assistant_id = assistant_id_of(assistant_id)
+    wanted = parse_uuid(assistant_id, "assistant")
+    for assistant in assistants_of(server):
+        if assistant["assistant_id"] == wanted:
+            return assistant, server.graphs[assistant["graph_id"]]
+    raise ApiError(404, f"Assistant {wanted} not found")
+
+
+async def ok(server: ServerCore, request: Request) -> Response:
+    """``GET /ok``: the server is up."""
+    return json_response(200, {"ok": True})
+
+
+async def info(server: ServerCore, request: Request) -> Response:
+    """``GET /info``: what this server is and which optional features it has."""
+    return json_response(
+        200,
+        {
+            "version": __version__,
+            "langgraph_py_version": None,
+            "flags": {"assistants": True, "crons": False, "langsmith": False},
+            "host": {"kind": "pyctx_web", "project_id": None, "revision_id": None},
+        },
+    )
+
+
+def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, Any]]:
+    graph_id, name, metadata = body.get("graph_id"), body.get("name"), body.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise ApiError(422, "Invalid metadata: expected a JSON object")
+    return [
+        assistant
+        for assistant in assistants_of(server)
+        if (graph_id is None or assistant["graph_id"] == graph_id)
+        and (name is None or assistant["name"] == name)
+        and contains(assistant["metadata"], metadata or {})
+    ]
+
+
+async def search(server: ServerCore, request: Request) -> Response:
+    """``POST /assistants/search``: by graph id, name and metadata, sorted and paged."""
+    body = request.json_body()
+    found = sort_records(body, _matching(server, body), SORT_FIELDS)
+    headers = {"x-pagination-total": str(len(found))}
+    return json_response(200, select_fields(body, page_of(body, found)), headers)
+
+
+async def count(server: ServerCore, request: Request) -> Response:
+    """``POST /assistants/count``: how many assistants the search filters match."""
+    return json_response(200, len(_matching(server, request.json_body())))
+
+
+async def get(server: ServerCore, request: Request, assistant_id: str) -> Response:
+    """``GET /assistants/{assistant_id}``: one assistant by its UUID."""
+    wanted = parse_uuid(assistant_id, "assistant")
+    for assistant in assistants_of(server):
+        if assistant["assistant_id"] == wanted:
+            return json_response(200, assistant)
+    raise ApiError(404, f"Assistant {wanted} not found")
+
+
+ROUTES: list[tuple[str, str, Handler]] = [
+    ("GET", "/ok", ok),
+    ("GET", "/info", info),
+    ("POST", "/assistants/search", search),
+    ("POST", "/assistants/count", count),
+    ("GET", "/assistants/{assistant_id}", get),
+]
