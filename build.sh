@@ -27,6 +27,9 @@
 #                             sdists, [tool.pyctx-web.suites]) on real LangGraph and on pyctx_web,
 #                             in venvs of their own under build/cache/suites (tests/suites/run.py;
 #                             ARGS go to it, e.g. --only langgraph-prebuilt)
+#   ./build.sh server [ARGS] the server tier: client flows of the LangGraph Server API against the
+#                             real server (langgraph dev, [tool.pyctx-web.server-ref], in a venv of
+#                             its own under build/cache/server-ref); ARGS go to pytest
 #   ./build.sh wheel | clean
 #
 # Versions are pinned in pyproject.toml: [dependency-groups] for the host tooling and
@@ -187,6 +190,26 @@ ensure_venv_langgraph() {  # real LangGraph, kept out of .venv, where pyctx_web 
     pip_quiet "$VENV_LG/bin/python" install -q --disable-pip-version-check --upgrade "pip>=25.1"
     pip_quiet "$VENV_LG/bin/python" install -q --disable-pip-version-check --group reference
     echo "$want" >"$VENV_LG/.pyctx-stamp"
+}
+
+server_ref_pins() {  # the pins of [tool.pyctx-web.server-ref] (server and lock), one a line
+    "$PY" -c 'import tomllib; t = tomllib.load(open("pyproject.toml", "rb"))["tool"]["pyctx-web"]["server-ref"]; print("\n".join(t["server"] + t["lock"]))'
+}
+
+ensure_server_ref() {  # the real LangGraph Server (langgraph dev) of the server tier, in a venv of its own
+    local want dir tool_python
+    want="$(server_ref_pins | sha256sum | cut -c1-16)"
+    dir="$CACHE/server-ref"
+    if [ -x "$dir/venv/bin/langgraph" ] && fresh "$dir/.stamp" "$want"; then return 0; fi
+    tool_python="$(find_tool_python)" ||
+        die "a Python >= 3.12 is missing for the LangGraph Server: install python3.12 and run again"
+    log "installing the LangGraph Server into build/cache/server-ref/venv ([tool.pyctx-web.server-ref])"
+    rm -rf "$dir" && mkdir -p "$dir"
+    "$tool_python" -m venv "$dir/venv"
+    # shellcheck disable=SC2046
+    pip_quiet "$dir/venv/bin/python" install -q --disable-pip-version-check --no-deps \
+        $(server_ref_pins) || die "pip could not install the LangGraph Server ([tool.pyctx-web.server-ref])"
+    echo "$want" >"$dir/.stamp"
 }
 
 ensure_pyodide() {
@@ -516,6 +539,7 @@ case "$cmd" in
     test) setup; build_site; run_tests "$@" ;;
     lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
     suites) ensure_venv; ensure_suites; exec "$PY" tests/suites/run.py "$@" ;;
+    server) ensure_venv; ensure_server_ref; exec "$PY" -m pytest tests/server "$@" ;;
     demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; build_site; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     page)
@@ -525,5 +549,5 @@ case "$cmd" in
     clean)
         rm -rf "$BUILD" "$VENV" "$VENV311" "$VENV_LG" "$ROOT/node_modules"
         log "removed build/, .venv/, .venv311/, .venv-langgraph/ and node_modules/" ;;
-    *) echo "usage: ./build.sh {setup|test|suites|lint|demo|bench|page|wheel|dist|clean} [args]" >&2; exit 2 ;;
+    *) echo "usage: ./build.sh {setup|test|suites|server|lint|demo|bench|page|wheel|dist|clean} [args]" >&2; exit 2 ;;
 esac

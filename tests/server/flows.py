@@ -1,0 +1,71 @@
+"""Client flows of the server tier, each a function of a :class:`~tests.server.transcript.Recorder`.
+
+A flow makes the requests a LangGraph client makes (the SDK's calls, as plain HTTP), using
+the ids the server returns, and asserts nothing itself: its normalized transcript is what
+the tier compares (with ``expected/<flow>.txt``, and between servers).
+
+Run one against any server: ``.venv/bin/python -m tests.server.flows URL [FLOW]`` prints
+the normalized transcript.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from tests.server.transcript import Recorder, render
+
+STREAM_MODES = ["values", "updates"]
+
+
+def thread_interrupt_resume(client: Recorder) -> None:
+    """Create a thread, find it, stream a run to an interrupt, resume it, read the history."""
+    thread = client.json("POST", "/threads", {"metadata": {"flow": "interrupt-resume"}})
+    tid = thread["thread_id"]
+    client.json("POST", "/threads/search", {"metadata": {"flow": "interrupt-resume"}})
+    client.json("GET", f"/threads/{tid}/state")
+    first = {"messages": [{"role": "user", "content": "hello", "id": "question"}]}
+    client.stream(
+        "POST",
+        f"/threads/{tid}/runs/stream",
+        {"assistant_id": "chat", "input": first, "stream_mode": STREAM_MODES},
+    )
+    client.json("GET", f"/threads/{tid}")
+    client.json("GET", f"/threads/{tid}/state")
+    client.stream(
+        "POST",
+        f"/threads/{tid}/runs/stream",
+        {"assistant_id": "chat", "command": {"resume": "weather"}, "stream_mode": STREAM_MODES},
+    )
+    client.json("POST", f"/threads/{tid}/history", {"limit": 10})
+    client.json("GET", f"/threads/{tid}")
+
+
+FLOWS: dict[str, Callable[[Recorder], None]] = {
+    "thread_interrupt_resume": thread_interrupt_resume,
+}
+
+
+def transcript(base_url: str, name: str) -> str:
+    """Run flow ``name`` against the server at ``base_url``: its normalized transcript."""
+    client = Recorder(base_url)
+    try:
+        FLOWS[name](client)
+    finally:
+        client.close()
+    return render(client.exchanges, base_url)
+
+
+def main(argv: list[str]) -> int:
+    """Print the normalized transcript of each flow named (all by default) against a URL."""
+    if not argv or argv[0].startswith("-"):
+        print("usage: python -m tests.server.flows URL [FLOW ...]", file=sys.stderr)
+        return 2
+    for name in argv[1:] or list(FLOWS):
+        print(f"# {name}")
+        print(transcript(argv[0], name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

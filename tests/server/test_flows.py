@@ -1,0 +1,34 @@
+"""Each client flow gives, on the real LangGraph Server, the transcript its expected file holds.
+
+Regenerate an expected file from the real server with ``PYCTX_SERVER_UPDATE=1`` (the test
+then writes the transcript it got and fails, so that an update is never a silent pass).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.server.flows import FLOWS, transcript
+
+EXPECTED = Path(__file__).resolve().parent / "expected"
+
+
+@pytest.mark.parametrize("name", sorted(FLOWS))
+def test_flow_on_langgraph_server(name: str, langgraph_server: str) -> None:
+    """The real LangGraph Server answers the flow as its expected transcript records."""
+    actual = transcript(langgraph_server, name)
+    print(actual)
+    path = EXPECTED / f"{name}.txt"
+    if os.environ.get("PYCTX_SERVER_UPDATE") == "1":
+        path.write_text(actual, encoding="utf-8")
+        pytest.fail(f"wrote {path}: rerun without PYCTX_SERVER_UPDATE")
+    assert path.exists(), f"{path} is missing: run with PYCTX_SERVER_UPDATE=1 to write it"
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def test_every_flow_has_an_expected_transcript() -> None:
+    """Every flow has its expected transcript, and every expected transcript a flow."""
+    assert sorted(path.stem for path in EXPECTED.glob("*.txt")) == sorted(FLOWS)
