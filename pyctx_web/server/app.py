@@ -17,7 +17,7 @@ from typing import Any
 
 from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.state import CompiledStateGraph
-from pyctx_web.server import assistants, threads
+from pyctx_web.server import assistants, state_routes, threads
 from pyctx_web.server._core import ServerCore, ThreadStore
 from pyctx_web.server._http import ApiError, Handler, Request, Response, json_response
 
@@ -25,7 +25,7 @@ __all__ = ["AgentServer", "Route"]
 
 _log = logging.getLogger(__name__)
 
-ROUTE_MODULES = (assistants, threads)
+ROUTE_MODULES = (assistants, threads, state_routes)
 """The modules whose ``ROUTES`` the server serves."""
 
 

@@ -1,0 +1,187 @@
+"""A thread's state and history through AgentServer.handle (pyctx_web.server.state_routes)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import operator
+from typing import Annotated, Any, TypedDict
+
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.graph.types import interrupt
+from pyctx_web.server import AgentServer, Request
+from pyctx_web.server.state_json import thread_state
+from pyctx_web.server.threads import ensure_thread_metadata
+
+
+class Log(TypedDict):
+    """The test graph's state: the names its nodes appended."""
+
+    log: Annotated[list[str], operator.add]
+
+
+def _asker() -> CompiledStateGraph:
+    """a (appends "a") -> ask (asks a question, appends the answer); no checkpointer."""
+
+    def a(state: Log) -> dict[str, Any]:
+        return {"log": ["a"]}
+
+    def ask(state: Log) -> dict[str, Any]:
+        return {"log": [interrupt({"question": "name?"})]}
+
+    builder = StateGraph(Log)
+    builder.add_node("a", a)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "ask")
+    return builder.compile()
+
+
+def _call(server: AgentServer, method: str, path: str, body: Any = None, **query: str) -> Any:
+    """The status and JSON body of the server's answer to one request."""
+    data = b"" if body is None else json.dumps(body).encode()
+    request = Request(method, path, {k: [v] for k, v in query.items()}, {}, data)
+    response = asyncio.run(server.handle(request))
+    assert isinstance(response.body, bytes)
+    return response.status, json.loads(response.body)
+
+
+def _new_thread(server: AgentServer) -> str:
+    """A new thread's id."""
+    status, thread = _call(server, "POST", "/threads", {})
+    assert status == 200
+    return str(thread["thread_id"])
+
+
+def _paused_thread() -> tuple[AgentServer, str, CompiledStateGraph]:
+    """A server whose thread ran the asker graph up to its question."""
+    server = AgentServer({"asker": _asker()})
+    tid = _new_thread(server)
+    graph = server.graphs["asker"]
+
+    async def run() -> None:
+        await ensure_thread_metadata(server, tid, "asker", "assistant")
+        await graph.ainvoke({"log": []}, {"configurable": {"thread_id": tid}})
+
+    asyncio.run(run())
+    return server, tid, graph
+
+
+def _snapshot_json(graph: CompiledStateGraph, tid: str, **configurable: Any) -> Any:
+    """The graph's own state of the thread, as ThreadState JSON."""
+    config = {"configurable": {"thread_id": tid, **configurable}}
+    return json.loads(json.dumps(thread_state(asyncio.run(graph.aget_state(config)))))
+
+
+def test_a_thread_no_graph_ran_on_has_the_empty_state_and_no_history() -> None:
+    """Before any run a thread's state has no values and no checkpoint, its history is empty."""
+    server = AgentServer({"asker": _asker()})
+    tid = _new_thread(server)
+    status, state = _call(server, "GET", f"/threads/{tid}/state")
+    assert status == 200
+    assert state == {
+        "values": {},
+        "next": [],
+        "tasks": [],
+        "metadata": None,
+        "created_at": None,
+        "checkpoint": None,
+        "parent_checkpoint": None,
+        "interrupts": [],
+        "checkpoint_id": None,
+        "parent_checkpoint_id": None,
+    }
+    assert _call(server, "POST", f"/threads/{tid}/history", {"limit": 10}) == (200, [])
+
+
+def test_state_is_the_graphs_state_of_the_thread() -> None:
+    """GET state gives the latest state, with the pending question and the next node."""
+    server, tid, graph = _paused_thread()
+    status, state = _call(server, "GET", f"/threads/{tid}/state")
+    assert status == 200
+    assert state == _snapshot_json(graph, tid)
+    assert state["values"] == {"log": ["a"]}
+    assert state["next"] == ["ask"]
+    assert [i["value"] for i in state["interrupts"]] == [{"question": "name?"}]
+
+
+def test_state_at_a_checkpoint_by_path_and_by_body() -> None:
+    """The state at an earlier checkpoint is read by its id in the path or a checkpoint body."""
+    server, tid, graph = _paused_thread()
+    _, state = _call(server, "GET", f"/threads/{tid}/state")
+    parent_id = state["parent_checkpoint_id"]
+    expected = _snapshot_json(graph, tid, checkpoint_id=parent_id)
+    assert expected["checkpoint_id"] == parent_id
+    assert _call(server, "GET", f"/threads/{tid}/state/{parent_id}") == (200, expected)
+    body = {"checkpoint": {"checkpoint_id": parent_id, "checkpoint_ns": ""}}
+    assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", body) == (200, expected)
+    assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", {}) == (
+        422,
+        {"detail": "checkpoint is required and must be an object"},
+    )
+
+
+def test_update_state_as_a_node_writes_a_checkpoint_and_the_thread() -> None:
+    """POST state writes values as as_node: a new 'update' checkpoint, thread values and status."""
+    server, tid, _ = _paused_thread()
+    body = {"values": {"log": ["edited"]}, "as_node": "a"}
+    status, written = _call(server, "POST", f"/threads/{tid}/state", body)
+    assert status == 200
+    assert list(written) == ["checkpoint", "checkpoint_id", "configurable"]
+    assert written["checkpoint"]["thread_id"] == tid
+    assert written["checkpoint"]["checkpoint_id"] == written["checkpoint_id"]
+    _, state = _call(server, "GET", f"/threads/{tid}/state")
+    assert state["checkpoint_id"] == written["checkpoint_id"]
+    assert state["metadata"]["source"] == "update"
+    assert state["values"] == {"log": ["a", "edited"]}
+    assert state["next"] == ["ask"]
+    _, thread = _call(server, "GET", f"/threads/{tid}")
+    assert (thread["status"], thread["values"]) == ("interrupted", {"log": ["a", "edited"]})
+
+
+def test_update_state_refusals() -> None:
+    """A thread no graph ran on, and an unknown node as as_node, are refused with their reason."""
+    server = AgentServer({"asker": _asker()})
+    tid = _new_thread(server)
+    assert _call(server, "POST", f"/threads/{tid}/state", {"values": {"log": []}}) == (
+        400,
+        {"detail": f"Thread {tid} has no graph: run it before updating its state"},
+    )
+    server, tid, _ = _paused_thread()
+    status, error = _call(server, "POST", f"/threads/{tid}/state", {"as_node": "nope"})
+    assert status == 400
+    assert "nope" in error["detail"]
+
+
+def test_history_limit_before_and_metadata_filter() -> None:
+    """History is newest first: one state without limit, paged with before, filtered by metadata."""
+    server, tid, _ = _paused_thread()
+    path = f"/threads/{tid}/history"
+    _, latest = _call(server, "GET", f"/threads/{tid}/state")
+    assert _call(server, "POST", path, {}) == (200, [latest])
+    _, states = _call(server, "POST", path, {"limit": 10})
+    assert [s["metadata"]["step"] for s in states] == [1, 0, -1]
+    assert states[0] == latest
+    before = {"configurable": {"checkpoint_id": states[0]["checkpoint_id"]}}
+    _, older = _call(server, "POST", path, {"limit": 10, "before": before})
+    assert older == states[1:]
+    _, inputs = _call(server, "POST", path, {"limit": 10, "metadata": {"source": "input"}})
+    assert inputs == [states[2]]
+    _, paged = _call(server, "GET", path, limit="2", before=states[0]["checkpoint_id"])
+    assert paged == states[1:3]
+    assert _call(server, "POST", path, {"limit": "x"}) == (422, {"detail": "Invalid limit x"})
+
+
+def test_unknown_and_malformed_thread_ids() -> None:
+    """State and history of an unknown thread are 404, of a malformed id 422."""
+    server = AgentServer({"asker": _asker()})
+    unknown = "00000000-0000-4000-8000-000000000000"
+    assert _call(server, "GET", f"/threads/{unknown}/state") == (
+        404,
+        {"detail": f"Thread with ID {unknown} not found"},
+    )
+    assert _call(server, "POST", "/threads/nope/history", {}) == (
+        422,
+        {"detail": "Invalid thread ID: must be a UUID"},
+    )
