@@ -319,3 +319,53 @@ def test_a_client_that_leaves_cancels_the_run() -> None:
         assert ([r["status"] for r in runs], thread["status"]) == (["interrupted"], "interrupted")
 
     asyncio.run(main())
+
+
+def test_a_run_from_an_earlier_checkpoint_branches() -> None:
+    """A run given an earlier checkpoint runs from there: the thread's values are the branch's."""
+
+    async def main() -> None:
+        server = _server()
+        tid = await _thread(server)
+        path = f"/threads/{tid}/runs/stream"
+        for count in (1, 10):
+            await _stream(server, path, {"assistant_id": "agent", "input": {"count": count}})
+        config = {"configurable": {"thread_id": tid}}
+        history = [s async for s in server.graphs["agent"].aget_state_history(config)]
+        [earlier] = [s for s in history if s.values == {"count": 1}]
+        checkpoint = {**earlier.config["configurable"], "thread_id": None}
+        body = {"assistant_id": "agent", "checkpoint": checkpoint}
+        _, events = await _stream(server, path, body)
+        assert [e["data"] for e in events[1:]] == [{"count": 1}, {"count": 2}]
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        assert thread["values"] == {"count": 2}
+
+    asyncio.run(main())
+
+
+def test_interrupt_before_pauses_then_a_null_input_continues() -> None:
+    """A run's interrupt_before pauses at the node (thread interrupted); input null continues."""
+
+    async def main() -> None:
+        server = _server()
+        tid = await _thread(server)
+        path = f"/threads/{tid}/runs/stream"
+        body = {
+            "assistant_id": "agent",
+            "input": {"count": 7},
+            "interrupt_before": ["add"],
+            "stream_mode": ["values", "updates"],
+        }
+        _, events = await _stream(server, path, body)
+        assert [(e["event"], e["data"]) for e in events[1:]] == [
+            ("values", {"count": 7}),
+            ("updates", {"__interrupt__": []}),
+        ]
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        assert (thread["status"], thread["interrupts"]) == ("interrupted", {})
+        _, events = await _stream(server, path, {"assistant_id": "agent", "input": None})
+        assert events[-1]["data"] == {"count": 8}
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        assert thread["status"] == "idle"
+
+    asyncio.run(main())
