@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from tests.server.transcript import Recorder, render
+from tests.server.transcript import Exchange, Recorder, render
 
 STREAM_MODES = ["values", "updates"]
 
@@ -46,14 +46,19 @@ FLOWS: dict[str, Callable[[Recorder], None]] = {
 }
 
 
-def transcript(base_url: str, name: str) -> str:
-    """Run flow ``name`` against the server at ``base_url``: its normalized transcript."""
+def run_flow(base_url: str, name: str) -> list[Exchange]:
+    """Run flow ``name`` against the server at ``base_url``: the exchanges it recorded."""
     client = Recorder(base_url)
     try:
         FLOWS[name](client)
     finally:
         client.close()
-    return render(client.exchanges, base_url)
+    return client.exchanges
+
+
+def transcript(base_url: str, name: str) -> str:
+    """Run flow ``name`` against the server at ``base_url``: its normalized transcript."""
+    return render(run_flow(base_url, name), base_url)
 
 
 def main(argv: list[str]) -> int:

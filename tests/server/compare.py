@@ -1,0 +1,69 @@
+"""Run the flows on the real LangGraph Server and on pyctx_web's server, and diff their transcripts.
+
+``.venv/bin/python -m tests.server.compare [FLOW ...]`` starts both servers (the real one as
+``./build.sh server`` installs it), runs each flow (all by default) against each over real
+HTTP, and prints a unified diff of the normalized transcripts, less :data:`SERVER_ONLY`;
+it exits with 1 when a flow differs. The tier turns a flow into a test of pyctx_web once it
+gives no difference (README.md in this folder).
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.server import pyctx_side
+from tests.server.flows import FLOWS, run_flow
+from tests.server.reference import langgraph_dev
+from tests.server.transcript import render
+
+# What only the real server says about itself (its versions, plan, host and request ids in
+# a run's and a checkpoint's metadata), left out of both sides before they are compared.
+SERVER_ONLY = frozenset(
+    {
+        "langgraph_api_url",
+        "langgraph_api_version",
+        "langgraph_auth_user_id",
+        "langgraph_host",
+        "langgraph_plan",
+        "langgraph_request_id",
+        "langgraph_version",
+    }
+)
+
+
+def difference(name: str, reference_url: str, pyctx_url: str) -> str:
+    """The unified diff of flow ``name``'s transcripts (empty when they are the same)."""
+    expected = render(run_flow(reference_url, name), reference_url, SERVER_ONLY)
+    actual = render(run_flow(pyctx_url, name), pyctx_url, SERVER_ONLY)
+    lines = difflib.unified_diff(
+        expected.splitlines(), actual.splitlines(), "langgraph-server", "pyctx_web", lineterm=""
+    )
+    return "\n".join(lines)
+
+
+def main(names: list[str]) -> int:
+    """Print each flow's difference; 1 when any flow differs."""
+    unknown = sorted(set(names) - set(FLOWS))
+    if unknown:
+        print(f"unknown flows: {', '.join(unknown)}; known: {', '.join(FLOWS)}", file=sys.stderr)
+        return 2
+    status = 0
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        langgraph_dev(Path(workdir)) as reference,
+        pyctx_side.serve() as pyctx,
+    ):
+        for name in names or list(FLOWS):
+            diff = difference(name, reference, pyctx)
+            print(f"# {name}: {'same' if not diff else 'differs'}")
+            if diff:
+                print(diff)
+                status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
