@@ -164,11 +164,22 @@ def checkpoint_json(config: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
+_INTERRUPT_FIELDS: Final = ("id", "value", "response_schema")
+
+
 def interrupt_json(interrupt: Any) -> dict[str, Any]:
-    """An interrupt as the state's ``interrupts`` list it: ``{"id", "value"}``."""
-    if isinstance(interrupt, Mapping):
-        return {"id": interrupt.get("id"), "value": to_jsonable(interrupt.get("value"))}
-    return {"id": interrupt.id, "value": to_jsonable(interrupt.value)}
+    """An interrupt as the state lists it: ``{"id", "value"}``, and its ``response_schema``
+    when it has one."""
+    fields: Mapping[str, Any] = (
+        interrupt
+        if isinstance(interrupt, Mapping)
+        else {name: getattr(interrupt, name, None) for name in _INTERRUPT_FIELDS}
+    )
+    out = {"id": fields.get("id"), "value": to_jsonable(fields.get("value"))}
+    schema = fields.get("response_schema")
+    if schema is not None:
+        out["response_schema"] = to_jsonable(schema)
+    return out
 
 
 def _task_json(task: Any) -> dict[str, Any]:

@@ -10,18 +10,28 @@ and sent as :func:`~pyctx_web.server.state_json.thread_state` gives them.
 ``POST /threads/{thread_id}/state`` writes a new checkpoint with the graph's
 ``aupdate_state`` (as node ``as_node``) and sets the thread's values, status
 (``interrupted`` while nodes are left to run, else ``idle``) and interrupts
-from it. The history is newest first; without a ``limit`` it holds one state,
-as the server gives it (the SDK always sends one, 10 by default).
+from it; it is refused while a run is in flight (409), on a thread no graph
+has run on (400), and when the graph refuses the update (400, its message).
+The history is newest first; without a ``limit`` it holds one state, as the
+server gives it (the SDK always sends one, 10 by default). Bodies are checked
+as the server checks them, with its messages (``"x" is not of type 'integer'``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Final
 
-from pyctx_web.graph.errors import InvalidUpdateError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server._core import ServerCore
-from pyctx_web.server._http import ApiError, Handler, Request, Response, json_response
+from pyctx_web.server._http import (
+    ApiError,
+    Handler,
+    Request,
+    Response,
+    json_response,
+    parse_uuid,
+)
 from pyctx_web.server.state_json import (
     empty_thread_state,
     interrupt_json,
@@ -35,11 +45,11 @@ __all__ = ["ROUTES"]
 
 async def _thread_graph(
     server: ServerCore, thread_id: str
-) -> tuple[str, CompiledStateGraph | None]:
-    """The thread's canonical id and the graph its runs use (None when none has run on it)."""
+) -> tuple[dict[str, Any], CompiledStateGraph | None]:
+    """The thread's record and the graph its runs use (None when none has run on it)."""
     thread = await get_thread(server, thread_id)
     graph_id = (thread.get("metadata") or {}).get("graph_id")
-    return thread["thread_id"], server.graphs.get(graph_id) if isinstance(graph_id, str) else None
+    return thread, server.graphs.get(graph_id) if isinstance(graph_id, str) else None
 
 
 def _flag(value: Any) -> bool:
@@ -47,78 +57,115 @@ def _flag(value: Any) -> bool:
     return value is True or value in ("true", "True")
 
 
-def _checkpoint_fields(checkpoint: Any, what: str) -> dict[str, Any]:
-    """A ``checkpoint`` object of a request body as configurable fields (thread_id left out)."""
-    if checkpoint is None:
+def _not_of_type(value: Any, kind: str) -> ApiError:
+    """The 422 the server's body validation gives a value of the wrong JSON type."""
+    return ApiError(422, f"{json.dumps(value, ensure_ascii=False)} is not of type {kind!r}")
+
+
+def _object_field(body: dict[str, Any], name: str) -> dict[str, Any]:
+    """The body's object field ``name`` (``{}`` when absent), else 422."""
+    value = body.get(name)
+    if value is None:
         return {}
-    if not isinstance(checkpoint, dict):
-        raise ApiError(422, f"{what} must be an object")
-    return {key: value for key, value in checkpoint.items() if key != "thread_id"}
+    if not isinstance(value, dict):
+        raise _not_of_type(value, "object")
+    return value
 
 
 async def _state_response(
-    server: ServerCore, thread_id: str, fields: dict[str, Any], subgraphs: bool
+    server: ServerCore, tid: str, fields: dict[str, Any], subgraphs: bool
 ) -> Response:
     """The thread's state at the checkpoint ``fields`` name (its latest when they name none)."""
-    tid, graph = await _thread_graph(server, thread_id)
+    thread, graph = await _thread_graph(server, tid)
     if graph is None:
         return json_response(200, empty_thread_state())
-    config = {"configurable": {**fields, "thread_id": tid}}
+    config = {"configurable": {**fields, "thread_id": thread["thread_id"]}}
     snapshot = await graph.aget_state(config, subgraphs=subgraphs)
     return json_response(200, thread_state(snapshot))
 
 
 async def get_state(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``GET /threads/{thread_id}/state``: the thread's latest state."""
-    subgraphs = _flag(request.query_value("subgraphs"))
-    return await _state_response(server, thread_id, {}, subgraphs)
+    tid = parse_uuid(thread_id, "thread")
+    return await _state_response(server, tid, {}, _flag(request.query_value("subgraphs")))
 
 
 async def get_state_at(
     server: ServerCore, request: Request, thread_id: str, checkpoint_id: str
 ) -> Response:
     """``GET /threads/{thread_id}/state/{checkpoint_id}``: the state at one checkpoint."""
+    tid = parse_uuid(thread_id, "thread")
     subgraphs = _flag(request.query_value("subgraphs"))
-    return await _state_response(server, thread_id, {"checkpoint_id": checkpoint_id}, subgraphs)
+    return await _state_response(server, tid, {"checkpoint_id": checkpoint_id}, subgraphs)
 
 
 async def post_state_at(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``POST /threads/{thread_id}/state/checkpoint``: the state at the body's ``checkpoint``."""
+    tid = parse_uuid(thread_id, "thread")
     body = request.json_body()
-    if not isinstance(body.get("checkpoint"), dict):
-        raise ApiError(422, "checkpoint is required and must be an object")
-    fields = _checkpoint_fields(body["checkpoint"], "checkpoint")
-    return await _state_response(server, thread_id, fields, _flag(body.get("subgraphs")))
+    if "checkpoint" not in body:
+        raise ApiError(422, '"checkpoint" is a required property')
+    if not isinstance(body["checkpoint"], dict):
+        raise _not_of_type(body["checkpoint"], "object")
+    return await _state_response(server, tid, body["checkpoint"], _flag(body.get("subgraphs")))
+
+
+def _update_config(tid: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The config ``aupdate_state`` gets from an update body: its checkpoint on the thread."""
+    values = body.get("values")
+    if values is not None and not isinstance(values, dict | list):
+        raise ApiError(
+            422,
+            f"{json.dumps(values, ensure_ascii=False)} is not valid under any of the "
+            "schemas listed in the 'anyOf' keyword",
+        )
+    as_node = body.get("as_node")
+    if as_node is not None and not isinstance(as_node, str):
+        raise _not_of_type(as_node, "string")
+    fields: dict[str, Any] = {}
+    if body.get("checkpoint_id"):
+        fields["checkpoint_id"] = body["checkpoint_id"]
+    fields.update(_object_field(body, "checkpoint"))
+    fields["thread_id"] = tid
+    fields.setdefault("checkpoint_ns", "")
+    return {"configurable": fields}
 
 
 async def update_state(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``POST /threads/{thread_id}/state``: a new checkpoint, ``values`` written as ``as_node``."""
+    tid = parse_uuid(thread_id, "thread")
     body = request.json_body()
-    tid, graph = await _thread_graph(server, thread_id)
+    config = _update_config(tid, body)
+    thread, graph = await _thread_graph(server, tid)
+    if thread.get("status") == "busy":
+        raise ApiError(409, f"Thread {tid} has in-flight runs")
     if graph is None:
-        raise ApiError(400, f"Thread {tid} has no graph: run it before updating its state")
-    as_node = body.get("as_node")
-    if as_node is not None and not isinstance(as_node, str):
-        raise ApiError(422, "as_node must be a string")
-    fields = _checkpoint_fields(body.get("checkpoint"), "checkpoint")
-    if body.get("checkpoint_id"):
-        fields["checkpoint_id"] = body["checkpoint_id"]
-    config = {"configurable": {**fields, "thread_id": tid}}
+        raise ApiError(400, _NO_GRAPH.format(tid))
     try:
-        next_config = await graph.aupdate_state(config, body.get("values"), as_node=as_node)
-    except InvalidUpdateError as error:
+        values, as_node = body.get("values"), body.get("as_node")
+        next_config = await graph.aupdate_state(config, values, as_node=as_node)
+    except ValueError as error:
+        # The server answers an update the graph refuses (InvalidUpdateError is one) with 400.
         raise ApiError(400, str(error)) from None
-    snapshot = await graph.aget_state(next_config)
-    await _record_state(server, tid, snapshot)
+    await _record_state(server, tid, await graph.aget_state(next_config))
     configurable = to_jsonable(next_config["configurable"])
     return json_response(
         200,
         {
             "checkpoint": configurable,
-            "checkpoint_id": configurable.get("checkpoint_id"),
             "configurable": configurable,
+            "checkpoint_id": configurable.get("checkpoint_id"),
         },
     )
+
+
+_NO_GRAPH: Final = (
+    "Thread '{}' has no assigned graph ID. This usually occurs when no runs have been made on "
+    "this particular thread. This operation requires a graph ID. Please ensure a run has been "
+    "made for the thread or manually update the thread metadata (by setting the 'graph_id' "
+    "field) before running this operation."
+)
+"""The server's refusal of a state update on a thread no graph has run on."""
 
 
 async def _record_state(server: ServerCore, thread_id: str, snapshot: Any) -> None:
@@ -133,51 +180,57 @@ async def _record_state(server: ServerCore, thread_id: str, snapshot: Any) -> No
     await set_thread_status(server, thread_id, status, values=values, interrupts=interrupts)
 
 
-def _limit(value: Any) -> int:
-    """A history ``limit``: a positive int (1 when not given), else 422."""
-    if value is None or value == "":
+def _body_limit(body: dict[str, Any]) -> int:
+    """The body's history ``limit``: an integer from 1 to 1000, 1 when absent."""
+    if "limit" not in body:
         return 1
-    try:
-        limit = int(value)
-    except (TypeError, ValueError):
-        raise ApiError(422, f"Invalid limit {value}") from None
-    if isinstance(value, bool | float) or limit < 1:
-        raise ApiError(422, f"Invalid limit {value}")
+    limit = body["limit"]
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        raise _not_of_type(limit, "integer")
+    if limit < 1:
+        raise ApiError(422, f"{limit} is less than the minimum of 1")
+    if limit > _MAX_LIMIT:
+        raise ApiError(422, f"{limit} is greater than the maximum of {_MAX_LIMIT}")
     return limit
 
 
+_MAX_LIMIT: Final = 1000
+"""The most states one history request may ask for."""
+
+
 def _before(value: Any) -> dict[str, Any] | None:
-    """A history ``before``: a checkpoint id or a config naming one, as a config."""
-    if value is None or value == "":
+    """A history ``before`` (a checkpoint id, a config, or a checkpoint) as a config."""
+    if value is None:
         return None
     if isinstance(value, str):
-        return {"configurable": {"checkpoint_id": value}}
-    if isinstance(value, dict) and isinstance(value.get("configurable"), dict):
+        return {"configurable": {"checkpoint_id": value}} if value else None
+    if not isinstance(value, dict):
+        raise _not_of_type(value, "object")
+    if isinstance(value.get("configurable"), dict):
         return value
-    raise ApiError(422, "before must be a checkpoint id or a config with configurable")
+    return {"configurable": value}
 
 
 async def _history(
     server: ServerCore,
-    thread_id: str,
+    tid: str,
     fields: dict[str, Any],
     *,
     limit: int,
     before: dict[str, Any] | None,
     metadata: dict[str, Any] | None = None,
 ) -> Response:
-    """The thread's states before ``before``, newest first: ``limit`` of them whose metadata
-    holds every item of ``metadata``."""
-    tid, graph = await _thread_graph(server, thread_id)
+    """The thread's states before ``before``, newest first: up to ``limit`` of them whose
+    metadata holds every item of ``metadata``."""
+    thread, graph = await _thread_graph(server, tid)
     if graph is None:
         return json_response(200, [])
-    config = {"configurable": {"checkpoint_ns": "", **fields, "thread_id": tid}}
+    config = {"configurable": {"checkpoint_ns": "", **fields, "thread_id": thread["thread_id"]}}
     wanted = list((metadata or {}).items())
     states: list[dict[str, Any]] = []
     # The limit counts matching states, so the graph is not asked to stop early under a filter.
-    async for snapshot in graph.aget_state_history(
-        config, limit=None if wanted else limit, before=before
-    ):
+    history = graph.aget_state_history(config, limit=None if wanted else limit, before=before)
+    async for snapshot in history:
         found = snapshot.metadata or {}
         if all(key in found and found[key] == value for key, value in wanted):
             states.append(thread_state(snapshot))
@@ -188,25 +241,25 @@ async def _history(
 
 async def post_history(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``POST /threads/{thread_id}/history``: limit, before, metadata filter, checkpoint."""
+    tid = parse_uuid(thread_id, "thread")
     body = request.json_body()
-    metadata = body.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise ApiError(422, "metadata must be an object")
-    return await _history(
-        server,
-        thread_id,
-        _checkpoint_fields(body.get("checkpoint"), "checkpoint"),
-        limit=_limit(body.get("limit")),
-        before=_before(body.get("before")),
-        metadata=metadata,
-    )
+    limit = _body_limit(body)
+    before = _before(body.get("before"))
+    metadata = _object_field(body, "metadata")
+    fields = _object_field(body, "checkpoint")
+    return await _history(server, tid, fields, limit=limit, before=before, metadata=metadata)
 
 
 async def get_history(server: ServerCore, request: Request, thread_id: str) -> Response:
-    """``GET /threads/{thread_id}/history``: query ``limit`` and ``before`` (a checkpoint id)."""
-    limit = _limit(request.query_value("limit"))
+    """``GET /threads/{thread_id}/history``: query ``limit`` (1 when absent) and ``before``."""
+    tid = parse_uuid(thread_id, "thread")
+    given = request.query_value("limit")
+    try:
+        limit = 1 if given is None else int(given)
+    except ValueError:
+        raise ApiError(422, f"Invalid limit {given}") from None
     before = _before(request.query_value("before"))
-    return await _history(server, thread_id, {}, limit=limit, before=before)
+    return await _history(server, tid, {}, limit=limit, before=before)
 
 
 ROUTES: list[tuple[str, str, Handler]] = [

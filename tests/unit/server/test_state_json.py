@@ -18,7 +18,7 @@ from pyctx_web.graph import START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.types import Interrupt, interrupt
 from pyctx_web.server._messages import message_json
-from pyctx_web.server.state_json import dumps, thread_state, to_jsonable
+from pyctx_web.server.state_json import dumps, interrupt_json, thread_state, to_jsonable
 
 CONFIG: dict[str, Any] = {"configurable": {"thread_id": "t1"}}
 
@@ -245,3 +245,12 @@ def test_dicts_that_are_not_messages_are_kept_as_they_are() -> None:
     """A dict without a known role, or without an id, is plain data, not a message."""
     data = [{"role": "admin", "content": "x", "id": "1"}, {"role": "user", "content": "x"}]
     assert to_jsonable(data) == data
+
+
+def test_state_interrupts_carry_a_response_schema_only_when_given() -> None:
+    """An interrupt is listed as {id, value}, with its response_schema only when it has one."""
+    schema = {"type": "string"}
+    asked = Interrupt(value="name?", id="i1", response_schema=schema)
+    assert interrupt_json(asked) == {"id": "i1", "value": "name?", "response_schema": schema}
+    assert interrupt_json(Interrupt(value=1, id="i2")) == {"id": "i2", "value": 1}
+    assert interrupt_json({"id": "i3", "value": [1]}) == {"id": "i3", "value": [1]}

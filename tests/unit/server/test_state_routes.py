@@ -12,7 +12,7 @@ from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import interrupt
 from pyctx_web.server import AgentServer, Request
 from pyctx_web.server.state_json import thread_state
-from pyctx_web.server.threads import ensure_thread_metadata
+from pyctx_web.server.threads import ensure_thread_metadata, set_thread_status
 
 
 class Log(TypedDict):
@@ -118,7 +118,7 @@ def test_state_at_a_checkpoint_by_path_and_by_body() -> None:
     assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", body) == (200, expected)
     assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", {}) == (
         422,
-        {"detail": "checkpoint is required and must be an object"},
+        {"detail": '"checkpoint" is a required property'},
     )
 
 
@@ -128,7 +128,7 @@ def test_update_state_as_a_node_writes_a_checkpoint_and_the_thread() -> None:
     body = {"values": {"log": ["edited"]}, "as_node": "a"}
     status, written = _call(server, "POST", f"/threads/{tid}/state", body)
     assert status == 200
-    assert list(written) == ["checkpoint", "checkpoint_id", "configurable"]
+    assert list(written) == ["checkpoint", "configurable", "checkpoint_id"]
     assert written["checkpoint"]["thread_id"] == tid
     assert written["checkpoint"]["checkpoint_id"] == written["checkpoint_id"]
     _, state = _call(server, "GET", f"/threads/{tid}/state")
@@ -141,17 +141,25 @@ def test_update_state_as_a_node_writes_a_checkpoint_and_the_thread() -> None:
 
 
 def test_update_state_refusals() -> None:
-    """A thread no graph ran on, and an unknown node as as_node, are refused with their reason."""
+    """Updates are refused on a thread no graph ran on, a busy one, and for an unknown node."""
     server = AgentServer({"asker": _asker()})
     tid = _new_thread(server)
-    assert _call(server, "POST", f"/threads/{tid}/state", {"values": {"log": []}}) == (
-        400,
-        {"detail": f"Thread {tid} has no graph: run it before updating its state"},
-    )
+    status, error = _call(server, "POST", f"/threads/{tid}/state", {"values": {"log": []}})
+    assert status == 400
+    assert error["detail"].startswith(f"Thread '{tid}' has no assigned graph ID.")
     server, tid, _ = _paused_thread()
     status, error = _call(server, "POST", f"/threads/{tid}/state", {"as_node": "nope"})
     assert status == 400
     assert "nope" in error["detail"]
+    assert _call(server, "POST", f"/threads/{tid}/state", {"as_node": 1}) == (
+        422,
+        {"detail": "1 is not of type 'string'"},
+    )
+    asyncio.run(set_thread_status(server, tid, "busy"))
+    assert _call(server, "POST", f"/threads/{tid}/state", {"values": {"log": ["x"]}}) == (
+        409,
+        {"detail": f"Thread {tid} has in-flight runs"},
+    )
 
 
 def test_history_limit_before_and_metadata_filter() -> None:
@@ -168,9 +176,20 @@ def test_history_limit_before_and_metadata_filter() -> None:
     assert older == states[1:]
     _, inputs = _call(server, "POST", path, {"limit": 10, "metadata": {"source": "input"}})
     assert inputs == [states[2]]
-    _, paged = _call(server, "GET", path, limit="2", before=states[0]["checkpoint_id"])
+    before_id = states[0]["checkpoint_id"]
+    _, by_id = _call(server, "POST", path, {"limit": 10, "before": {"checkpoint_id": before_id}})
+    assert by_id == older
+    _, paged = _call(server, "GET", path, limit="2", before=before_id)
     assert paged == states[1:3]
-    assert _call(server, "POST", path, {"limit": "x"}) == (422, {"detail": "Invalid limit x"})
+    assert _call(server, "POST", path, {"limit": "x"}) == (
+        422,
+        {"detail": "\"x\" is not of type 'integer'"},
+    )
+    assert _call(server, "POST", path, {"limit": 0}) == (
+        422,
+        {"detail": "0 is less than the minimum of 1"},
+    )
+    assert _call(server, "GET", path, limit="x") == (422, {"detail": "Invalid limit x"})
 
 
 def test_unknown_and_malformed_thread_ids() -> None:
