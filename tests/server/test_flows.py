@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.server.flows import FLOWS, transcript
@@ -32,3 +33,9 @@ def test_flow_on_langgraph_server(name: str, langgraph_server: str) -> None:
 def test_every_flow_has_an_expected_transcript() -> None:
     """Every flow has its expected transcript, and every expected transcript a flow."""
     assert sorted(path.stem for path in EXPECTED.glob("*.txt")) == sorted(FLOWS)
+
+
+def test_pyctx_web_server_answers_over_http(pyctx_web_server: str) -> None:
+    """pyctx_web's server, put on a port for the comparison, answers GET /ok over real HTTP."""
+    response = httpx.get(f"{pyctx_web_server}/ok")
+    assert (response.status_code, response.json()["ok"]) == (200, True)
