@@ -4,12 +4,15 @@
 data (dicts with str keys, lists, str, int, float, bool, None) the way the
 server's encoder does: a LangChain message (or any object with
 ``model_dump()``) becomes its ``model_dump()`` dict, a dataclass (an
-:class:`~pyctx_web.graph.types.Interrupt`) the dict of its fields, a named tuple
-the dict of its fields, an exception ``{"error": type name, "message": str}``,
-an enum its value, a UUID, path or IP address its string, a set a list,
-datetimes ISO 8601, bytes base64, and what it does not know ``None``.
-Strings lose NUL characters and have lone surrogates replaced by ``"?"``, as the
-server's JSON does, so the result always encodes to UTF-8.
+:class:`~pyctx_web.graph.types.Interrupt`) the dict of its fields, a named
+tuple the dict of its fields, a ``Send`` ``{"node", "args"}``, an exception
+``{"error": type name, "message": str}`` (the message withheld, as the server
+withholds it, unless the error is one of Python's ``ValueError``,
+``TypeError``... or the graph's own), an enum its value, a UUID, path or IP
+address its string, a set a list, datetimes ISO 8601, bytes base64, and what it
+does not know ``None``.
+NUL characters in strings become U+FFFD and lone surrogates ``"?"``, as in the
+server's JSON, so the result always encodes to UTF-8.
 
 pyctx_web keeps messages as OpenAI-style dicts where ``langchain_core`` is not
 importable (``{"role": "user", "content": ..., "id": ...}``, see
@@ -34,6 +37,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
+from pyctx_web.graph.types import Send
 from pyctx_web.server._messages import is_dict_message, message_json
 
 __all__ = ["checkpoint_json", "dumps", "thread_state", "to_jsonable"]
@@ -47,9 +51,9 @@ def dumps(value: Any) -> bytes:
 
 
 def _clean_str(text: str) -> str:
-    """``text`` without NUL characters and with lone surrogates made ``"?"``."""
+    """``text`` with NUL characters made U+FFFD and lone surrogates ``"?"``."""
     if "\x00" in text:
-        text = text.replace("\x00", "")
+        text = text.replace("\x00", "\ufffd")
     if text.isascii():
         return text
     try:
@@ -92,8 +96,44 @@ def to_jsonable(value: Any) -> Any:
     return _object_jsonable(value)
 
 
+_TOLD_ERRORS: Final = (
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+    RuntimeError,
+    RecursionError,
+    TimeoutError,
+)
+"""Errors whose message the server sends: Python's own, which carry no secrets by design."""
+
+_TOLD_ERROR_NAMES: Final = frozenset(
+    (
+        "InvalidUpdateError",
+        "GraphBubbleUp",
+        "GraphInterrupt",
+        "EmptyInputError",
+        "TaskNotFound",
+        "HTTPException",
+        "UserInterrupt",
+    )
+)
+"""The graph's and the server's own errors whose message the server sends (by class name)."""
+
+
+def _error_json(error: BaseException) -> dict[str, Any]:
+    """``{"error": type name, "message": ...}``; the message is withheld for other errors."""
+    told = isinstance(error, _TOLD_ERRORS) or any(
+        cls.__name__ in _TOLD_ERROR_NAMES for cls in type(error).__mro__
+    )
+    message = _clean_str(str(error)) if told else "An internal error occurred"
+    return {"error": type(error).__name__, "message": message}
+
+
 def _object_jsonable(value: Any) -> Any:
     """An object that is not a JSON type, as the server's encoder writes it."""
+    if isinstance(value, Send):
+        return {"node": value.node, "args": to_jsonable(value.arg)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, enum.Enum):
@@ -111,7 +151,7 @@ def _object_jsonable(value: Any) -> Any:
 def _stdlib_jsonable(value: Any) -> Any:
     """A standard-library value the server's encoder knows, else ``None``."""
     if isinstance(value, BaseException):
-        return {"error": type(value).__name__, "message": _clean_str(str(value))}
+        return _error_json(value)
     if isinstance(value, set | frozenset | deque | tuple):
         return [to_jsonable(item) for item in value]
     if isinstance(value, Mapping):

@@ -16,7 +16,8 @@ from langchain_core.messages import AIMessage
 
 from pyctx_web.graph import START, MessagesState, StateGraph
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
-from pyctx_web.graph.types import Interrupt, interrupt
+from pyctx_web.graph.errors import InvalidUpdateError
+from pyctx_web.graph.types import Interrupt, Send, interrupt
 from pyctx_web.server._messages import message_json
 from pyctx_web.server.state_json import dumps, interrupt_json, thread_state, to_jsonable
 
@@ -182,9 +183,9 @@ def test_to_jsonable_encodes_objects_as_the_servers_encoder() -> None:
     }
 
 
-def test_strings_lose_nul_and_lone_surrogates_become_question_marks() -> None:
-    """NUL characters are dropped and lone surrogates replaced, so the JSON always encodes."""
-    assert to_jsonable({"a\x00b": ["x\ud800y", "é\x00"]}) == {"ab": ["x?y", "é"]}
+def test_nul_and_lone_surrogates_are_replaced() -> None:
+    """NUL becomes U+FFFD and a lone surrogate "?", so the JSON always encodes."""
+    assert to_jsonable({"a\x00b": ["x\ud800y", "é\x00"]}) == {"a\ufffdb": ["x?y", "é\ufffd"]}
     assert dumps({"k": "\udfff", "n": [1, 2.5]}) == b'{"k":"?","n":[1,2.5]}'
 
 
@@ -239,6 +240,24 @@ def test_a_tool_call_with_unreadable_arguments_is_an_invalid_tool_call() -> None
     [invalid] = out["invalid_tool_calls"]
     assert invalid["args"] == "not json"
     assert (invalid["name"], invalid["id"], invalid["type"]) == ("f", "c", "invalid_tool_call")
+
+
+class Leaky(Exception):
+    """An error of the graph's code, whose message may hold secrets."""
+
+
+def test_errors_send_their_message_only_when_the_server_would() -> None:
+    """Python's and the graph's errors carry their message; others have it withheld."""
+    assert to_jsonable([KeyError("k"), InvalidUpdateError("bad"), Leaky("token=1")]) == [
+        {"error": "KeyError", "message": "'k'"},
+        {"error": "InvalidUpdateError", "message": "bad"},
+        {"error": "Leaky", "message": "An internal error occurred"},
+    ]
+
+
+def test_a_send_is_its_node_and_args() -> None:
+    """A Send is sent as {"node", "args"}, as the server sends one."""
+    assert to_jsonable(Send("n", {"x": (1,)})) == {"node": "n", "args": {"x": [1]}}
 
 
 def test_dicts_that_are_not_messages_are_kept_as_they_are() -> None:
