@@ -41,8 +41,40 @@ def thread_interrupt_resume(client: Recorder) -> None:
     client.json("GET", f"/threads/{tid}")
 
 
+def errors(client: Recorder) -> None:
+    """An unknown assistant, a graph that raises, an unknown thread, a resume of a new thread."""
+    tid = client.json("POST", "/threads", {"metadata": {"flow": "errors"}})["thread_id"]
+    client.stream("POST", f"/threads/{tid}/runs/stream", {"assistant_id": "missing", "input": {}})
+    client.stream(
+        "POST",
+        f"/threads/{tid}/runs/stream",
+        {"assistant_id": "fails", "input": {"count": 0}, "stream_mode": ["values"]},
+    )
+    client.json("GET", f"/threads/{tid}")
+    client.json("GET", "/threads/00000000-0000-4000-8000-000000000000")
+    fresh = client.json("POST", "/threads", {"metadata": {"flow": "errors"}})["thread_id"]
+    client.stream(
+        "POST",
+        f"/threads/{fresh}/runs/stream",
+        {"assistant_id": "chat", "command": {"resume": "weather"}, "stream_mode": ["values"]},
+    )
+    client.json("GET", f"/threads/{fresh}")
+
+
+def subgraph_interrupt(client: Recorder) -> None:
+    """A run streamed with its subgraph's events to an interrupt inside the subgraph, resumed."""
+    tid = client.json("POST", "/threads", {"metadata": {"flow": "subgraph"}})["thread_id"]
+    run = {"assistant_id": "nested", "stream_mode": STREAM_MODES, "stream_subgraphs": True}
+    client.stream("POST", f"/threads/{tid}/runs/stream", {**run, "input": {"steps": []}})
+    client.json("GET", f"/threads/{tid}/state?subgraphs=true")
+    client.stream("POST", f"/threads/{tid}/runs/stream", {**run, "command": {"resume": "yes"}})
+    client.json("GET", f"/threads/{tid}/state")
+
+
 FLOWS: dict[str, Callable[[Recorder], None]] = {
     "thread_interrupt_resume": thread_interrupt_resume,
+    "errors": errors,
+    "subgraph_interrupt": subgraph_interrupt,
 }
 
 
