@@ -27,11 +27,21 @@ from pyctx_web.graph.state import CompiledStateGraph
 __all__ = ["MemoryThreadStore", "ServerCore", "ThreadStore", "new_uuid7", "utc_now"]
 
 
+_last_uuid7 = 0
+
+
 def new_uuid7() -> str:
-    """A new UUID version 7 (time-ordered), as the LangGraph Server makes thread and run ids."""
+    """A new UUID version 7, as the LangGraph Server makes thread and run ids.
+
+    Each is greater than the one before in this process, also within one
+    millisecond (the random bits then count up), so ids sort in creation order.
+    """
+    global _last_uuid7
     value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10)) >> 2
+    value = max(value, _last_uuid7 + 1)
     value = value & ~(0xF << 76) | 0x7 << 76  # version 7
     value = value & ~(0x3 << 62) | 0x2 << 62  # RFC 4122 variant
+    _last_uuid7 = value
     return str(uuid.UUID(int=value))
 
 

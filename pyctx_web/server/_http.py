@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,9 +23,16 @@ __all__ = [
     "Request",
     "Response",
     "contains",
+    "enum_field",
+    "int_field",
     "json_response",
+    "not_of_type",
+    "not_one_of",
+    "object_field",
     "page_of",
+    "paging_headers",
     "parse_uuid",
+    "schema_error",
     "select_fields",
     "sort_records",
 ]
@@ -62,21 +69,21 @@ class Request:
         return values[0] if values else None
 
     def json(self) -> Any:
-        """The body parsed as JSON (None when empty); 422 when it is not JSON."""
-        if not self.body.strip():
-            return None
+        """The body parsed as JSON; 422 when it is not JSON (an empty body is not)."""
         try:
             return json.loads(self.body)
         except (ValueError, UnicodeDecodeError):
             raise ApiError(422, "Invalid JSON in request body") from None
 
     def json_body(self) -> dict[str, Any]:
-        """The body as a JSON object (``{}`` when empty); 422 when it is anything else."""
+        """The body as a JSON object; 422 for anything else, an empty body included.
+
+        The LangGraph Server refuses an empty body wherever it reads one, so a
+        client (the SDKs do) sends at least ``{}``.
+        """
         data = self.json()
-        if data is None:
-            return {}
         if not isinstance(data, dict):
-            raise ApiError(422, "Request body must be a JSON object")
+            raise not_of_type(data, "object", ())
         return data
 
 
@@ -120,46 +127,119 @@ def contains(value: Any, wanted: Any) -> bool:
     return bool(value == wanted)
 
 
-def page_of(body: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``records`` cut to the body's ``offset`` and ``limit`` (0 and 10 by default); 422 if bad."""
-    limit = _count_field(body, "limit", 10)
-    offset = _count_field(body, "offset", 0)
-    return records[offset : offset + limit]
+def _shown(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def sort_records(
-    body: Mapping[str, Any], records: list[dict[str, Any]], fields: tuple[str, ...]
-) -> list[dict[str, Any]]:
-    """``records`` ordered by the body's ``sort_by`` (one of ``fields``, the first by default).
+def schema_error(instance: Any, problem: str, keyword: str, path: Sequence[str | int]) -> ApiError:
+    """422 worded as the LangGraph Server's JSON Schema check words a body field it refuses.
 
-    ``sort_order`` is ``desc`` (the default) or ``asc``; other values get 422.
+    ``path`` leads from the body to the field: property names, and item
+    indexes for the items of an array.
     """
-    sort_by = body.get("sort_by") or fields[0]
-    if sort_by not in fields:
-        raise ApiError(422, f"Invalid sort_by {sort_by!r}: expected one of {', '.join(fields)}")
-    order = body.get("sort_order") or "desc"
-    if order not in ("asc", "desc"):
-        raise ApiError(422, f"Invalid sort_order {order!r}: expected asc or desc")
-    return sorted(records, key=lambda r: str(r.get(sort_by) or ""), reverse=order == "desc")
+    shown = _shown(instance)
+    schema_path = "".join(
+        f'["properties"]["{p}"]' if isinstance(p, str) else '["items"]' for p in path
+    )
+    instance_path = "".join(f'["{p}"]' if isinstance(p, str) else f"[{p}]" for p in path)
+    return ApiError(
+        422,
+        f'{shown} {problem}\n\nFailed validating "{keyword}" in schema{schema_path}'
+        f"\n\nOn instance{instance_path}:\n    {shown}",
+    )
 
 
-def select_fields(body: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each record cut to the body's ``select`` list of field names, when it has one."""
-    select = body.get("select")
-    if not select:
-        return records
-    if not isinstance(select, list) or not all(isinstance(name, str) for name in select):
-        raise ApiError(422, "Invalid select: expected a list of field names")
-    return [{name: record[name] for name in select if name in record} for record in records]
+def not_of_type(instance: Any, type_name: str, path: Sequence[str | int]) -> ApiError:
+    """422 for a field of the wrong JSON type (``object``, ``array``, ``integer``, ``string``)."""
+    return schema_error(instance, f'is not of type "{type_name}"', "type", path)
 
 
-def _count_field(body: Mapping[str, Any], name: str, default: int) -> int:
+def not_one_of(instance: Any, options: Sequence[Any], path: Sequence[str | int]) -> ApiError:
+    """422 for a field whose value is none of ``options``."""
+    quoted = [_shown(option) for option in options]
+    if len(quoted) > 2:
+        listing = f"{quoted[0]}, {quoted[1]} or {len(quoted) - 2} other candidates"
+    else:
+        listing = " or ".join(quoted)
+    return schema_error(instance, f"is not one of {listing}", "enum", path)
+
+
+def object_field(body: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+    """The body's field ``name`` when it is a JSON object (None when absent); 422 otherwise."""
+    value = body.get(name)
+    if value is not None and not isinstance(value, dict):
+        raise not_of_type(value, "object", (name,))
+    return value
+
+
+def enum_field(body: Mapping[str, Any], name: str, options: Sequence[str]) -> str | None:
+    """The body's field ``name`` when it is one of ``options`` (None when absent); 422 otherwise."""
+    value = body.get(name)
+    if value is not None and value not in options:
+        raise not_one_of(value, options, (name,))
+    return value
+
+
+def int_field(
+    body: Mapping[str, Any], name: str, default: int, minimum: int, maximum: int | None = None
+) -> int:
+    """The body's integer field ``name`` (``default`` when absent) within bounds; else 422."""
     value = body.get(name)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ApiError(422, f"Invalid {name} {value!r}: expected a non-negative integer")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise not_of_type(value, "integer", (name,))
+    if value < minimum:
+        raise schema_error(value, f"is less than the minimum of {minimum}", "minimum", (name,))
+    if maximum is not None and value > maximum:
+        raise schema_error(value, f"is greater than the maximum of {maximum}", "maximum", (name,))
     return value
+
+
+def page_of(body: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` cut to the body's ``offset`` (0 by default) and ``limit`` (10, at most 1000)."""
+    limit = int_field(body, "limit", 10, 1, 1000)
+    offset = int_field(body, "offset", 0, 0)
+    return records[offset : offset + limit]
+
+
+def paging_headers(body: Mapping[str, Any], found: list[dict[str, Any]]) -> dict[str, str]:
+    """A search's pagination headers: the total, and the next page's offset when there is one."""
+    end = int_field(body, "offset", 0, 0) + int_field(body, "limit", 10, 1, 1000)
+    headers = {"x-pagination-total": str(len(found))}
+    if end < len(found):
+        headers["x-pagination-next"] = str(end)
+    return headers
+
+
+def sort_records(
+    body: Mapping[str, Any], records: list[dict[str, Any]], fields: Sequence[str], default: str
+) -> list[dict[str, Any]]:
+    """``records`` ordered by the body's ``sort_by`` (one of ``fields``, ``default`` when absent).
+
+    ``sort_order`` is ``desc`` (the default) or ``asc``. Equal keys keep the
+    order of ``records``.
+    """
+    sort_by = enum_field(body, "sort_by", fields) or default
+    order = enum_field(body, "sort_order", ("asc", "desc")) or "desc"
+    return sorted(records, key=lambda r: str(r.get(sort_by) or ""), reverse=order == "desc")
+
+
+def select_fields(
+    body: Mapping[str, Any], records: list[dict[str, Any]], fields: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Each record cut to the body's ``select`` list (names among ``fields``), when it has one."""
+    select = body.get("select")
+    if select is None:
+        return records
+    if not isinstance(select, list):
+        raise not_of_type(select, "array", ("select",))
+    for index, name in enumerate(select):
+        if name not in fields:
+            raise not_one_of(name, fields, ("select", index))
+    if not select:
+        return records
+    return [{name: record[name] for name in select if name in record} for record in records]
 
 
 publish("pyctx_web.server", Request, Response)

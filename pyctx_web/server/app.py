@@ -17,7 +17,7 @@ from typing import Any
 
 from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.state import CompiledStateGraph
-from pyctx_web.server import assistants, state_routes, threads
+from pyctx_web.server import assistants, runs, state_routes, threads
 from pyctx_web.server._core import ServerCore, ThreadStore
 from pyctx_web.server._http import ApiError, Handler, Request, Response, json_response
 
@@ -25,7 +25,7 @@ __all__ = ["AgentServer", "Route"]
 
 _log = logging.getLogger(__name__)
 
-ROUTE_MODULES = (assistants, threads, state_routes)
+ROUTE_MODULES = (assistants, threads, state_routes, runs)
 """The modules whose ``ROUTES`` the server serves."""
 
 
@@ -36,7 +36,7 @@ class Route:
         if not pattern.startswith("/"):
             raise ValueError(f"route pattern {pattern!r} must start with '/'")
         self.method, self.pattern, self.handler = method, pattern, handler
-        self.segments = pattern.strip("/").split("/")
+        self.segments = pattern[1:].split("/")
 
     @property
     def literal_count(self) -> int:
@@ -73,7 +73,8 @@ class AgentServer(ServerCore):
         self.routes = sorted(routes, key=lambda route: -route.literal_count)
 
     def _candidates(self, path: str) -> Iterator[tuple[Route, dict[str, str]]]:
-        parts = path.strip("/").split("/")
+        # No trailing-slash leniency: "/ok/" is not "/ok", as on the LangGraph Server.
+        parts = path[1:].split("/") if path.startswith("/") else [path]
         for route in self.routes:
             params = route.match(parts)
             if params is not None:

@@ -25,7 +25,9 @@ from pyctx_web.server._http import (
     Response,
     contains,
     json_response,
+    object_field,
     page_of,
+    paging_headers,
     parse_uuid,
     select_fields,
     sort_records,
@@ -36,7 +38,21 @@ __all__ = ["NAMESPACE_GRAPH", "ROUTES", "assistant_id_of", "assistants_of", "res
 NAMESPACE_GRAPH = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
 """The namespace of assistant ids derived from graph ids, the LangGraph Server's."""
 
-SORT_FIELDS = ("created_at", "assistant_id", "graph_id", "name", "updated_at")
+SORT_FIELDS = ("assistant_id", "created_at", "updated_at", "name", "graph_id")
+"""What a search sorts by, in the order the API's schema lists them."""
+
+SELECT_FIELDS = (
+    "assistant_id",
+    "graph_id",
+    "name",
+    "description",
+    "config",
+    "context",
+    "created_at",
+    "updated_at",
+    "metadata",
+    "version",
+)
 
 
 def assistant_id_of(graph_id: str) -> str:
@@ -81,7 +97,7 @@ def resolve_assistant(
 
 async def ok(server: ServerCore, request: Request) -> Response:
     """``GET /ok``: the server is up."""
-    return json_response(200, {"ok": True})
+    return json_response(200, {"ok": True, "services": {}})
 
 
 async def info(server: ServerCore, request: Request) -> Response:
@@ -92,30 +108,40 @@ async def info(server: ServerCore, request: Request) -> Response:
             "version": __version__,
             "langgraph_py_version": None,
             "flags": {"assistants": True, "crons": False, "langsmith": False},
-            "host": {"kind": "pyctx_web", "project_id": None, "revision_id": None},
+            "host": {
+                "kind": "pyctx_web",
+                "project_id": None,
+                "host_revision_id": None,
+                "revision_id": None,
+                "tenant_id": None,
+            },
         },
     )
 
 
 def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, Any]]:
-    graph_id, name, metadata = body.get("graph_id"), body.get("name"), body.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise ApiError(422, "Invalid metadata: expected a JSON object")
+    """The assistants a search or count body asks for, the last registered first.
+
+    ``name`` matches a part of the name, whatever its case; ``graph_id``
+    exactly; ``metadata`` each of its keys.
+    """
+    graph_id, name = body.get("graph_id"), body.get("name")
+    metadata = object_field(body, "metadata") or {}
     return [
         assistant
-        for assistant in assistants_of(server)
+        for assistant in reversed(assistants_of(server))
         if (graph_id is None or assistant["graph_id"] == graph_id)
-        and (name is None or assistant["name"] == name)
-        and contains(assistant["metadata"], metadata or {})
+        and (name is None or str(name).lower() in assistant["name"].lower())
+        and contains(assistant["metadata"], metadata)
     ]
 
 
 async def search(server: ServerCore, request: Request) -> Response:
-    """``POST /assistants/search``: by graph id, name and metadata, sorted and paged."""
+    """``POST /assistants/search``: by graph id, name and metadata; newest first; paged."""
     body = request.json_body()
-    found = sort_records(body, _matching(server, body), SORT_FIELDS)
-    headers = {"x-pagination-total": str(len(found))}
-    return json_response(200, select_fields(body, page_of(body, found)), headers)
+    found = sort_records(body, _matching(server, body), SORT_FIELDS, "created_at")
+    page = page_of(body, found)
+    return json_response(200, select_fields(body, page, SELECT_FIELDS), paging_headers(body, found))
 
 
 async def count(server: ServerCore, request: Request) -> Response:
@@ -124,12 +150,12 @@ async def count(server: ServerCore, request: Request) -> Response:
 
 
 async def get(server: ServerCore, request: Request, assistant_id: str) -> Response:
-    """``GET /assistants/{assistant_id}``: one assistant by its UUID."""
+    """``GET /assistants/{assistant_id}``: one assistant by its UUID (404 ``Not Found``)."""
     wanted = parse_uuid(assistant_id, "assistant")
     for assistant in assistants_of(server):
         if assistant["assistant_id"] == wanted:
             return json_response(200, assistant)
-    raise ApiError(404, f"Assistant {wanted} not found")
+    raise ApiError(404, "Not Found")
 
 
 ROUTES: list[tuple[str, str, Handler]] = [

@@ -3,13 +3,15 @@
 A thread is a JSON-ready dict as the LangGraph Server returns it::
 
     {"thread_id", "created_at", "updated_at", "state_updated_at", "metadata",
-     "status", "config", "values", "interrupts"}
+     "status", "config", "values"}
 
-``status`` is ``idle``, ``busy`` (a run is going), ``interrupted`` (paused at an
-interrupt or breakpoint, or cancelled) or ``error`` (the last run raised);
-``values`` is the thread's state after its last run (None before the first);
-``interrupts`` maps a task id to its pending interrupts. The runs set these
-through :func:`set_thread_status`. The checkpoints themselves live in the
+plus, once a run has set them, ``interrupts`` and ``error``. ``status`` is
+``idle``, ``busy`` (a run is going), ``interrupted`` (paused at an interrupt
+or breakpoint, or cancelled) or ``error`` (the last run raised); ``values`` is
+the thread's state after its last run (None before the first);
+``interrupts`` maps a task id to its pending interrupts; ``error`` is what the
+last run raised (None when it did not). The runs set these through
+:func:`set_thread_status`. The checkpoints themselves live in the
 graphs' checkpointer under the same thread id.
 """
 
@@ -24,8 +26,12 @@ from pyctx_web.server._http import (
     Request,
     Response,
     contains,
+    enum_field,
     json_response,
+    not_of_type,
+    object_field,
     page_of,
+    paging_headers,
     parse_uuid,
     select_fields,
     sort_records,
@@ -43,13 +49,26 @@ __all__ = [
 STATUSES = ("idle", "busy", "interrupted", "error")
 """A thread's statuses."""
 
-SORT_FIELDS = ("created_at", "updated_at", "state_updated_at", "thread_id", "status")
+SORT_FIELDS = ("thread_id", "status", "created_at", "updated_at", "state_updated_at")
+"""What a search sorts by, in the order the API's schema lists them."""
+
+SELECT_FIELDS = (
+    "thread_id",
+    "created_at",
+    "updated_at",
+    "state_updated_at",
+    "metadata",
+    "config",
+    "status",
+    "values",
+    "interrupts",
+)
 
 _KEEP: Any = object()
 
 
 def new_thread(thread_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
-    """The record of a thread that has not run: idle, no values, no interrupts."""
+    """The record of a thread that has not run: idle, no values."""
     now = utc_now()
     return {
         "thread_id": thread_id,
@@ -60,7 +79,6 @@ def new_thread(thread_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
         "status": "idle",
         "config": {},
         "values": None,
-        "interrupts": {},
     }
 
 
@@ -80,11 +98,13 @@ async def set_thread_status(
     *,
     values: Any = _KEEP,
     interrupts: dict[str, list[Any]] | None = None,
+    error: Any = _KEEP,
 ) -> dict[str, Any]:
-    """Set the thread's ``status`` (and its ``values`` and ``interrupts`` when given); the record.
+    """Set the thread's ``status`` (``values``, ``interrupts``, ``error`` when given); the record.
 
     Giving ``values`` or ``interrupts`` marks the state as updated
-    (``state_updated_at``); every call moves ``updated_at``.
+    (``state_updated_at``); every call moves ``updated_at``. ``error`` is the
+    JSON of what the run raised, or None once a run ends without raising.
     """
     if status not in STATUSES:
         raise ValueError(f"unknown thread status {status!r}: expected one of {STATUSES}")
@@ -95,6 +115,8 @@ async def set_thread_status(
         thread["values"], thread["state_updated_at"] = values, now
     if interrupts is not None:
         thread["interrupts"], thread["state_updated_at"] = interrupts, now
+    if error is not _KEEP:
+        thread["error"] = error
     await server.threads.put(thread)
     return thread
 
@@ -112,24 +134,13 @@ async def ensure_thread_metadata(
     return thread
 
 
-def _metadata_of(body: dict[str, Any]) -> dict[str, Any]:
-    metadata = body.get("metadata")
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise ApiError(422, "Invalid metadata: expected a JSON object")
-    return metadata
-
-
 async def create(server: ServerCore, request: Request) -> Response:
     """``POST /threads``: a new idle thread, or the existing one with ``if_exists: do_nothing``."""
     body = request.json_body()
-    metadata = _metadata_of(body)
+    metadata = object_field(body, "metadata") or {}
+    if_exists = enum_field(body, "if_exists", ("raise", "do_nothing")) or "raise"
     if body.get("supersteps"):
         raise ApiError(422, "supersteps is not supported by this server")
-    if_exists = body.get("if_exists") or "raise"
-    if if_exists not in ("raise", "do_nothing"):
-        raise ApiError(422, f"Invalid if_exists {if_exists!r}: expected raise or do_nothing")
     given = body.get("thread_id")
     thread_id = new_uuid7() if given is None else parse_uuid(given, "thread")
     existing = await server.threads.get(thread_id)
@@ -150,7 +161,7 @@ async def get(server: ServerCore, request: Request, thread_id: str) -> Response:
 async def patch(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``PATCH /threads/{thread_id}``: merge ``metadata`` into the thread's."""
     thread = await get_thread(server, thread_id)
-    thread["metadata"].update(_metadata_of(request.json_body()))
+    thread["metadata"].update(object_field(request.json_body(), "metadata") or {})
     thread["updated_at"] = utc_now()
     await server.threads.put(thread)
     return json_response(200, thread)
@@ -170,16 +181,8 @@ async def delete(server: ServerCore, request: Request, thread_id: str) -> Respon
 
 
 async def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, Any]]:
-    metadata, values, status = _metadata_of(body), body.get("values"), body.get("status")
-    ids = body.get("ids")
-    if status is not None and status not in STATUSES:
-        raise ApiError(422, f"Invalid status {status!r}: expected one of {', '.join(STATUSES)}")
-    if values is not None and not isinstance(values, dict):
-        raise ApiError(422, "Invalid values: expected a JSON object")
-    if ids is not None:
-        ids = {parse_uuid(one, "thread") for one in ids} if isinstance(ids, list) else None
-        if ids is None:
-            raise ApiError(422, "Invalid ids: expected a list of thread IDs")
+    metadata, values = object_field(body, "metadata") or {}, object_field(body, "values")
+    status, ids = enum_field(body, "status", STATUSES), _ids_of(body)
     return [
         thread
         for thread in await server.threads.all()
@@ -190,12 +193,36 @@ async def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, 
     ]
 
 
+def _ids_of(body: dict[str, Any]) -> set[str] | None:
+    ids = body.get("ids")
+    if ids is None:
+        return None
+    if not isinstance(ids, list):
+        raise not_of_type(ids, "array", ("ids",))
+    try:
+        return {parse_uuid(one, "thread") for one in ids}
+    except ApiError:
+        bad = next(one for one in ids if not _is_uuid(one))
+        raise ApiError(400, f"Invalid thread ID {bad}") from None
+
+
+def _is_uuid(value: Any) -> bool:
+    try:
+        parse_uuid(value, "thread")
+    except ApiError:
+        return False
+    return True
+
+
 async def search(server: ServerCore, request: Request) -> Response:
-    """``POST /threads/search``: filtered by metadata, ids, status and values; sorted; paged."""
+    """``POST /threads/search``: filtered by metadata, ids, status and values; sorted; paged.
+
+    Without ``sort_by`` the most recently updated thread comes first.
+    """
     body = request.json_body()
-    found = sort_records(body, await _matching(server, body), SORT_FIELDS)
-    headers = {"x-pagination-total": str(len(found))}
-    return json_response(200, select_fields(body, page_of(body, found)), headers)
+    found = sort_records(body, await _matching(server, body), SORT_FIELDS, "updated_at")
+    page = page_of(body, found)
+    return json_response(200, select_fields(body, page, SELECT_FIELDS), paging_headers(body, found))
 
 
 async def count(server: ServerCore, request: Request) -> Response:
