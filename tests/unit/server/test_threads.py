@@ -1,0 +1,250 @@
+"""Threads of the agent server (pyctx_web.server.threads): CRUD, search, count, status."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+
+from pyctx_web.server import AgentServer
+from pyctx_web.server.threads import ensure_thread_metadata, set_thread_status
+from tests.unit.server.server_support import call, call_json, make_server
+
+TID = "5a0d9bd6-9a59-4c61-a8f3-1f1b0f0a0001"
+
+
+def _create(server: AgentServer, **body: Any) -> dict[str, Any]:
+    status, thread = call_json(server, "POST", "/threads", body)
+    assert status == 200
+    assert isinstance(thread, dict)
+    return thread
+
+
+def test_create_gives_an_idle_thread() -> None:
+    """``POST /threads`` makes an idle thread with a uuid7 id and the real server's fields."""
+    thread = _create(make_server(), metadata={"user": "u1"})
+    assert uuid.UUID(thread["thread_id"]).version == 7
+    assert thread == {
+        "thread_id": thread["thread_id"],
+        "created_at": thread["created_at"],
+        "updated_at": thread["created_at"],
+        "state_updated_at": thread["created_at"],
+        "metadata": {"user": "u1"},
+        "status": "idle",
+        "config": {},
+        "values": None,
+    }
+
+
+def test_create_with_id_then_again() -> None:
+    """A second create with the same id gets 409, or the existing thread with ``do_nothing``."""
+    server = make_server()
+    first = _create(server, thread_id=TID)
+    assert first["thread_id"] == TID
+    again = call_json(server, "POST", "/threads", {"thread_id": TID})
+    assert again == (409, {"detail": f"Thread with ID {TID} already exists"})
+    kept = call_json(server, "POST", "/threads", {"thread_id": TID, "if_exists": "do_nothing"})
+    assert kept == (200, first)
+
+
+SCHEMA_METADATA = (
+    '[1] is not of type "object"\n\nFailed validating "type" in schema["properties"]["metadata"]'
+    '\n\nOn instance["metadata"]:\n    [1]'
+)
+SCHEMA_IF_EXISTS = (
+    '"replace" is not one of "raise" or "do_nothing"\n\nFailed validating "enum" in'
+    ' schema["properties"]["if_exists"]\n\nOn instance["if_exists"]:\n    "replace"'
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        ({"thread_id": "t1"}, "Invalid thread ID: must be a UUID"),
+        ({"metadata": [1]}, SCHEMA_METADATA),
+        ({"if_exists": "replace"}, SCHEMA_IF_EXISTS),
+        ({"supersteps": [{"updates": []}]}, "supersteps is not supported by this server"),
+    ],
+)
+def test_create_refusals_are_422(body: dict[str, Any], detail: str) -> None:
+    """A create with a bad field gets 422 with the real server's message."""
+    assert call_json(make_server(), "POST", "/threads", body) == (422, {"detail": detail})
+
+
+@pytest.mark.parametrize("raw", [b"{", b""])
+def test_malformed_json_is_422(raw: bytes) -> None:
+    """A body that is not JSON, an empty one included, gets 422."""
+    response = call(make_server(), "POST", "/threads", raw=raw)
+    assert (response.status, response.body) == (422, b'{"detail":"Invalid JSON in request body"}')
+
+
+def test_get_patch_delete() -> None:
+    """A thread is read, its metadata merged by PATCH, and DELETE forgets it (204, then 404)."""
+    server = make_server()
+    tid = _create(server, metadata={"a": 1})["thread_id"]
+    assert call_json(server, "GET", f"/threads/{tid}")[1]["metadata"] == {"a": 1}
+    status, patched = call_json(server, "PATCH", f"/threads/{tid}", {"metadata": {"b": 2}})
+    assert (status, patched["metadata"]) == (200, {"a": 1, "b": 2})
+    assert patched["updated_at"] > patched["created_at"] == patched["state_updated_at"]
+    assert call_json(server, "PATCH", f"/threads/{tid}", {})[1]["metadata"] == {"a": 1, "b": 2}
+    assert call_json(server, "DELETE", f"/threads/{tid}") == (204, None)
+    assert call_json(server, "GET", f"/threads/{tid}") == (
+        404,
+        {"detail": f"Thread with ID {tid} not found"},
+    )
+
+
+def test_delete_removes_checkpoints() -> None:
+    """Deleting a thread deletes its checkpoints: the graph's state of it is empty again."""
+    server = make_server()
+    tid = _create(server)["thread_id"]
+    config: Any = {"configurable": {"thread_id": tid}}
+    asyncio.run(server.graphs["agent"].ainvoke({"count": 1}, config))
+    assert asyncio.run(server.graphs["agent"].aget_state(config)).values == {"count": 2}
+    call_json(server, "DELETE", f"/threads/{tid}")
+    assert asyncio.run(server.graphs["agent"].aget_state(config)).values == {}
+
+
+@pytest.mark.parametrize("method", ["GET", "PATCH", "DELETE"])
+def test_unknown_and_malformed_ids(method: str) -> None:
+    """An unknown thread id gets 404, one that is not a UUID 422."""
+    server = make_server()
+    assert call_json(server, method, f"/threads/{TID}") == (
+        404,
+        {"detail": f"Thread with ID {TID} not found"},
+    )
+    assert call_json(server, method, "/threads/t1") == (
+        422,
+        {"detail": "Invalid thread ID: must be a UUID"},
+    )
+
+
+def _three(server: AgentServer) -> list[str]:
+    ids = [_create(server, metadata={"n": n, "even": n % 2 == 0})["thread_id"] for n in range(3)]
+    asyncio.run(set_thread_status(server, ids[1], "busy", values={"count": 5, "x": {"y": 1}}))
+    return ids
+
+
+def test_search_last_updated_first_and_paged() -> None:
+    """Search lists the last updated thread first, cut by offset and limit; totals in headers."""
+    server = make_server()
+    ids = _three(server)
+    response = call(server, "POST", "/threads/search", {"limit": 1, "offset": 1})
+    assert (response.headers["x-pagination-total"], response.headers["x-pagination-next"]) == (
+        "3",
+        "2",
+    )
+    found = call_json(server, "POST", "/threads/search", {})[1]
+    assert [t["thread_id"] for t in found] == [ids[1], ids[2], ids[0]]
+    found = call_json(server, "POST", "/threads/search", {"limit": 2, "offset": 1})[1]
+    assert [t["thread_id"] for t in found] == [ids[2], ids[0]]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"metadata": {"even": True}}, [2, 0]),
+        ({"status": "busy"}, [1]),
+        ({"status": "idle", "sort_order": "asc"}, [0, 2]),
+        ({"values": {"x": {"y": 1}}}, [1]),
+        ({"sort_by": "created_at"}, [2, 1, 0]),
+        ({"sort_by": "thread_id", "sort_order": "asc"}, [0, 1, 2]),
+    ],
+)
+def test_search_filters_and_sorts(body: dict[str, Any], expected: list[int]) -> None:
+    """Search filters by metadata, status and values, and sorts by the field asked for."""
+    server = make_server()
+    ids = _three(server)
+    found = call_json(server, "POST", "/threads/search", body)[1]
+    assert [ids.index(t["thread_id"]) for t in found] == expected
+
+
+def test_search_by_ids_and_select() -> None:
+    """Search by ``ids`` finds those threads; ``select`` keeps only the fields named."""
+    server = make_server()
+    ids = _three(server)
+    body = {"ids": [ids[0]], "select": ["thread_id", "status"]}
+    assert call_json(server, "POST", "/threads/search", body) == (
+        200,
+        [{"thread_id": ids[0], "status": "idle"}],
+    )
+
+
+def test_search_refuses_unknown_status() -> None:
+    """A search for a status threads cannot have gets 422 with the real server's message."""
+    detail = (
+        '"done" is not one of "idle", "busy" or 2 other candidates\n\nFailed validating "enum" in'
+        ' schema["properties"]["status"]\n\nOn instance["status"]:\n    "done"'
+    )
+    assert call_json(make_server(), "POST", "/threads/search", {"status": "done"}) == (
+        422,
+        {"detail": detail},
+    )
+
+
+def test_search_refuses_non_uuid_ids() -> None:
+    """A search by an id that is not a UUID gets 400 naming it, as on the real server."""
+    body = {"ids": [TID, "t1"]}
+    expected = (400, {"detail": "Invalid thread ID t1"})
+    assert call_json(make_server(), "POST", "/threads/search", body) == expected
+
+
+def test_count() -> None:
+    """``/threads/count`` answers how many threads the filters match."""
+    server = make_server()
+    _three(server)
+    assert call_json(server, "POST", "/threads/count", {}) == (200, 3)
+    assert call_json(server, "POST", "/threads/count", {"metadata": {"n": 1}}) == (200, 1)
+    assert call_json(server, "POST", "/threads/count", {"status": "error"}) == (200, 0)
+
+
+def test_set_status_updates_the_record() -> None:
+    """``set_thread_status`` sets the status, values and interrupts, and moves the update times."""
+    server = make_server()
+    thread = _create(server)
+    interrupts = {"task1": [{"id": "i1", "value": "ok?"}]}
+    after = asyncio.run(
+        set_thread_status(
+            server, thread["thread_id"], "interrupted", interrupts=interrupts, error=None
+        )
+    )
+    assert (after["status"], after["interrupts"], after["values"]) == (
+        "interrupted",
+        interrupts,
+        None,
+    )
+    assert after["error"] is None
+    assert after["state_updated_at"] > thread["state_updated_at"]
+    stored = call_json(server, "GET", f"/threads/{thread['thread_id']}")[1]
+    assert stored == after
+
+
+def test_set_status_refuses_unknown_status() -> None:
+    """An unknown status is a programming error, refused with the statuses there are."""
+    server = make_server()
+    tid = _create(server)["thread_id"]
+    statuses = r"\('idle', 'busy', 'interrupted', 'error'\)"
+    message = rf"^unknown thread status 'done': expected one of {statuses}$"
+    with pytest.raises(ValueError, match=message):
+        asyncio.run(set_thread_status(server, tid, "done"))
+
+
+def test_first_run_metadata() -> None:
+    """``ensure_thread_metadata`` adds the graph and assistant ids to the thread's metadata."""
+    server = make_server()
+    tid = _create(server, metadata={"a": 1})["thread_id"]
+    asyncio.run(ensure_thread_metadata(server, tid, "agent", "aid"))
+    found = call_json(server, "POST", "/threads/search", {"metadata": {"graph_id": "agent"}})[1]
+    assert [t["metadata"] for t in found] == [{"a": 1, "graph_id": "agent", "assistant_id": "aid"}]
+
+
+def test_store_hands_out_copies() -> None:
+    """Changing a record read from the store does not change the stored thread."""
+    server = make_server()
+    tid = _create(server)["thread_id"]
+    record = asyncio.run(server.threads.get(tid))
+    assert record is not None
+    record["metadata"]["x"] = 1
+    assert call_json(server, "GET", f"/threads/{tid}")[1]["metadata"] == {}
