@@ -204,12 +204,17 @@ def page_of(body: Mapping[str, Any], records: list[dict[str, Any]]) -> list[dict
 
 
 def paging_headers(body: Mapping[str, Any], found: list[dict[str, Any]]) -> dict[str, str]:
-    """A search's pagination headers: the total, and the next page's offset when there is one."""
-    end = int_field(body, "offset", 0, 0) + int_field(body, "limit", 10, 1, 1000)
-    headers = {"x-pagination-total": str(len(found))}
+    """A search's pagination headers, as the LangGraph Server counts them.
+
+    With a next page, ``x-pagination-next`` is its offset and
+    ``x-pagination-total`` one more than that (not the number of matches);
+    on the last page the total is the offset plus the page's length.
+    """
+    offset = int_field(body, "offset", 0, 0)
+    end = offset + int_field(body, "limit", 10, 1, 1000)
     if end < len(found):
-        headers["x-pagination-next"] = str(end)
-    return headers
+        return {"x-pagination-total": str(end + 1), "x-pagination-next": str(end)}
+    return {"x-pagination-total": str(max(len(found), offset))}
 
 
 def sort_records(

@@ -66,14 +66,14 @@ def assistants_of(server: ServerCore) -> list[dict[str, Any]]:
         {
             "assistant_id": assistant_id_of(graph_id),
             "graph_id": graph_id,
-            "name": graph_id,
-            "description": None,
             "config": {},
             "context": {},
             "metadata": {"created_by": "system"},
-            "version": 1,
+            "name": graph_id,
             "created_at": server.created_at,
             "updated_at": server.created_at,
+            "version": 1,
+            "description": None,
         }
         for graph_id in server.graphs
     ]

@@ -13,6 +13,7 @@ from pyctx_web.server._http import (
     contains,
     json_response,
     page_of,
+    paging_headers,
     parse_uuid,
     select_fields,
     sort_records,
@@ -184,3 +185,18 @@ def test_bad_search_fields_are_422(body: dict[str, object], message: str) -> Non
 def test_select_keeps_named_fields() -> None:
     """``select`` cuts each record to the named fields."""
     assert select_fields({"select": ["a"]}, [{"a": 1, "b": 2}], ("a", "b")) == [{"a": 1}]
+
+
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        ({"limit": 1}, {"x-pagination-total": "2", "x-pagination-next": "1"}),
+        ({"limit": 2, "offset": 1}, {"x-pagination-total": "3"}),
+        ({"offset": 5}, {"x-pagination-total": "5"}),
+    ],
+)
+def test_paging_headers_count_as_the_real_server(
+    body: dict[str, int], headers: dict[str, str]
+) -> None:
+    """With a next page the total is its offset plus one; on the last, offset plus the page."""
+    assert paging_headers(body, [{"n": n} for n in range(3)]) == headers
