@@ -5,7 +5,8 @@ of ``(method, path pattern, handler)``, a pattern's ``{name}`` segments passed
 to the handler as keyword arguments) into one table. A path no route has gets
 404 ``Not Found``, a path some route has under another method 405; an
 :class:`~pyctx_web.server._http.ApiError` a handler raises becomes its
-``{"detail": ...}`` response. The server knows no transport: :mod:`.asgi`
+``{"detail": ...}`` response, a ``ValueError`` 400 with its message and any
+other exception 500, as on the LangGraph Server. The server knows no transport: :mod:`.asgi`
 serves it over HTTP on CPython, the page's ``fetch`` in a Web Worker.
 """
 
@@ -24,6 +25,8 @@ from pyctx_web.server._http import ApiError, Handler, Request, Response, json_re
 __all__ = ["AgentServer", "Route"]
 
 _log = logging.getLogger(__name__)
+
+TEXT_TYPE = "text/plain; charset=utf-8"
 
 ROUTE_MODULES = (assistants, threads, state_routes, runs)
 """The modules whose ``ROUTES`` the server serves."""
@@ -97,7 +100,12 @@ class AgentServer(ServerCore):
             return await route.handler(self, request, **params)
         except ApiError as error:
             return error.response()
+        except ValueError as error:
+            # The LangGraph Server answers a ValueError (InvalidUpdateError is one) as a bad
+            # request; logged too, as it logs them.
+            _log.exception("%s %s refused", request.method, request.path)
+            return json_response(400, {"detail": str(error)})
         except Exception:
             # A bug, not a refusal: logged with its traceback, answered as a server error.
             _log.exception("%s %s failed", request.method, request.path)
-            return json_response(500, {"detail": "Internal Server Error"})
+            return Response(500, {"content-type": TEXT_TYPE}, b"Internal Server Error")

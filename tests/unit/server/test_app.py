@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 
 import pytest
 
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
+from pyctx_web.graph.errors import InvalidUpdateError
 from pyctx_web.server import AgentServer, Request, Response
 from pyctx_web.server.app import Route
 from tests.unit.server.server_support import call_json, counter_graph, make_server
@@ -50,7 +50,7 @@ def test_trailing_slash_is_another_path() -> None:
 
 
 def test_handler_failure_is_500_and_logged(caplog: pytest.LogCaptureFixture) -> None:
-    """A handler that raises unexpectedly gives 500 and the traceback in the log."""
+    """An unexpected exception gives the real server's plain 500 and a logged traceback."""
 
     async def broken(server: Any, request: Request) -> Response:
         raise RuntimeError("boom")
@@ -59,10 +59,23 @@ def test_handler_failure_is_500_and_logged(caplog: pytest.LogCaptureFixture) -> 
     server.routes.insert(0, Route("GET", "/broken", broken))
     with caplog.at_level(logging.ERROR, logger="pyctx_web.server.app"):
         answer = asyncio.run(server.handle(Request("GET", "/broken")))
-    assert answer.status == 500
-    assert isinstance(answer.body, bytes)
-    assert json.loads(answer.body) == {"detail": "Internal Server Error"}
+    assert (answer.status, answer.body) == (500, b"Internal Server Error")
+    assert answer.headers == {"content-type": "text/plain; charset=utf-8"}
     assert [r.getMessage() for r in caplog.records] == ["GET /broken failed"]
+
+
+def test_value_error_is_400(caplog: pytest.LogCaptureFixture) -> None:
+    """A ValueError from a handler is a bad request: 400 with its message, and logged."""
+
+    async def refusing(server: Any, request: Request) -> Response:
+        raise InvalidUpdateError("no such channel")
+
+    server = make_server()
+    server.routes.insert(0, Route("POST", "/refuse", refusing))
+    with caplog.at_level(logging.ERROR, logger="pyctx_web.server.app"):
+        answer = asyncio.run(server.handle(Request("POST", "/refuse")))
+    assert (answer.status, answer.body) == (400, b'{"detail":"no such channel"}')
+    assert [r.getMessage() for r in caplog.records] == ["POST /refuse refused"]
 
 
 def test_route_pattern_must_be_absolute() -> None:
