@@ -84,15 +84,24 @@ def resolve_assistant(
 ) -> tuple[dict[str, Any], CompiledStateGraph]:
     """The assistant a run names (by assistant id or graph id) and its graph.
 
-    An id that is neither a graph id nor a UUID gets 422, an unknown UUID 404.
+    An id that is neither a graph id nor a UUID gets 422 listing the graphs, an
+    unknown UUID 404, in the LangGraph Server's words.
     """
     if isinstance(assistant_id, str) and assistant_id in server.graphs:
         assistant_id = assistant_id_of(assistant_id)
-    wanted = parse_uuid(assistant_id, "assistant")
+    try:
+        wanted = parse_uuid(assistant_id, "assistant")
+    except ApiError:
+        raise ApiError(
+            422,
+            f"Invalid assistant: '{assistant_id}'. Must be either:\n"
+            "- A valid assistant UUID, or\n"
+            f"- One of the registered graphs: {', '.join(server.graphs)}",
+        ) from None
     for assistant in assistants_of(server):
         if assistant["assistant_id"] == wanted:
             return assistant, server.graphs[assistant["graph_id"]]
-    raise ApiError(404, f"Assistant {wanted} not found")
+    raise ApiError(404, "Thread or assistant not found.")
 
 
 async def ok(server: ServerCore, request: Request) -> Response:

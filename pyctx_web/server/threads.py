@@ -122,15 +122,24 @@ async def set_thread_status(
 
 
 async def ensure_thread_metadata(
-    server: ServerCore, thread_id: str, graph_id: str, assistant_id: str
+    server: ServerCore,
+    thread_id: str,
+    graph_id: str,
+    assistant_id: str,
+    config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Add ``graph_id`` and ``assistant_id`` to the thread's metadata, as a first run does."""
+    """Record a run starting on the thread, as the LangGraph Server does; the record.
+
+    ``graph_id`` and ``assistant_id`` go into the thread's metadata; the run's
+    ``config`` is merged over the thread's, all but its ``configurable``, which
+    stays the thread's (``{}`` at first).
+    """
     thread = await get_thread(server, thread_id)
-    metadata = thread["metadata"]
-    if metadata.get("graph_id") != graph_id or metadata.get("assistant_id") != assistant_id:
-        metadata.update(graph_id=graph_id, assistant_id=assistant_id)
-        thread["updated_at"] = utc_now()
-        await server.threads.put(thread)
+    thread["metadata"].update(graph_id=graph_id, assistant_id=assistant_id)
+    kept = thread["config"].get("configurable", {})
+    thread["config"] = {**thread["config"], **(config or {}), "configurable": kept}
+    thread["updated_at"] = utc_now()
+    await server.threads.put(thread)
     return thread
 
 

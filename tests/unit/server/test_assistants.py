@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pyctx_web.server._http import ApiError
@@ -87,7 +89,19 @@ def test_resolve_by_graph_name_or_id() -> None:
 
 
 def test_resolve_unknown_name_is_422() -> None:
-    """A run naming neither a graph nor a UUID gets 422."""
-    with pytest.raises(ApiError, match=r"^Invalid assistant ID: must be a UUID$") as caught:
+    """A run naming neither a graph nor a UUID gets the real server's 422 listing the graphs."""
+    message = (
+        "Invalid assistant: 'nope'. Must be either:\n- A valid assistant UUID, or\n"
+        "- One of the registered graphs: agent, counter"
+    )
+    with pytest.raises(ApiError, match=f"^{re.escape(message)}$") as caught:
         resolve_assistant(make_server(), "nope")
     assert caught.value.status == 422
+
+
+def test_resolve_unknown_uuid_is_404() -> None:
+    """A run naming an unknown assistant UUID gets the real server's 404."""
+    unknown = "00000000-0000-4000-8000-000000000000"
+    with pytest.raises(ApiError, match=r"^Thread or assistant not found\.$") as caught:
+        resolve_assistant(make_server(), unknown)
+    assert caught.value.status == 404

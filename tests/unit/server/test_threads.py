@@ -232,12 +232,14 @@ def test_set_status_refuses_unknown_status() -> None:
 
 
 def test_first_run_metadata() -> None:
-    """``ensure_thread_metadata`` adds the graph and assistant ids to the thread's metadata."""
+    """A run's start adds the graph and assistant ids to the metadata and merges its config."""
     server = make_server()
     tid = _create(server, metadata={"a": 1})["thread_id"]
-    asyncio.run(ensure_thread_metadata(server, tid, "agent", "aid"))
+    config = {"tags": ["t"], "configurable": {"x": 1}}
+    asyncio.run(ensure_thread_metadata(server, tid, "agent", "aid", config))
     found = call_json(server, "POST", "/threads/search", {"metadata": {"graph_id": "agent"}})[1]
     assert [t["metadata"] for t in found] == [{"a": 1, "graph_id": "agent", "assistant_id": "aid"}]
+    assert found[0]["config"] == {"tags": ["t"], "configurable": {}}
 
 
 def test_store_hands_out_copies() -> None:
