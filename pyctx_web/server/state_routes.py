@@ -14,7 +14,7 @@ from it; it is refused while a run is in flight (409), on a thread no graph
 has run on (400), and when the graph refuses the update (400, its message).
 The history is newest first; without a ``limit`` it holds one state, as the
 server gives it (the SDK always sends one, 10 by default). Bodies are checked
-as the server checks them, with its messages (``"x" is not of type 'integer'``).
+as the server checks them against its JSON Schemas, with its messages.
 """
 
 from __future__ import annotations
@@ -29,8 +29,12 @@ from pyctx_web.server._http import (
     Handler,
     Request,
     Response,
+    int_field,
     json_response,
+    not_of_type,
+    object_field,
     parse_uuid,
+    schema_error,
 )
 from pyctx_web.server.state_json import (
     empty_thread_state,
@@ -57,19 +61,23 @@ def _flag(value: Any) -> bool:
     return value is True or value in ("true", "True")
 
 
-def _not_of_type(value: Any, kind: str) -> ApiError:
-    """The 422 the server's body validation gives a value of the wrong JSON type."""
-    return ApiError(422, f"{json.dumps(value, ensure_ascii=False)} is not of type {kind!r}")
+def _shown(value: Any) -> str:
+    """``value`` as the server's schema messages show it: compact JSON."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _object_field(body: dict[str, Any], name: str) -> dict[str, Any]:
-    """The body's object field ``name`` (``{}`` when absent), else 422."""
+def _checkpoint_field(body: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The body's ``CheckpointConfig`` field ``name`` (None when absent), else 422."""
     value = body.get(name)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _not_of_type(value, "object")
-    return value
+    if value is None or isinstance(value, dict):
+        return value
+    shown = _shown(value)
+    raise ApiError(
+        422,
+        f'{shown} is not of type "object"\n\nFailed validating "type" in '
+        f'schema["components"]["schemas"]["CheckpointConfig"]\n\nOn instance["{name}"]:\n'
+        f"    {shown}",
+    )
 
 
 async def _state_response(
@@ -80,8 +88,11 @@ async def _state_response(
     if graph is None:
         return json_response(200, empty_thread_state())
     config = {"configurable": {**fields, "thread_id": thread["thread_id"]}}
-    snapshot = await graph.aget_state(config, subgraphs=subgraphs)
-    return json_response(200, thread_state(snapshot))
+    state = thread_state(await graph.aget_state(config, subgraphs=subgraphs))
+    if "checkpoint_id" in fields and "checkpoint_ns" not in fields and state["checkpoint"]:
+        # The server's saver names a checkpoint read by id with the config it was asked for.
+        del state["checkpoint"]["checkpoint_ns"]
+    return json_response(200, state)
 
 
 async def get_state(server: ServerCore, request: Request, thread_id: str) -> Response:
@@ -103,29 +114,33 @@ async def post_state_at(server: ServerCore, request: Request, thread_id: str) ->
     """``POST /threads/{thread_id}/state/checkpoint``: the state at the body's ``checkpoint``."""
     tid = parse_uuid(thread_id, "thread")
     body = request.json_body()
-    if "checkpoint" not in body:
-        raise ApiError(422, '"checkpoint" is a required property')
-    if not isinstance(body["checkpoint"], dict):
-        raise _not_of_type(body["checkpoint"], "object")
-    return await _state_response(server, tid, body["checkpoint"], _flag(body.get("subgraphs")))
+    checkpoint = _checkpoint_field(body, "checkpoint")
+    if checkpoint is None:
+        raise ApiError(
+            422,
+            '"checkpoint" is a required property\n\nFailed validating "required" in schema'
+            f"\n\nOn instance:\n    {_shown(body)}",
+        )
+    return await _state_response(server, tid, checkpoint, _flag(body.get("subgraphs")))
 
 
 def _update_config(tid: str, body: dict[str, Any]) -> dict[str, Any]:
     """The config ``aupdate_state`` gets from an update body: its checkpoint on the thread."""
     values = body.get("values")
     if values is not None and not isinstance(values, dict | list):
-        raise ApiError(
-            422,
-            f"{json.dumps(values, ensure_ascii=False)} is not valid under any of the "
-            "schemas listed in the 'anyOf' keyword",
+        raise schema_error(
+            values,
+            "is not valid under any of the schemas listed in the 'anyOf' keyword",
+            "anyOf",
+            ("values",),
         )
     as_node = body.get("as_node")
     if as_node is not None and not isinstance(as_node, str):
-        raise _not_of_type(as_node, "string")
+        raise not_of_type(as_node, "string", ("as_node",))
     fields: dict[str, Any] = {}
     if body.get("checkpoint_id"):
         fields["checkpoint_id"] = body["checkpoint_id"]
-    fields.update(_object_field(body, "checkpoint"))
+    fields.update(_checkpoint_field(body, "checkpoint") or {})
     fields["thread_id"] = tid
     fields.setdefault("checkpoint_ns", "")
     return {"configurable": fields}
@@ -141,8 +156,10 @@ async def update_state(server: ServerCore, request: Request, thread_id: str) -> 
         raise ApiError(409, f"Thread {tid} has in-flight runs")
     if graph is None:
         raise ApiError(400, _NO_GRAPH.format(tid))
+    values, as_node = body.get("values"), body.get("as_node")
+    if as_node is not None and as_node not in graph.nodes and as_node not in _SPECIAL_NODES:
+        raise ApiError(400, f"Node {as_node} does not exist")
     try:
-        values, as_node = body.get("values"), body.get("as_node")
         next_config = await graph.aupdate_state(config, values, as_node=as_node)
     except ValueError as error:
         # The server answers an update the graph refuses (InvalidUpdateError is one) with 400.
@@ -158,6 +175,9 @@ async def update_state(server: ServerCore, request: Request, thread_id: str) -> 
         },
     )
 
+
+_SPECIAL_NODES: Final = frozenset(("__start__", "__end__", "__input__", "__copy__"))
+"""The ``as_node`` values that name no node of the graph but an update of its own kind."""
 
 _NO_GRAPH: Final = (
     "Thread '{}' has no assigned graph ID. This usually occurs when no runs have been made on "
@@ -182,32 +202,19 @@ async def _record_state(server: ServerCore, thread_id: str, snapshot: Any) -> No
 
 def _body_limit(body: dict[str, Any]) -> int:
     """The body's history ``limit``: an integer from 1 to 1000, 1 when absent."""
-    if "limit" not in body:
-        return 1
-    limit = body["limit"]
-    if not isinstance(limit, int) or isinstance(limit, bool):
-        raise _not_of_type(limit, "integer")
-    if limit < 1:
-        raise ApiError(422, f"{limit} is less than the minimum of 1")
-    if limit > _MAX_LIMIT:
-        raise ApiError(422, f"{limit} is greater than the maximum of {_MAX_LIMIT}")
-    return limit
-
-
-_MAX_LIMIT: Final = 1000
-"""The most states one history request may ask for."""
+    if "limit" in body and body["limit"] is None:
+        raise not_of_type(None, "integer", ("limit",))
+    return int_field(body, "limit", 1, 1, 1000)
 
 
 def _before(value: Any) -> dict[str, Any] | None:
-    """A history ``before`` (a checkpoint id, a config, or a checkpoint) as a config."""
-    if value is None:
+    """A history ``before`` (a config, or the fields of one) as a config."""
+    if value is None or value == "":
         return None
     if isinstance(value, str):
-        return {"configurable": {"checkpoint_id": value}} if value else None
-    if not isinstance(value, dict):
-        raise _not_of_type(value, "object")
+        return {"configurable": {"checkpoint_id": value}}
     if isinstance(value.get("configurable"), dict):
-        return value
+        return value  # type: ignore[no-any-return]
     return {"configurable": value}
 
 
@@ -244,9 +251,9 @@ async def post_history(server: ServerCore, request: Request, thread_id: str) -> 
     tid = parse_uuid(thread_id, "thread")
     body = request.json_body()
     limit = _body_limit(body)
-    before = _before(body.get("before"))
-    metadata = _object_field(body, "metadata")
-    fields = _object_field(body, "checkpoint")
+    before = _before(_checkpoint_field(body, "before"))
+    metadata = object_field(body, "metadata") or {}
+    fields = _checkpoint_field(body, "checkpoint") or {}
     return await _history(server, tid, fields, limit=limit, before=before, metadata=metadata)
 
 

@@ -107,18 +107,24 @@ def test_state_is_the_graphs_state_of_the_thread() -> None:
 
 
 def test_state_at_a_checkpoint_by_path_and_by_body() -> None:
-    """The state at an earlier checkpoint is read by its id in the path or a checkpoint body."""
+    """The state at an earlier checkpoint by id in the path or a body, named as it was asked."""
     server, tid, graph = _paused_thread()
     _, state = _call(server, "GET", f"/threads/{tid}/state")
     parent_id = state["parent_checkpoint_id"]
     expected = _snapshot_json(graph, tid, checkpoint_id=parent_id)
     assert expected["checkpoint_id"] == parent_id
-    assert _call(server, "GET", f"/threads/{tid}/state/{parent_id}") == (200, expected)
     body = {"checkpoint": {"checkpoint_id": parent_id, "checkpoint_ns": ""}}
+    assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", body) == (200, expected)
+    del expected["checkpoint"]["checkpoint_ns"]
+    assert _call(server, "GET", f"/threads/{tid}/state/{parent_id}") == (200, expected)
+    body = {"checkpoint": {"checkpoint_id": parent_id}}
     assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", body) == (200, expected)
     assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", {}) == (
         422,
-        {"detail": '"checkpoint" is a required property'},
+        {
+            "detail": '"checkpoint" is a required property\n\n'
+            'Failed validating "required" in schema\n\nOn instance:\n    {}'
+        },
     )
 
 
@@ -148,12 +154,16 @@ def test_update_state_refusals() -> None:
     assert status == 400
     assert error["detail"].startswith(f"Thread '{tid}' has no assigned graph ID.")
     server, tid, _ = _paused_thread()
-    status, error = _call(server, "POST", f"/threads/{tid}/state", {"as_node": "nope"})
-    assert status == 400
-    assert "nope" in error["detail"]
+    assert _call(server, "POST", f"/threads/{tid}/state", {"as_node": "nope"}) == (
+        400,
+        {"detail": "Node nope does not exist"},
+    )
     assert _call(server, "POST", f"/threads/{tid}/state", {"as_node": 1}) == (
         422,
-        {"detail": "1 is not of type 'string'"},
+        {
+            "detail": '1 is not of type "string"\n\nFailed validating "type" in '
+            'schema["properties"]["as_node"]\n\nOn instance["as_node"]:\n    1'
+        },
     )
     asyncio.run(set_thread_status(server, tid, "busy"))
     assert _call(server, "POST", f"/threads/{tid}/state", {"values": {"log": ["x"]}}) == (
@@ -183,11 +193,25 @@ def test_history_limit_before_and_metadata_filter() -> None:
     assert paged == states[1:3]
     assert _call(server, "POST", path, {"limit": "x"}) == (
         422,
-        {"detail": "\"x\" is not of type 'integer'"},
+        {
+            "detail": '"x" is not of type "integer"\n\nFailed validating "type" in '
+            'schema["properties"]["limit"]\n\nOn instance["limit"]:\n    "x"'
+        },
     )
     assert _call(server, "POST", path, {"limit": 0}) == (
         422,
-        {"detail": "0 is less than the minimum of 1"},
+        {
+            "detail": '0 is less than the minimum of 1\n\nFailed validating "minimum" in '
+            'schema["properties"]["limit"]\n\nOn instance["limit"]:\n    0'
+        },
+    )
+    assert _call(server, "POST", path, {"before": "x"}) == (
+        422,
+        {
+            "detail": '"x" is not of type "object"\n\nFailed validating "type" in '
+            'schema["components"]["schemas"]["CheckpointConfig"]\n\n'
+            'On instance["before"]:\n    "x"'
+        },
     )
     assert _call(server, "GET", path, limit="x") == (422, {"detail": "Invalid limit x"})
 
@@ -204,3 +228,32 @@ def test_unknown_and_malformed_thread_ids() -> None:
         422,
         {"detail": "Invalid thread ID: must be a UUID"},
     )
+
+
+def test_state_history_and_update_around_runs() -> None:
+    """After runs through the API the state, history and an update follow the thread's runs."""
+    server = AgentServer({"asker": _asker()})
+    tid = _new_thread(server)
+    run = {"assistant_id": "asker", "input": {"log": []}}
+    assert _call(server, "POST", f"/threads/{tid}/runs/wait", run)[0] == 200
+    _, state = _call(server, "GET", f"/threads/{tid}/state")
+    assert (state["values"], state["next"]) == ({"log": ["a"]}, ["ask"])
+    assert state["metadata"]["source"] == "loop"
+    [question] = state["interrupts"]
+    _, thread = _call(server, "GET", f"/threads/{tid}")
+    assert thread["interrupts"] == {state["tasks"][0]["id"]: [question]}
+    body = {"values": {"log": ["edited"]}, "as_node": "a"}
+    assert _call(server, "POST", f"/threads/{tid}/state", body)[0] == 200
+    resume = {"assistant_id": "asker", "command": {"resume": "Ada"}}
+    assert _call(server, "POST", f"/threads/{tid}/runs/wait", resume)[0] == 200
+    _, state = _call(server, "GET", f"/threads/{tid}/state")
+    assert (state["values"], state["next"], state["interrupts"]) == (
+        {"log": ["a", "edited", "Ada"]},
+        [],
+        [],
+    )
+    _, states = _call(server, "POST", f"/threads/{tid}/history", {"limit": 10})
+    sources = [s["metadata"]["source"] for s in states]
+    assert sources == ["loop", "update", "loop", "loop", "input"]
+    _, thread = _call(server, "GET", f"/threads/{tid}")
+    assert (thread["status"], thread["values"]) == ("idle", state["values"])
