@@ -159,11 +159,8 @@ async def update_state(server: ServerCore, request: Request, thread_id: str) -> 
     values, as_node = body.get("values"), body.get("as_node")
     if as_node is not None and as_node not in graph.nodes and as_node not in _SPECIAL_NODES:
         raise ApiError(400, f"Node {as_node} does not exist")
-    try:
-        next_config = await graph.aupdate_state(config, values, as_node=as_node)
-    except ValueError as error:
-        # The server answers an update the graph refuses (InvalidUpdateError is one) with 400.
-        raise ApiError(400, str(error)) from None
+    # An update the graph refuses raises InvalidUpdateError, a ValueError: the server's 400.
+    next_config = await graph.aupdate_state(config, values, as_node=as_node)
     await _record_state(server, tid, await graph.aget_state(next_config))
     configurable = to_jsonable(next_config["configurable"])
     return json_response(

@@ -147,13 +147,15 @@ def test_update_state_as_a_node_writes_a_checkpoint_and_the_thread() -> None:
 
 
 def test_update_state_refusals() -> None:
-    """Updates are refused on a thread no graph ran on, a busy one, and for an unknown node."""
+    """Updates are refused on a thread no graph ran on, a busy one, an unknown node, bad values."""
     server = AgentServer({"asker": _asker()})
     tid = _new_thread(server)
     status, error = _call(server, "POST", f"/threads/{tid}/state", {"values": {"log": []}})
     assert status == 400
     assert error["detail"].startswith(f"Thread '{tid}' has no assigned graph ID.")
     server, tid, _ = _paused_thread()
+    status, error = _call(server, "POST", f"/threads/{tid}/state", {"values": [1], "as_node": "a"})
+    assert (status, "list" in error["detail"]) == (400, True)
     assert _call(server, "POST", f"/threads/{tid}/state", {"as_node": "nope"}) == (
         400,
         {"detail": "Node nope does not exist"},
