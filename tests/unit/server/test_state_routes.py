@@ -7,10 +7,12 @@ import json
 import operator
 from typing import Annotated, Any, TypedDict
 
+import httpx
+
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import interrupt
-from pyctx_web.server import AgentServer, Request
+from pyctx_web.server import AgentServer, Request, asgi_app
 from pyctx_web.server.state_json import thread_state
 from pyctx_web.server.threads import ensure_thread_metadata, set_thread_status
 
@@ -259,3 +261,19 @@ def test_state_history_and_update_around_runs() -> None:
     assert sources == ["loop", "update", "loop", "loop", "input"]
     _, thread = _call(server, "GET", f"/threads/{tid}")
     assert (thread["status"], thread["values"]) == ("idle", state["values"])
+
+
+def test_state_over_http_replaces_nul() -> None:
+    """Over HTTP a state holding a NUL character arrives with U+FFFD in its place."""
+    server, tid, graph = _paused_thread()
+    config = {"configurable": {"thread_id": tid}}
+    asyncio.run(graph.aupdate_state(config, {"log": ["é\x00"]}, as_node="a"))
+
+    async def get() -> httpx.Response:
+        transport = httpx.ASGITransport(app=asgi_app(server))
+        async with httpx.AsyncClient(transport=transport, base_url="http://server") as client:
+            return await client.get(f"/threads/{tid}/state")
+
+    response = asyncio.run(get())
+    assert response.status_code == 200
+    assert response.json()["values"] == {"log": ["a", "é\ufffd"]}
