@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
 from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.state import CompiledStateGraph
@@ -111,12 +112,12 @@ class ServerCore:
         threads: ThreadStore | None = None,
     ) -> None:
         if not graphs:
-            raise ValueError("an agent server needs at least one graph")
+            raise ArgumentValueError("an agent server needs at least one graph")
         self.checkpointer: Checkpointer = InMemorySaver() if checkpointer is None else checkpointer
         self.graphs: dict[str, CompiledStateGraph] = {}
         for graph_id, graph in graphs.items():
             if not isinstance(graph, CompiledStateGraph):
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"graph {graph_id!r} is a {type(graph).__name__}, not a compiled graph: "
                     "call .compile() on its StateGraph"
                 )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyctx_web._homes import publish
+from pyctx_web.errors import PyctxError
 
 __all__ = [
     "ApiError",
@@ -40,7 +41,7 @@ __all__ = [
 JSON_TYPE = "application/json"
 
 
-class ApiError(Exception):
+class ApiError(PyctxError):
     """A refused request: answered with ``status`` and ``{"detail": detail}``."""
 
     def __init__(self, status: int, detail: str) -> None:

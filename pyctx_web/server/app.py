@@ -16,6 +16,7 @@ import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server import assistants, runs, state_routes, threads
@@ -37,7 +38,7 @@ class Route:
 
     def __init__(self, method: str, pattern: str, handler: Handler) -> None:
         if not pattern.startswith("/"):
-            raise ValueError(f"route pattern {pattern!r} must start with '/'")
+            raise ArgumentValueError(f"route pattern {pattern!r} must start with '/'")
         self.method, self.pattern, self.handler = method, pattern, handler
         self.segments = pattern[1:].split("/")
 

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from pyctx_web.errors import ArgumentValueError
 from pyctx_web.server._http import Request, Response
 
 if TYPE_CHECKING:
@@ -43,7 +44,9 @@ def asgi_app(server: AgentServer) -> ASGIApp:
             if request is not None:
                 await _respond(await server.handle(request), receive, send)
         else:
-            raise ValueError(f"unsupported ASGI scope type {scope['type']!r}: expected http")
+            raise ArgumentValueError(
+                f"unsupported ASGI scope type {scope['type']!r}: expected http"
+            )
 
     return app
 

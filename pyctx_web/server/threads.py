@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyctx_web.errors import ArgumentValueError
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
 from pyctx_web.server._http import (
     ApiError,
@@ -107,7 +108,7 @@ async def set_thread_status(
     JSON of what the run raised, or None once a run ends without raising.
     """
     if status not in STATUSES:
-        raise ValueError(f"unknown thread status {status!r}: expected one of {STATUSES}")
+        raise ArgumentValueError(f"unknown thread status {status!r}: expected one of {STATUSES}")
     thread = await get_thread(server, thread_id)
     now = utc_now()
     thread["status"], thread["updated_at"] = status, now

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import inspect
+import typing
 from pathlib import Path
 
 import pyctx_web
@@ -84,6 +86,8 @@ def test_every_raised_class_is_a_pyctx_error() -> None:
         module_name = module_name.removesuffix(".__init__")
         module = importlib.import_module(module_name)
         cls = getattr(module, name, None) or getattr(builtins, name, None)
+        if inspect.isfunction(cls):  # an imported factory: the class it is annotated to return
+            cls = typing.get_type_hints(cls).get("return")
         if not (isinstance(cls, type) and issubclass(cls, PyctxError)):
             offenders.append(f"{relative}:{line} raises {name}")
     assert offenders == []
