@@ -277,3 +277,24 @@ def test_state_over_http_replaces_nul() -> None:
     response = asyncio.run(get())
     assert response.status_code == 200
     assert response.json()["values"] == {"log": ["a", "é\ufffd"]}
+
+
+def test_subgraph_states_only_when_asked() -> None:
+    """With subgraphs=true a task running a subgraph carries the subgraph's ThreadState."""
+    child = StateGraph(Log)
+    child.add_node("ask", lambda state: {"log": [interrupt("q?")]})
+    child.add_edge(START, "ask")
+    parent = StateGraph(Log)
+    parent.add_node("child", child.compile())
+    parent.add_edge(START, "child")
+    server = AgentServer({"nested": parent.compile()})
+    tid = _new_thread(server)
+    run = {"assistant_id": "nested", "input": {"log": []}}
+    assert _call(server, "POST", f"/threads/{tid}/runs/wait", run)[0] == 200
+    _, flat = _call(server, "GET", f"/threads/{tid}/state")
+    assert flat["tasks"][0]["state"] is None
+    _, deep = _call(server, "GET", f"/threads/{tid}/state", subgraphs="true")
+    inner = deep["tasks"][0]["state"]
+    assert (inner["next"], inner["tasks"][0]["name"]) == (["ask"], "ask")
+    assert inner["checkpoint"]["checkpoint_ns"].startswith("child:")
+    assert [i["value"] for i in inner["interrupts"]] == ["q?"]
