@@ -195,18 +195,18 @@ async def _start(server: ServerCore, request: Request, thread_id: str | None) ->
     """Check the request and its thread, store the pending run, mark the thread busy."""
     body = request.json_body()
     if thread_id is None:  # a stateless run: its own thread, deleted when it ends
-        thread_id = new_uuid7()
-        await server.threads.put(new_thread(thread_id, {}))
+        plan = _plan(server, body, new_uuid7())
+        await server.threads.put(new_thread(plan.record["thread_id"], {}))
     else:
         thread = await get_thread(server, thread_id)
-        thread_id = thread["thread_id"]
         if thread["status"] == "busy":
             raise ApiError(409, "Thread is already running a task. Wait for it to finish.")
-    plan = _plan(server, body, thread_id)
+        plan = _plan(server, body, thread["thread_id"])
+    thread_id = plan.record["thread_id"]
     runs_of(server)[plan.record["run_id"]] = plan.record
-    await ensure_thread_metadata(
-        server, thread_id, plan.config["configurable"]["graph_id"], plan.record["assistant_id"]
-    )
+    graph_id = plan.config["configurable"]["graph_id"]
+    assistant_id = plan.record["assistant_id"]
+    await ensure_thread_metadata(server, thread_id, graph_id, assistant_id, _object(body, "config"))
     await set_thread_status(server, thread_id, "busy")
     return plan
 
@@ -230,7 +230,11 @@ async def _finish(server: ServerCore, plan: RunPlan, outcome: RunOutcome) -> Non
     else:
         status = "idle"
     values = to_jsonable(snapshot.values) if snapshot.config else None
-    await set_thread_status(server, thread_id, status, values=values, interrupts=interrupts)
+    error = outcome.error
+    raised = None if error is None else {"error": type(error).__name__, "message": str(error)}
+    await set_thread_status(
+        server, thread_id, status, values=values, interrupts=interrupts, error=raised
+    )
 
 
 async def _forget_thread(server: ServerCore, plan: RunPlan) -> None:

@@ -121,7 +121,7 @@ def test_stream_a_thread_run() -> None:
         status, run = await _json(server, "GET", f"/threads/{tid}/runs/{rid}")
         assert (status, run["status"], run["thread_id"]) == (200, "success", tid)
         _, thread = await _json(server, "GET", f"/threads/{tid}")
-        assert (thread["status"], thread["values"]) == ("idle", {"count": 2})
+        assert (thread["status"], thread["values"], thread["error"]) == ("idle", {"count": 2}, None)
         assert thread["metadata"]["graph_id"] == "agent"
 
     asyncio.run(main())
@@ -165,7 +165,7 @@ def test_interrupt_then_resume() -> None:
 
 
 def test_a_graph_that_raises() -> None:
-    """A graph's exception ends the stream with an error event; run and thread are in error."""
+    """A graph's exception ends the stream with an error event; run and thread record it."""
 
     async def main() -> None:
         server = _server()
@@ -177,6 +177,7 @@ def test_a_graph_that_raises() -> None:
         _, runs = await _json(server, "GET", f"/threads/{tid}/runs")
         _, thread = await _json(server, "GET", f"/threads/{tid}")
         assert ([r["status"] for r in runs], thread["status"]) == (["error"], "error")
+        assert thread["error"] == {"error": "ValueError", "message": "broken here"}
 
     asyncio.run(main())
 
