@@ -23,11 +23,11 @@ from pyctx_web.server import assistants, runs, state_routes, threads
 from pyctx_web.server._core import ServerCore, ThreadStore
 from pyctx_web.server._http import ApiError, Handler, Request, Response, json_response
 
-__all__ = ["AgentServer", "Route"]
+__all__ = ["ROUTE_MODULES", "AgentServer", "Route"]
 
 _log = logging.getLogger(__name__)
 
-TEXT_TYPE = "text/plain; charset=utf-8"
+_TEXT_TYPE = "text/plain; charset=utf-8"
 
 ROUTE_MODULES = (assistants, threads, state_routes, runs)
 """The modules whose ``ROUTES`` the server serves."""
@@ -109,4 +109,4 @@ class AgentServer(ServerCore):
         except Exception:
             # A bug, not a refusal: logged with its traceback, answered as a server error.
             _log.exception("%s %s failed", request.method, request.path)
-            return Response(500, {"content-type": TEXT_TYPE}, b"Internal Server Error")
+            return Response(500, {"content-type": _TEXT_TYPE}, b"Internal Server Error")

@@ -15,16 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qs
 
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.server._http import Request, Response
+from pyctx_web.server.app import AgentServer
 
-if TYPE_CHECKING:
-    from pyctx_web.server.app import AgentServer
-
-__all__ = ["ASGIApp", "asgi_app"]
+__all__ = ["ASGIApp", "Message", "Receive", "Scope", "Send", "asgi_app"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

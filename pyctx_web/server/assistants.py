@@ -33,7 +33,15 @@ from pyctx_web.server._http import (
     sort_records,
 )
 
-__all__ = ["NAMESPACE_GRAPH", "ROUTES", "assistant_id_of", "assistants_of", "resolve_assistant"]
+__all__ = [
+    "NAMESPACE_GRAPH",
+    "ROUTES",
+    "SELECT_FIELDS",
+    "SORT_FIELDS",
+    "assistant_id_of",
+    "assistants_of",
+    "resolve_assistant",
+]
 
 NAMESPACE_GRAPH = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
 """The namespace of assistant ids derived from graph ids, the LangGraph Server's."""
@@ -104,12 +112,12 @@ def resolve_assistant(
     raise ApiError(404, "Thread or assistant not found.")
 
 
-async def ok(server: ServerCore, request: Request) -> Response:
+async def _ok(server: ServerCore, request: Request) -> Response:
     """``GET /ok``: the server is up."""
     return json_response(200, {"ok": True, "services": {}})
 
 
-async def info(server: ServerCore, request: Request) -> Response:
+async def _info(server: ServerCore, request: Request) -> Response:
     """``GET /info``: what this server is and which optional features it has."""
     return json_response(
         200,
@@ -145,7 +153,7 @@ def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-async def search(server: ServerCore, request: Request) -> Response:
+async def _search(server: ServerCore, request: Request) -> Response:
     """``POST /assistants/search``: by graph id, name and metadata; newest first; paged."""
     body = request.json_body()
     found = sort_records(body, _matching(server, body), SORT_FIELDS, "created_at")
@@ -153,12 +161,12 @@ async def search(server: ServerCore, request: Request) -> Response:
     return json_response(200, select_fields(body, page, SELECT_FIELDS), paging_headers(body, found))
 
 
-async def count(server: ServerCore, request: Request) -> Response:
+async def _count(server: ServerCore, request: Request) -> Response:
     """``POST /assistants/count``: how many assistants the search filters match."""
     return json_response(200, len(_matching(server, request.json_body())))
 
 
-async def get(server: ServerCore, request: Request, assistant_id: str) -> Response:
+async def _get(server: ServerCore, request: Request, assistant_id: str) -> Response:
     """``GET /assistants/{assistant_id}``: one assistant by its UUID (404 ``Not Found``)."""
     wanted = parse_uuid(assistant_id, "assistant")
     for assistant in assistants_of(server):
@@ -168,9 +176,9 @@ async def get(server: ServerCore, request: Request, assistant_id: str) -> Respon
 
 
 ROUTES: list[tuple[str, str, Handler]] = [
-    ("GET", "/ok", ok),
-    ("GET", "/info", info),
-    ("POST", "/assistants/search", search),
-    ("POST", "/assistants/count", count),
-    ("GET", "/assistants/{assistant_id}", get),
+    ("GET", "/ok", _ok),
+    ("GET", "/info", _info),
+    ("POST", "/assistants/search", _search),
+    ("POST", "/assistants/count", _count),
+    ("GET", "/assistants/{assistant_id}", _get),
 ]

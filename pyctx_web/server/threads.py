@@ -40,6 +40,8 @@ from pyctx_web.server._http import (
 
 __all__ = [
     "ROUTES",
+    "SELECT_FIELDS",
+    "SORT_FIELDS",
     "STATUSES",
     "ensure_thread_metadata",
     "get_thread",
@@ -144,7 +146,7 @@ async def ensure_thread_metadata(
     return thread
 
 
-async def create(server: ServerCore, request: Request) -> Response:
+async def _create(server: ServerCore, request: Request) -> Response:
     """``POST /threads``: a new idle thread, or the existing one with ``if_exists: do_nothing``."""
     body = request.json_body()
     metadata = object_field(body, "metadata") or {}
@@ -163,12 +165,12 @@ async def create(server: ServerCore, request: Request) -> Response:
     return json_response(200, thread)
 
 
-async def get(server: ServerCore, request: Request, thread_id: str) -> Response:
+async def _get(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``GET /threads/{thread_id}``: the thread's record."""
     return json_response(200, await get_thread(server, thread_id))
 
 
-async def patch(server: ServerCore, request: Request, thread_id: str) -> Response:
+async def _patch(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``PATCH /threads/{thread_id}``: merge ``metadata`` into the thread's."""
     thread = await get_thread(server, thread_id)
     thread["metadata"].update(object_field(request.json_body(), "metadata") or {})
@@ -177,7 +179,7 @@ async def patch(server: ServerCore, request: Request, thread_id: str) -> Respons
     return json_response(200, thread)
 
 
-async def delete(server: ServerCore, request: Request, thread_id: str) -> Response:
+async def _delete(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``DELETE /threads/{thread_id}``: forget the thread and its checkpoints; 204."""
     thread = await get_thread(server, thread_id)
     await server.threads.delete(thread["thread_id"])
@@ -224,7 +226,7 @@ def _is_uuid(value: Any) -> bool:
     return True
 
 
-async def search(server: ServerCore, request: Request) -> Response:
+async def _search(server: ServerCore, request: Request) -> Response:
     """``POST /threads/search``: filtered by metadata, ids, status and values; sorted; paged.
 
     Without ``sort_by`` the most recently updated thread comes first.
@@ -235,16 +237,16 @@ async def search(server: ServerCore, request: Request) -> Response:
     return json_response(200, select_fields(body, page, SELECT_FIELDS), paging_headers(body, found))
 
 
-async def count(server: ServerCore, request: Request) -> Response:
+async def _count(server: ServerCore, request: Request) -> Response:
     """``POST /threads/count``: how many threads the search filters match."""
     return json_response(200, len(await _matching(server, request.json_body())))
 
 
 ROUTES: list[tuple[str, str, Handler]] = [
-    ("POST", "/threads", create),
-    ("POST", "/threads/search", search),
-    ("POST", "/threads/count", count),
-    ("GET", "/threads/{thread_id}", get),
-    ("PATCH", "/threads/{thread_id}", patch),
-    ("DELETE", "/threads/{thread_id}", delete),
+    ("POST", "/threads", _create),
+    ("POST", "/threads/search", _search),
+    ("POST", "/threads/count", _count),
+    ("GET", "/threads/{thread_id}", _get),
+    ("PATCH", "/threads/{thread_id}", _patch),
+    ("DELETE", "/threads/{thread_id}", _delete),
 ]
