@@ -40,7 +40,14 @@ from typing import Any, Final
 from pyctx_web.graph.types import Send
 from pyctx_web.server._messages import is_dict_message, message_json
 
-__all__ = ["checkpoint_json", "dumps", "thread_state", "to_jsonable"]
+__all__ = [
+    "checkpoint_json",
+    "dumps",
+    "empty_thread_state",
+    "interrupt_json",
+    "thread_state",
+    "to_jsonable",
+]
 
 _SCALARS: Final = (bool, int, type(None))
 

@@ -44,7 +44,15 @@ from pyctx_web.server.state_json import (
 )
 from pyctx_web.server.threads import get_thread, set_thread_status
 
-__all__ = ["ROUTES"]
+__all__ = [
+    "ROUTES",
+    "get_history",
+    "get_state",
+    "get_state_at",
+    "post_history",
+    "post_state_at",
+    "update_state",
+]
 
 
 async def _thread_graph(
