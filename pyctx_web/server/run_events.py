@@ -8,12 +8,13 @@ raises. The API's modes differ from the graph's in two places:
 ``messages-tuple`` is the graph's ``messages`` mode, sent as ``messages``
 events ``[chunk, metadata]``, while the API's own ``messages`` mode
 accumulates each message and sends ``messages/metadata`` once, then
-``messages/partial`` (chunks) or ``messages/complete`` (whole messages). The
-graph's ``values`` chunks carry a pending interrupt (the state plus
-``__interrupt__``, one per interrupt), and its ``updates`` always run: with
-neither asked, an interrupt still reaches the client, as a ``values`` event
-``{"__interrupt__": [...]}``.
-Payloads are JSON-ready (:func:`~pyctx_web.server.state_json.to_jsonable`).
+``messages/partial`` (chunks) or ``messages/complete`` (whole messages). A
+pending interrupt reaches the client in the graph's own ``values`` chunks (the
+state plus ``__interrupt__``, one per interrupt) and ``updates``, as the
+LangGraph Server over LangGraph 1.x sends it. A ``debug`` checkpoint names its
+checkpoints as the API does (``checkpoint``, ``parent_checkpoint``). Payloads
+are JSON-ready (:func:`~pyctx_web.server.state_json.to_jsonable`), the error
+too (its message withheld unless its class is one the server tells).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, Final
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Send
-from pyctx_web.server.state_json import to_jsonable
+from pyctx_web.server.state_json import checkpoint_json, to_jsonable
 
 __all__ = ["API_STREAM_MODES", "RunOutcome", "command_from_json", "graph_modes", "run_events"]
 
@@ -39,7 +40,6 @@ API_STREAM_MODES: Final = frozenset(
         "debug",
         "tasks",
         "checkpoints",
-        "tools",
     }
 )
 """The ``stream_mode`` values a run accepts."""
@@ -63,20 +63,24 @@ class RunOutcome:
     """``running`` while it runs, then ``success`` or ``error``."""
     error: BaseException | None = None
     """What the graph raised, when it did."""
-    interrupted: bool = False
-    """Whether the run paused on an interrupt or a breakpoint."""
     values: Any = None
     """The last ``values`` chunk of the graph itself (its state after the last step)."""
 
 
 def graph_modes(stream_modes: Iterable[str]) -> list[str]:
-    """The graph's modes for the API's ``stream_modes``: ``updates`` always, messages once."""
+    """The graph's modes for the API's ``stream_modes``: ``values`` always, messages once."""
     asked = list(stream_modes)
+    v2_only = sorted({"tools", "lifecycle"} & set(asked))
+    if v2_only:
+        raise ArgumentValueError(
+            f"stream_mode entries {v2_only!r} are only supported"
+            " on the v2 event streaming endpoints."
+        )
     unknown = sorted(set(asked) - API_STREAM_MODES)
     if unknown:
         known = ", ".join(sorted(API_STREAM_MODES))
         raise ArgumentValueError(f"unknown stream_mode {unknown[0]!r}; expected one of {known}")
-    modes = {"messages" if m == "messages-tuple" else m for m in asked} | {"updates", "values"}
+    modes = {"messages" if m == "messages-tuple" else m for m in asked} | {"values"}
     return sorted(modes)
 
 
@@ -132,9 +136,37 @@ class _Messages:
         else:
             whole = _joined(previous, data)
         self.seen[key] = whole
-        shown = dict(whole, type=_CHUNK_TYPES.get(str(whole.get("type")), whole.get("type")))
+        shown = _as_message(whole)
         out.append(("messages/partial" if is_chunk else "messages/complete", [shown]))
         return out
+
+
+def _as_message(whole: dict[str, Any]) -> dict[str, Any]:
+    """Accumulated chunks as the whole message they make: its type, without chunk fields."""
+    kind = whole.get("type")
+    if kind not in _CHUNK_TYPES:
+        return whole
+    shown = {k: v for k, v in whole.items() if k not in ("tool_call_chunks", "chunk_position")}
+    return dict(shown, type=_CHUNK_TYPES[kind])
+
+
+def _named_checkpoints(payload: Any) -> Any:
+    """A debug checkpoint's payload, its checkpoints named as the API names them."""
+    if not isinstance(payload, Mapping):
+        return payload
+    tasks = []
+    for task in payload.get("tasks") or ():
+        state = task.get("state") if isinstance(task, Mapping) else None
+        if isinstance(state, Mapping) and state.get("configurable"):
+            task = {k: v for k, v in task.items() if k != "state"}
+            task["checkpoint"] = state["configurable"]
+        tasks.append(task)
+    return {
+        **payload,
+        "checkpoint": checkpoint_json(payload.get("config")),
+        "parent_checkpoint": checkpoint_json(payload.get("parent_config")),
+        "tasks": tasks,
+    }
 
 
 def _joined(previous: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
@@ -183,7 +215,7 @@ async def run_events(
                 yield name, data
     except Exception as error:  # the graph's own failure: the stream's last event names it
         outcome.status, outcome.error = "error", error
-        yield "error", {"error": type(error).__name__, "message": str(error)}
+        yield "error", to_jsonable(error)
         return
     outcome.status = "success"
 
@@ -217,16 +249,8 @@ def _events_of(
     suffix = "".join(f"|{part}" for part in namespace)
     if mode == "values" and not namespace:
         outcome.values = chunk
-    if mode == "updates":
-        paused = isinstance(chunk, Mapping) and "__interrupt__" in chunk
-        if paused and not namespace:
-            outcome.interrupted = True
-        if "updates" in asked:
-            return [("updates" + suffix, to_jsonable(chunk))]
-        # The graph's values chunks carry interrupts; a client asking neither still gets them.
-        if paused and chunk["__interrupt__"] and "values" not in asked:
-            return [("values" + suffix, to_jsonable(chunk))]
-        return []
+    if mode == "debug" and isinstance(chunk, Mapping) and chunk.get("type") == "checkpoint":
+        chunk = {**chunk, "payload": _named_checkpoints(chunk.get("payload"))}
     if mode == "messages":
         message, metadata = chunk
         if "messages-tuple" in asked:

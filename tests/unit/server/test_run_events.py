@@ -69,11 +69,7 @@ def test_metadata_first_then_values_and_updates() -> None:
         ("updates", {"b": {"steps": ["b"]}}),
         ("values", {"steps": ["a", "b"]}),
     ]
-    assert (outcome.status, outcome.interrupted, outcome.values) == (
-        "success",
-        False,
-        {"steps": ["a", "b"]},
-    )
+    assert (outcome.status, outcome.values) == ("success", {"steps": ["a", "b"]})
 
 
 def test_custom_mode_alone_sends_only_custom() -> None:
@@ -96,18 +92,37 @@ def test_interrupt_arrives_as_values_without_updates() -> None:
     [pending] = data["__interrupt__"]
     assert pending["value"] == {"question": "ok?"}
     assert len(pending["id"]) == 32
-    assert outcome.interrupted
     assert outcome.status == "success"
     resumed = _events(graph, Command(resume="yes"), ["updates"])
     assert resumed[1:] == [("updates", {"ask": {"steps": ["answer:yes"]}})]
 
 
-def test_interrupt_reaches_a_client_asking_neither_values_nor_updates() -> None:
-    """With only custom asked, an interrupt still arrives as a values event of __interrupt__."""
+def test_interrupt_is_not_sent_to_a_client_asking_neither_values_nor_updates() -> None:
+    """With only custom asked, an interrupt sends no event (LangGraph 1.x's server adds none)."""
     graph = _graph(("ask", _ask))
-    events = _events(graph, {"steps": []}, ["custom"])
-    assert [n for n, _ in events] == ["metadata", "values"]
-    assert list(events[-1][1]) == ["__interrupt__"]
+    assert [n for n, _ in _events(graph, {"steps": []}, ["custom"])] == ["metadata"]
+
+
+def test_tools_mode_is_refused_as_the_server_refuses_it() -> None:
+    """The tools mode, only served by the v2 event streams, is refused with the server's words."""
+    message = (
+        r"^stream_mode entries \['tools'\] are only supported"
+        r" on the v2 event streaming endpoints\.$"
+    )
+    with pytest.raises(ArgumentValueError, match=message):
+        graph_modes(["values", "tools"])
+
+
+def test_debug_checkpoints_are_named_as_the_api_names_them() -> None:
+    """A debug checkpoint event carries checkpoint and parent_checkpoint {thread_id, ns, id}."""
+    graph = _graph(("a", _step("a")))
+    events = _events(graph, {"steps": []}, ["debug"])
+    checkpoints = [d["payload"] for n, d in events if n == "debug" and d["type"] == "checkpoint"]
+    first, second = checkpoints[0], checkpoints[1]
+    assert first["parent_checkpoint"] is None
+    assert first["checkpoint"] == {**first["config"]["configurable"]}
+    assert set(first["checkpoint"]) == {"thread_id", "checkpoint_ns", "checkpoint_id"}
+    assert second["parent_checkpoint"] == first["checkpoint"]
 
 
 def test_interrupt_is_an_update_when_updates_are_asked() -> None:

@@ -201,7 +201,7 @@ def test_refusals_come_before_any_event() -> None:
             422,
             {
                 "detail": "unknown stream_mode 'x'; expected one of checkpoints, custom, debug, "
-                "messages, messages-tuple, tasks, tools, updates, values"
+                "messages, messages-tuple, tasks, updates, values"
             },
         )
         assert await _json(server, "POST", path, {}) == (
