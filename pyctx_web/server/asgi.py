@@ -8,6 +8,10 @@ task iterating the body is cancelled, so the body's iterator sees a
 ``CancelledError`` at the ``await`` it was at, and the iterator is then closed
 (its ``finally`` blocks run). That cancellation is how a stream learns that
 its client left.
+
+Requests from a browser page of another origin get the CORS headers the
+LangGraph Server sends (any origin; ``x-pagination-*`` and ``content-location``
+readable), so a page elsewhere can use the server as it uses a LangGraph Server.
 """
 
 from __future__ import annotations
@@ -22,7 +26,16 @@ from pyctx_web.errors import ArgumentValueError
 from pyctx_web.server._http import Request, Response
 from pyctx_web.server.app import AgentServer
 
-__all__ = ["ASGIApp", "Message", "Receive", "Scope", "Send", "asgi_app"]
+__all__ = [
+    "CORS_EXPOSED",
+    "CORS_METHODS",
+    "ASGIApp",
+    "Message",
+    "Receive",
+    "Scope",
+    "Send",
+    "asgi_app",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -40,13 +53,59 @@ def asgi_app(server: AgentServer) -> ASGIApp:
         elif scope["type"] == "http":
             request = await _request(scope, receive)
             if request is not None:
-                await _respond(await server.handle(request), receive, send)
+                await _respond(await _answer(server, request), receive, send)
         else:
             raise ArgumentValueError(
                 f"unsupported ASGI scope type {scope['type']!r}: expected http"
             )
 
     return app
+
+
+CORS_EXPOSED = "x-pagination-total, x-pagination-next, content-location"
+"""The response headers a cross-origin page may read, the LangGraph Server's."""
+
+CORS_METHODS = "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT, QUERY"
+
+_PREFLIGHT_VARY = (
+    "Origin, Access-Control-Request-Method, Access-Control-Request-Headers,"
+    " Access-Control-Request-Private-Network"
+)
+
+
+async def _answer(server: AgentServer, request: Request) -> Response:
+    """The server's response, with the CORS headers the LangGraph Server gives any origin.
+
+    A request that names its ``origin`` may read the response; a preflight
+    (``OPTIONS`` asking ``access-control-request-method``) is answered here,
+    and refused (400) when it asks for private-network access, as there.
+    """
+    origin = request.headers.get("origin")
+    asked = request.headers.get("access-control-request-method")
+    if origin is not None and asked is not None and request.method.upper() == "OPTIONS":
+        return _preflight(request)
+    response = await server.handle(request)
+    if origin is not None:
+        response.headers["access-control-allow-origin"] = "*"
+        response.headers["access-control-expose-headers"] = CORS_EXPOSED
+    response.headers["vary"] = "Origin"
+    return response
+
+
+def _preflight(request: Request) -> Response:
+    headers = {
+        "access-control-allow-origin": "*",
+        "access-control-allow-methods": CORS_METHODS,
+        "access-control-allow-private-network": "true",
+        "access-control-max-age": "600",
+        "content-type": "text/plain; charset=utf-8",
+        "vary": _PREFLIGHT_VARY,
+    }
+    if request.headers.get("access-control-request-private-network") == "true":
+        return Response(400, headers, b"Disallowed CORS private-network")
+    if "access-control-request-headers" in request.headers:
+        headers["access-control-allow-headers"] = request.headers["access-control-request-headers"]
+    return Response(200, headers, b"OK")
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

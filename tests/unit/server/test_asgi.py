@@ -112,7 +112,7 @@ def test_disconnect_cancels_the_stream() -> None:
     assert sent[0] == {
         "type": "http.response.start",
         "status": 200,
-        "headers": [(b"content-type", b"text/event-stream")],
+        "headers": [(b"content-type", b"text/event-stream"), (b"vary", b"Origin")],
     }
     assert [m["body"] for m in sent[1:]] == [b"a", b"b"]
     assert closed == ["cancelled", "closed"]
@@ -162,3 +162,43 @@ def test_websocket_scope_is_refused() -> None:
         ValueError, match=r"^unsupported ASGI scope type 'websocket': expected http$"
     ):
         asyncio.run(_run(asgi_app(make_server()), {"type": "websocket"}, never, ignore))
+
+
+def test_cross_origin_request_gets_cors_headers() -> None:
+    """A request naming its origin may read the response and its paging headers; any has Vary."""
+    server = make_server()
+    headers = {"origin": "http://page.example"}
+    answer = asyncio.run(_client_call(server, "POST", "/threads/search", json={}, headers=headers))
+    assert answer.headers["access-control-allow-origin"] == "*"
+    assert answer.headers["access-control-expose-headers"] == (
+        "x-pagination-total, x-pagination-next, content-location"
+    )
+    same_origin = asyncio.run(_client_call(server, "POST", "/threads/search", json={}))
+    assert "access-control-allow-origin" not in same_origin.headers
+    assert same_origin.headers["vary"] == "Origin"
+
+
+def test_preflight_is_answered() -> None:
+    """A CORS preflight is allowed for any method and the headers it asks for."""
+    headers = {
+        "origin": "http://page.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type,last-event-id",
+    }
+    answer = asyncio.run(_client_call(make_server(), "OPTIONS", "/threads", headers=headers))
+    assert (answer.status_code, answer.text) == (200, "OK")
+    assert answer.headers["access-control-allow-headers"] == "content-type,last-event-id"
+    assert answer.headers["access-control-allow-methods"] == (
+        "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT, QUERY"
+    )
+
+
+def test_private_network_preflight_is_refused() -> None:
+    """A preflight asking for private-network access is refused, as the LangGraph Server does."""
+    headers = {
+        "origin": "http://page.example",
+        "access-control-request-method": "GET",
+        "access-control-request-private-network": "true",
+    }
+    answer = asyncio.run(_client_call(make_server(), "OPTIONS", "/ok", headers=headers))
+    assert (answer.status_code, answer.text) == (400, "Disallowed CORS private-network")
