@@ -113,10 +113,29 @@ def _object(body: Mapping[str, Any], name: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _config_of(body: Mapping[str, Any], record: dict[str, Any], graph_id: str) -> dict[str, Any]:
-    """The run's config: the body's, with the thread, the checkpoint and the run named."""
+def _run_metadata(
+    body: Mapping[str, Any], assistant: dict[str, Any], thread: dict[str, Any]
+) -> dict[str, Any]:
+    """The run's metadata: the assistant's, the thread's, the config's, the body's, merged."""
     config = _object(body, "config")
-    configurable = dict(config.get("configurable") or {})
+    return {
+        **(assistant.get("metadata") or {}),
+        **thread["metadata"],
+        "graph_id": assistant["graph_id"],
+        **(config.get("metadata") or {}),
+        **_object(body, "metadata"),
+        "assistant_id": assistant["assistant_id"],
+    }
+
+
+def _config_of(
+    body: Mapping[str, Any], record: dict[str, Any], graph_id: str, thread: dict[str, Any]
+) -> dict[str, Any]:
+    """The run's config: the body's over the thread's, with the checkpoint and the run named."""
+    config = _object(body, "config")
+    given = dict(config.get("configurable") or {})
+    thread_configurable = thread["config"].get("configurable") or {}
+    configurable = {**thread_configurable, **given}
     checkpoint = _object(body, "checkpoint")
     checkpoint.pop("thread_id", None)
     if body.get("checkpoint_id"):
@@ -127,16 +146,16 @@ def _config_of(body: Mapping[str, Any], record: dict[str, Any], graph_id: str) -
         run_id=record["run_id"],
         assistant_id=record["assistant_id"],
         graph_id=graph_id,
+        user_id=given.get("user_id") or thread_configurable.get("user_id") or "",
     )
     config["configurable"] = configurable
+    # LangGraph copies a run's plain configurable values into its metadata; these are them.
     config["metadata"] = {
-        **dict(config.get("metadata") or {}),
         **record["metadata"],
-        "graph_id": graph_id,
-        "assistant_id": record["assistant_id"],
         "run_attempt": 1,
         "thread_id": record["thread_id"],
         "run_id": record["run_id"],
+        "user_id": configurable["user_id"],
     }
     return config
 
@@ -146,10 +165,12 @@ def _options_of(body: Mapping[str, Any]) -> dict[str, Any]:
     for name in ("context", "interrupt_before", "interrupt_after", "durability"):
         if body.get(name) is not None:
             options[name] = body[name]
+    if "durability" not in options:  # the server's default, as checkpoint_during says
+        options["durability"] = "exit" if body.get("checkpoint_during") is False else "async"
     return options
 
 
-def _plan(server: ServerCore, body: Mapping[str, Any], thread_id: str) -> RunPlan:
+def _plan(server: ServerCore, body: Mapping[str, Any], thread: dict[str, Any]) -> RunPlan:
     """The run a request body asks for; 422 or 404 for a bad one, before anything runs."""
     if "assistant_id" not in body:
         raise ApiError(422, "Invalid run: assistant_id is required")
@@ -157,12 +178,12 @@ def _plan(server: ServerCore, body: Mapping[str, Any], thread_id: str) -> RunPla
     now = utc_now()
     record: dict[str, Any] = {
         "run_id": new_uuid7(),
-        "thread_id": thread_id,
+        "thread_id": thread["thread_id"],
         "assistant_id": assistant["assistant_id"],
         "created_at": now,
         "updated_at": now,
         "status": "pending",
-        "metadata": _object(body, "metadata"),
+        "metadata": _run_metadata(body, assistant, thread),
         "multitask_strategy": body.get("multitask_strategy") or "reject",
         "kwargs": {},
     }
@@ -171,7 +192,7 @@ def _plan(server: ServerCore, body: Mapping[str, Any], thread_id: str) -> RunPla
         record=record,
         graph=graph,
         input=_input_of(body),
-        config=_config_of(body, record, assistant["graph_id"]),
+        config=_config_of(body, record, assistant["graph_id"], thread),
         stream_modes=modes,
         subgraphs=bool(body.get("stream_subgraphs")),
         resumable=bool(body.get("stream_resumable")),
@@ -195,13 +216,14 @@ async def _start(server: ServerCore, request: Request, thread_id: str | None) ->
     """Check the request and its thread, store the pending run, mark the thread busy."""
     body = request.json_body()
     if thread_id is None:  # a stateless run: its own thread, deleted when it ends
-        plan = _plan(server, body, new_uuid7())
-        await server.threads.put(new_thread(plan.record["thread_id"], {}))
+        thread = new_thread(new_uuid7(), {})
+        plan = _plan(server, body, thread)
+        await server.threads.put(thread)
     else:
         thread = await get_thread(server, thread_id)
         if thread["status"] == "busy":
             raise ApiError(409, "Thread is already running a task. Wait for it to finish.")
-        plan = _plan(server, body, thread["thread_id"])
+        plan = _plan(server, body, thread)
     thread_id = plan.record["thread_id"]
     runs_of(server)[plan.record["run_id"]] = plan.record
     graph_id = plan.config["configurable"]["graph_id"]
@@ -231,7 +253,7 @@ async def _finish(server: ServerCore, plan: RunPlan, outcome: RunOutcome) -> Non
         status = "idle"
     values = to_jsonable(snapshot.values) if snapshot.config else None
     error = outcome.error
-    raised = None if error is None else {"error": type(error).__name__, "message": str(error)}
+    raised = None if error is None else to_jsonable(error)
     await set_thread_status(
         server, thread_id, status, values=values, interrupts=interrupts, error=raised
     )

@@ -370,3 +370,24 @@ def test_interrupt_before_pauses_then_a_null_input_continues() -> None:
         assert thread["status"] == "idle"
 
     asyncio.run(main())
+
+
+def test_run_metadata_merges_assistant_thread_and_body() -> None:
+    """A run's metadata merges the assistant's, the thread's and the body's, naming the graph."""
+
+    async def main() -> None:
+        server = _server()
+        _, thread = await _json(server, "POST", "/threads", {"metadata": {"flow": "x"}})
+        tid = thread["thread_id"]
+        body = {"assistant_id": "agent", "input": {"count": 0}, "metadata": {"k": 1}}
+        _, events = await _stream(server, f"/threads/{tid}/runs/stream", body)
+        _, run = await _json(server, "GET", f"/threads/{tid}/runs/{events[0]['data']['run_id']}")
+        assert run["metadata"] == {
+            "created_by": "system",
+            "flow": "x",
+            "graph_id": "agent",
+            "k": 1,
+            "assistant_id": run["assistant_id"],
+        }
+
+    asyncio.run(main())
