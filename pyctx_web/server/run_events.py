@@ -19,6 +19,7 @@ too (its message withheld unless its class is one the server tells).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -28,7 +29,14 @@ from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Send
 from pyctx_web.server.state_json import checkpoint_json, to_jsonable
 
-__all__ = ["API_STREAM_MODES", "RunOutcome", "command_from_json", "graph_modes", "run_events"]
+__all__ = [
+    "API_STREAM_MODES",
+    "RunOutcome",
+    "as_returned",
+    "command_from_json",
+    "graph_modes",
+    "run_events",
+]
 
 API_STREAM_MODES: Final = frozenset(
     {
@@ -258,4 +266,26 @@ def _events_of(
         return [(name + suffix, data) for name, data in messages.events(message, metadata)]
     if mode not in asked:
         return []
-    return [(mode + suffix, to_jsonable(chunk))]
+    return [(mode + suffix, as_returned(chunk) if mode == "updates" else to_jsonable(chunk))]
+
+
+def as_returned(value: Any) -> Any:
+    """What nodes returned as JSON, their dict messages as they were (not LangChain's shape).
+
+    The server sends a node's update as the node wrote it; only the state holds
+    messages its reducer has made into LangChain messages.
+    """
+    if isinstance(value, dict):
+        return {_key(k): as_returned(v) for k, v in value.items()}
+    if isinstance(value, list) or type(value) is tuple:
+        return [as_returned(item) for item in value]
+    return to_jsonable(value)
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON writes it: a str as itself, a number, bool or None as its JSON text."""
+    if isinstance(key, str):
+        return str(to_jsonable(key))
+    if key is None or isinstance(key, bool | int | float):
+        return json.dumps(key)
+    return str(to_jsonable(key))

@@ -14,7 +14,13 @@ from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.config import get_stream_writer
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import Command, Send, interrupt
-from pyctx_web.server.run_events import RunOutcome, command_from_json, graph_modes, run_events
+from pyctx_web.server.run_events import (
+    RunOutcome,
+    as_returned,
+    command_from_json,
+    graph_modes,
+    run_events,
+)
 
 
 class State(TypedDict):
@@ -218,3 +224,23 @@ def test_command_from_json() -> None:
         ArgumentValueError, match=r"^unknown command field 'x'; expected resume, update, goto$"
     ):
         command_from_json({"x": 1})
+
+
+def test_updates_carry_dict_messages_as_the_node_returned_them() -> None:
+    """A node's dict message is sent as written in updates, as a LangChain message in values."""
+
+    def reply(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [{"role": "assistant", "content": "hi", "id": "r"}]}
+
+    builder = StateGraph(MessagesState).add_node("reply", reply).add_edge(START, "reply")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    events = _events(graph, {"messages": []}, ["updates", "values"])
+    update = {"role": "assistant", "content": "hi", "id": "r"}
+    assert events[2] == ("updates", {"reply": {"messages": [update]}})
+    [message] = events[3][1]["messages"]
+    assert (message["type"], message["content"], message["id"]) == ("ai", "hi", "r")
+
+
+def test_as_returned_writes_keys_as_json_does() -> None:
+    """Non-str keys of a node's update become their JSON text, as json.dumps writes them."""
+    assert as_returned({1: (True,), None: {False: 2.5}}) == {"1": [True], "null": {"false": 2.5}}
