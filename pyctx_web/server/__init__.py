@@ -15,8 +15,9 @@ The layout:
   thread store);
 - :mod:`.app`: :class:`AgentServer`, the route table the route modules fill;
 - route modules, each with its ``ROUTES``: :mod:`.assistants` (also ``/ok``
-  and ``/info``), :mod:`.threads`;
-- :mod:`.asgi`: the ASGI adapter.
+  and ``/info``), :mod:`.threads`, :mod:`.state_routes` (a thread's state and
+  history), :mod:`.runs` (runs and their event streams);
+- :mod:`.asgi`: the ASGI adapter (with the LangGraph Server's CORS headers).
 """
 
 from __future__ import annotations
