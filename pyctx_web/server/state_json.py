@@ -85,6 +85,16 @@ def _key(key: Any) -> str:
 
 def to_jsonable(value: Any) -> Any:
     """``value`` as plain JSON data, encoded as the LangGraph Server encodes state."""
+    kind = type(value)
+    # Exact types first: state is mostly these, and one lookup is cheaper than isinstance chains.
+    if kind is str:
+        return _clean_str(value)
+    if kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return _dict_jsonable(value)
+    if kind is list or kind is tuple:
+        return [to_jsonable(item) for item in value]
     if isinstance(value, str):
         return _clean_str(value)
     if isinstance(value, _SCALARS):
@@ -93,14 +103,22 @@ def to_jsonable(value: Any) -> Any:
         # NaN and infinities are not JSON: the server's encoder writes null.
         return value if value - value == 0 else None
     if isinstance(value, dict):
-        if is_dict_message(value):
-            return to_jsonable(message_json(value))
-        return {_key(k): to_jsonable(v) for k, v in value.items()}
+        return _dict_jsonable(value)
     if isinstance(value, list):
         return [to_jsonable(item) for item in value]
-    if type(value) is tuple:
-        return [to_jsonable(item) for item in value]
     return _object_jsonable(value)
+
+
+def _dict_jsonable(value: dict[Any, Any]) -> dict[str, Any]:
+    """A dict as a JSON object; a pyctx_web dict message in LangChain's shape."""
+    if "role" in value and is_dict_message(value):
+        value = message_json(value)
+    return {
+        (key if type(key) is str and key.isascii() and "\x00" not in key else _key(key)): (
+            _clean_str(item) if type(item) is str else to_jsonable(item)
+        )
+        for key, item in value.items()
+    }
 
 
 _TOLD_ERRORS: Final = (
