@@ -194,7 +194,9 @@ _NO_GRAPH: Final = (
 
 
 async def _record_state(server: ServerCore, thread_id: str, snapshot: Any) -> None:
-    """Set the thread's values, status and interrupts (by task id) from its latest state."""
+    """Set the thread's values, status and interrupts (by task id) from its latest state.
+
+    A thread whose last run failed no longer shows that error once its state is updated."""
     interrupts = {
         task.id: [interrupt_json(i) for i in task.interrupts]
         for task in snapshot.tasks
@@ -202,7 +204,9 @@ async def _record_state(server: ServerCore, thread_id: str, snapshot: Any) -> No
     }
     status = "interrupted" if snapshot.next else "idle"
     values = to_jsonable(snapshot.values)
-    await set_thread_status(server, thread_id, status, values=values, interrupts=interrupts)
+    await set_thread_status(
+        server, thread_id, status, values=values, interrupts=interrupts, error=None
+    )
 
 
 def _body_limit(body: dict[str, Any]) -> int:

@@ -133,6 +133,8 @@ def test_state_at_a_checkpoint_by_path_and_by_body() -> None:
 def test_update_state_as_a_node_writes_a_checkpoint_and_the_thread() -> None:
     """POST state writes values as as_node: a new 'update' checkpoint, thread values and status."""
     server, tid, _ = _paused_thread()
+    failure = {"error": "ValueError", "message": "boom"}
+    asyncio.run(set_thread_status(server, tid, "error", error=failure))
     body = {"values": {"log": ["edited"]}, "as_node": "a"}
     status, written = _call(server, "POST", f"/threads/{tid}/state", body)
     assert status == 200
@@ -146,6 +148,7 @@ def test_update_state_as_a_node_writes_a_checkpoint_and_the_thread() -> None:
     assert state["next"] == ["ask"]
     _, thread = _call(server, "GET", f"/threads/{tid}")
     assert (thread["status"], thread["values"]) == ("interrupted", {"log": ["a", "edited"]})
+    assert thread["error"] is None
 
 
 def test_update_state_refusals() -> None:
