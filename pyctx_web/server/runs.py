@@ -239,6 +239,8 @@ async def _finish(server: ServerCore, plan: RunPlan, outcome: RunOutcome) -> Non
     ended = outcome.status if outcome.status in ("success", "error") else "interrupted"
     record.update(status=ended, updated_at=utc_now())
     thread_id = record["thread_id"]
+    if await server.threads.get(thread_id) is None:  # deleted while the run went on
+        return
     snapshot = await plan.graph.aget_state({"configurable": {"thread_id": thread_id}})
     interrupts = {
         task.id: [interrupt_json(i) for i in task.interrupts]

@@ -12,6 +12,7 @@ from pyctx_web.graph.config import get_stream_writer
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import interrupt
 from pyctx_web.server import AgentServer, Request, Response
+from pyctx_web.server.runs import runs_of
 from pyctx_web.server.sse import id_key
 
 
@@ -389,5 +390,23 @@ def test_run_metadata_merges_assistant_thread_and_body() -> None:
             "k": 1,
             "assistant_id": run["assistant_id"],
         }
+
+    asyncio.run(main())
+
+
+def test_a_thread_deleted_during_its_run() -> None:
+    """A thread deleted while its run streams ends the stream cleanly; the run is recorded."""
+
+    async def main() -> None:
+        server = _server()
+        tid = await _thread(server)
+        body = {"assistant_id": "agent", "input": {"count": 0}}
+        response = await _send(server, "POST", f"/threads/{tid}/runs/stream", body)
+        assert isinstance(response.body, AsyncIterator)
+        first = await anext(response.body)
+        assert (await _send(server, "DELETE", f"/threads/{tid}")).status == 204
+        rest = b"".join([chunk async for chunk in response.body])
+        assert _parse(first + rest)[-1]["data"] == {"count": 1}
+        assert next(iter(runs_of(server).values()))["status"] == "success"
 
     asyncio.run(main())
