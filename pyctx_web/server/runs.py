@@ -4,7 +4,8 @@
 run's events (:mod:`.run_events`) as SSE (:mod:`.sse`), with ``Content-Location``
 naming the run and ``Location`` its stream. ``POST /runs/stream`` runs on a
 fresh thread that is deleted afterwards (a stateless run). ``.../runs/wait``
-answers the run's last values as JSON. A run's record::
+answers the run's last values as JSON (:mod:`.run_plan` reads the request
+body). A run's record::
 
     {"run_id", "thread_id", "assistant_id", "created_at", "updated_at",
      "status", "metadata", "multitask_strategy", "kwargs"}
@@ -18,12 +19,9 @@ cancels it). A run that pauses on an interrupt is a ``success``: its thread is
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator
 from typing import Any, Final
 
-from pyctx_web.errors import ArgumentValueError
-from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server import sse
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
 from pyctx_web.server._http import (
@@ -35,8 +33,8 @@ from pyctx_web.server._http import (
     page_of,
     parse_uuid,
 )
-from pyctx_web.server.assistants import resolve_assistant
-from pyctx_web.server.run_events import RunOutcome, command_from_json, graph_modes, run_events
+from pyctx_web.server.run_events import RunOutcome, run_events
+from pyctx_web.server.run_plan import RunPlan, object_of, plan_run
 from pyctx_web.server.state_json import interrupt_json, to_jsonable
 from pyctx_web.server.threads import (
     ensure_thread_metadata,
@@ -45,7 +43,18 @@ from pyctx_web.server.threads import (
     set_thread_status,
 )
 
-__all__ = ["ROUTES", "RUN_STATUSES", "runs_of"]
+__all__ = [
+    "ROUTES",
+    "RUN_STATUSES",
+    "SSE_HEADERS",
+    "get_run",
+    "list_runs",
+    "runs_of",
+    "stream_stateless_run",
+    "stream_thread_run",
+    "wait_stateless_run",
+    "wait_thread_run",
+]
 
 RUN_STATUSES: Final = ("pending", "running", "success", "error", "interrupted")
 """A run's statuses."""
@@ -55,6 +64,7 @@ SSE_HEADERS: Final = {
     "cache-control": "no-store",
     "x-accel-buffering": "no",
 }
+"""The headers of a run's event stream, besides the ones naming the run."""
 
 _RUNS: weakref.WeakKeyDictionary[ServerCore, dict[str, dict[str, Any]]] = (
     weakref.WeakKeyDictionary()
@@ -66,169 +76,24 @@ def runs_of(server: ServerCore) -> dict[str, dict[str, Any]]:
     return _RUNS.setdefault(server, {})
 
 
-@dataclass
-class RunPlan:
-    """What a run request asks: its graph, input, config and how to stream it."""
-
-    record: dict[str, Any]
-    graph: CompiledStateGraph
-    input: Any
-    config: dict[str, Any]
-    stream_modes: list[str]
-    subgraphs: bool
-    resumable: bool
-    options: dict[str, Any]
-
-
-def _stream_modes(body: Mapping[str, Any]) -> list[str]:
-    modes = body.get("stream_mode", ["values"])
-    modes = [modes] if isinstance(modes, str) else modes
-    if not isinstance(modes, list) or not all(isinstance(m, str) for m in modes):
-        raise ApiError(422, "Invalid stream_mode: expected a mode name or a list of them")
-    try:
-        graph_modes(modes)
-    except ArgumentValueError as error:
-        raise ApiError(422, str(error)) from None
-    return modes or ["values"]
-
-
-def _input_of(body: Mapping[str, Any]) -> Any:
-    command = body.get("command")
-    if command is None:
-        return body.get("input")
-    if not isinstance(command, Mapping):
-        raise ApiError(422, "Invalid command: expected a JSON object")
-    try:
-        return command_from_json(command)
-    except ArgumentValueError as error:
-        raise ApiError(422, str(error)) from None
-
-
-def _object(body: Mapping[str, Any], name: str) -> dict[str, Any]:
-    value = body.get(name)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ApiError(422, f"Invalid {name}: expected a JSON object")
-    return dict(value)
-
-
-def _run_metadata(
-    body: Mapping[str, Any], assistant: dict[str, Any], thread: dict[str, Any]
-) -> dict[str, Any]:
-    """The run's metadata: the assistant's, the thread's, the config's, the body's, merged."""
-    config = _object(body, "config")
-    return {
-        **(assistant.get("metadata") or {}),
-        **thread["metadata"],
-        "graph_id": assistant["graph_id"],
-        **(config.get("metadata") or {}),
-        **_object(body, "metadata"),
-        "assistant_id": assistant["assistant_id"],
-    }
-
-
-def _config_of(
-    body: Mapping[str, Any], record: dict[str, Any], graph_id: str, thread: dict[str, Any]
-) -> dict[str, Any]:
-    """The run's config: the body's over the thread's, with the checkpoint and the run named."""
-    config = _object(body, "config")
-    given = dict(config.get("configurable") or {})
-    thread_configurable = thread["config"].get("configurable") or {}
-    configurable = {**thread_configurable, **given}
-    checkpoint = _object(body, "checkpoint")
-    checkpoint.pop("thread_id", None)
-    if body.get("checkpoint_id"):
-        checkpoint["checkpoint_id"] = body["checkpoint_id"]
-    configurable.update(checkpoint)
-    configurable.update(
-        thread_id=record["thread_id"],
-        run_id=record["run_id"],
-        assistant_id=record["assistant_id"],
-        graph_id=graph_id,
-        user_id=given.get("user_id") or thread_configurable.get("user_id") or "",
-    )
-    config["configurable"] = configurable
-    # LangGraph copies a run's plain configurable values into its metadata; these are them.
-    config["metadata"] = {
-        **record["metadata"],
-        "run_attempt": 1,
-        "thread_id": record["thread_id"],
-        "run_id": record["run_id"],
-        "user_id": configurable["user_id"],
-    }
-    return config
-
-
-def _options_of(body: Mapping[str, Any]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for name in ("context", "interrupt_before", "interrupt_after", "durability"):
-        if body.get(name) is not None:
-            options[name] = body[name]
-    if "durability" not in options:  # the server's default, as checkpoint_during says
-        options["durability"] = "exit" if body.get("checkpoint_during") is False else "async"
-    return options
-
-
-def _plan(server: ServerCore, body: Mapping[str, Any], thread: dict[str, Any]) -> RunPlan:
-    """The run a request body asks for; 422 or 404 for a bad one, before anything runs."""
-    if "assistant_id" not in body:
-        raise ApiError(422, "Invalid run: assistant_id is required")
-    assistant, graph = resolve_assistant(server, body["assistant_id"])
-    now = utc_now()
-    record: dict[str, Any] = {
-        "run_id": new_uuid7(),
-        "thread_id": thread["thread_id"],
-        "assistant_id": assistant["assistant_id"],
-        "created_at": now,
-        "updated_at": now,
-        "status": "pending",
-        "metadata": _run_metadata(body, assistant, thread),
-        "multitask_strategy": body.get("multitask_strategy") or "reject",
-        "kwargs": {},
-    }
-    modes = _stream_modes(body)
-    plan = RunPlan(
-        record=record,
-        graph=graph,
-        input=_input_of(body),
-        config=_config_of(body, record, assistant["graph_id"], thread),
-        stream_modes=modes,
-        subgraphs=bool(body.get("stream_subgraphs")),
-        resumable=bool(body.get("stream_resumable")),
-        options=_options_of(body),
-    )
-    record["kwargs"] = {
-        "input": to_jsonable(body.get("input")),
-        "command": to_jsonable(body.get("command")),
-        "config": to_jsonable(plan.config),
-        "context": to_jsonable(body.get("context")),
-        "stream_mode": modes,
-        "interrupt_before": body.get("interrupt_before"),
-        "interrupt_after": body.get("interrupt_after"),
-        "subgraphs": plan.subgraphs,
-        "resumable": plan.resumable,
-    }
-    return plan
-
-
 async def _start(server: ServerCore, request: Request, thread_id: str | None) -> RunPlan:
     """Check the request and its thread, store the pending run, mark the thread busy."""
     body = request.json_body()
     if thread_id is None:  # a stateless run: its own thread, deleted when it ends
         thread = new_thread(new_uuid7(), {})
-        plan = _plan(server, body, thread)
+        plan = plan_run(server, body, thread)
         await server.threads.put(thread)
     else:
         thread = await get_thread(server, thread_id)
         if thread["status"] == "busy":
             raise ApiError(409, "Thread is already running a task. Wait for it to finish.")
-        plan = _plan(server, body, thread)
+        plan = plan_run(server, body, thread)
     thread_id = plan.record["thread_id"]
     runs_of(server)[plan.record["run_id"]] = plan.record
     graph_id = plan.config["configurable"]["graph_id"]
     assistant_id = plan.record["assistant_id"]
-    await ensure_thread_metadata(server, thread_id, graph_id, assistant_id, _object(body, "config"))
+    config = object_of(body, "config")
+    await ensure_thread_metadata(server, thread_id, graph_id, assistant_id, config)
     await set_thread_status(server, thread_id, "busy")
     return plan
 

@@ -1,0 +1,173 @@
+"""What a run request asks for: its graph, input, config, stream modes and run options.
+
+:func:`plan_run` reads a run body (``assistant_id``, ``input`` or ``command``,
+``config``, ``context``, ``metadata``, ``stream_mode``, ``stream_subgraphs``,
+``stream_resumable``, ``interrupt_before``/``after``, ``checkpoint``,
+``checkpoint_id``, ``durability``) into a :class:`RunPlan` and the run's
+pending record, refusing a bad body with the API's 422 or 404 before anything
+runs. The run's metadata and config are assembled as the LangGraph Server
+assembles them: the assistant's, the thread's and the body's, merged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pyctx_web.errors import ArgumentValueError
+from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
+from pyctx_web.server._http import ApiError
+from pyctx_web.server.assistants import resolve_assistant
+from pyctx_web.server.run_events import command_from_json, graph_modes
+from pyctx_web.server.state_json import to_jsonable
+
+__all__ = ["RunPlan", "object_of", "plan_run"]
+
+
+@dataclass
+class RunPlan:
+    """What a run request asks: its graph, input, config and how to stream it."""
+
+    record: dict[str, Any]
+    graph: CompiledStateGraph
+    input: Any
+    config: dict[str, Any]
+    stream_modes: list[str]
+    subgraphs: bool
+    resumable: bool
+    options: dict[str, Any]
+
+
+def _stream_modes(body: Mapping[str, Any]) -> list[str]:
+    modes = body.get("stream_mode", ["values"])
+    modes = [modes] if isinstance(modes, str) else modes
+    if not isinstance(modes, list) or not all(isinstance(m, str) for m in modes):
+        raise ApiError(422, "Invalid stream_mode: expected a mode name or a list of them")
+    try:
+        graph_modes(modes)
+    except ArgumentValueError as error:
+        raise ApiError(422, str(error)) from None
+    return modes or ["values"]
+
+
+def _input_of(body: Mapping[str, Any]) -> Any:
+    command = body.get("command")
+    if command is None:
+        return body.get("input")
+    if not isinstance(command, Mapping):
+        raise ApiError(422, "Invalid command: expected a JSON object")
+    try:
+        return command_from_json(command)
+    except ArgumentValueError as error:
+        raise ApiError(422, str(error)) from None
+
+
+def object_of(body: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """The body's field ``name`` as a dict (``{}`` when absent); 422 when not an object."""
+    value = body.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ApiError(422, f"Invalid {name}: expected a JSON object")
+    return dict(value)
+
+
+def _run_metadata(
+    body: Mapping[str, Any], assistant: dict[str, Any], thread: dict[str, Any]
+) -> dict[str, Any]:
+    """The run's metadata: the assistant's, the thread's, the config's, the body's, merged."""
+    config = object_of(body, "config")
+    return {
+        **(assistant.get("metadata") or {}),
+        **thread["metadata"],
+        "graph_id": assistant["graph_id"],
+        **(config.get("metadata") or {}),
+        **object_of(body, "metadata"),
+        "assistant_id": assistant["assistant_id"],
+    }
+
+
+def _config_of(
+    body: Mapping[str, Any], record: dict[str, Any], graph_id: str, thread: dict[str, Any]
+) -> dict[str, Any]:
+    """The run's config: the body's over the thread's, with the checkpoint and the run named."""
+    config = object_of(body, "config")
+    given = dict(config.get("configurable") or {})
+    thread_configurable = thread["config"].get("configurable") or {}
+    configurable = {**thread_configurable, **given}
+    checkpoint = object_of(body, "checkpoint")
+    checkpoint.pop("thread_id", None)
+    if body.get("checkpoint_id"):
+        checkpoint["checkpoint_id"] = body["checkpoint_id"]
+    configurable.update(checkpoint)
+    configurable.update(
+        thread_id=record["thread_id"],
+        run_id=record["run_id"],
+        assistant_id=record["assistant_id"],
+        graph_id=graph_id,
+        user_id=given.get("user_id") or thread_configurable.get("user_id") or "",
+    )
+    config["configurable"] = configurable
+    # LangGraph copies a run's plain configurable values into its metadata; these are them.
+    config["metadata"] = {
+        **record["metadata"],
+        "run_attempt": 1,
+        "thread_id": record["thread_id"],
+        "run_id": record["run_id"],
+        "user_id": configurable["user_id"],
+    }
+    return config
+
+
+def _options_of(body: Mapping[str, Any]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for name in ("context", "interrupt_before", "interrupt_after", "durability"):
+        if body.get(name) is not None:
+            options[name] = body[name]
+    if "durability" not in options:  # the server's default, as checkpoint_during says
+        options["durability"] = "exit" if body.get("checkpoint_during") is False else "async"
+    return options
+
+
+def plan_run(server: ServerCore, body: Mapping[str, Any], thread: dict[str, Any]) -> RunPlan:
+    """The run a request body asks for; 422 or 404 for a bad one, before anything runs."""
+    if "assistant_id" not in body:
+        raise ApiError(422, "Invalid run: assistant_id is required")
+    assistant, graph = resolve_assistant(server, body["assistant_id"])
+    now = utc_now()
+    record: dict[str, Any] = {
+        "run_id": new_uuid7(),
+        "thread_id": thread["thread_id"],
+        "assistant_id": assistant["assistant_id"],
+        "created_at": now,
+        "updated_at": now,
+        "status": "pending",
+        "metadata": _run_metadata(body, assistant, thread),
+        "multitask_strategy": body.get("multitask_strategy") or "reject",
+        "kwargs": {},
+    }
+    modes = _stream_modes(body)
+    plan = RunPlan(
+        record=record,
+        graph=graph,
+        input=_input_of(body),
+        config=_config_of(body, record, assistant["graph_id"], thread),
+        stream_modes=modes,
+        subgraphs=bool(body.get("stream_subgraphs")),
+        resumable=bool(body.get("stream_resumable")),
+        options=_options_of(body),
+    )
+    record["kwargs"] = {
+        "input": to_jsonable(body.get("input")),
+        "command": to_jsonable(body.get("command")),
+        "config": to_jsonable(plan.config),
+        "context": to_jsonable(body.get("context")),
+        "stream_mode": modes,
+        "interrupt_before": body.get("interrupt_before"),
+        "interrupt_after": body.get("interrupt_after"),
+        "subgraphs": plan.subgraphs,
+        "resumable": plan.resumable,
+    }
+    return plan
