@@ -9,6 +9,7 @@ from typing import Any, TypedDict
 
 from pyctx_web.graph import START, StateGraph
 from pyctx_web.graph.config import get_stream_writer
+from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import interrupt
 from pyctx_web.server import AgentServer, Request, Response
@@ -408,5 +409,35 @@ def test_a_thread_deleted_during_its_run() -> None:
         rest = b"".join([chunk async for chunk in response.body])
         assert _parse(first + rest)[-1]["data"] == {"count": 1}
         assert next(iter(runs_of(server).values()))["status"] == "success"
+
+    asyncio.run(main())
+
+
+class Ctx(TypedDict):
+    """The context of the greeting graph."""
+
+    name: str
+
+
+def test_a_run_passes_its_context_to_the_nodes() -> None:
+    """A run's context reaches its nodes as runtime.context, and its config's configurable too."""
+
+    def greet(state: Steps, runtime: Runtime[Ctx], config: dict[str, Any]) -> dict[str, Any]:
+        tag = config["configurable"]["tag"]
+        return {"steps": [f"hello {runtime.context['name']} {tag}"]}
+
+    builder = StateGraph(Steps, context_schema=Ctx).add_node("greet", greet)
+    server = AgentServer({"greet": builder.add_edge(START, "greet").compile()})
+
+    async def main() -> None:
+        tid = await _thread(server)
+        body = {
+            "assistant_id": "greet",
+            "input": {"steps": []},
+            "context": {"name": "Ada"},
+            "config": {"configurable": {"tag": "t1"}},
+        }
+        _, events = await _stream(server, f"/threads/{tid}/runs/stream", body)
+        assert events[-1]["data"] == {"steps": ["hello Ada t1"]}
 
     asyncio.run(main())
