@@ -322,7 +322,7 @@ class Engine:
         elif out.interrupt is not None:
             rec.interrupt, rec.interrupt_index = out.interrupt, out.index
         else:
-            rec.error = f"{type(out.error).__name__}: {out.error}"
+            rec.error = repr(out.error)  # as LangGraph: the repr of the exception
         items = [(task, kind, rec)]
         if task.id in pending.unsaved_answers and kind != "result":
             # The answers that let the task run this time go with what it did.
@@ -342,7 +342,7 @@ class Engine:
             except Exception as exc:
                 # An unsaveable result must not count as finished.
                 rec.result = None
-                rec.error = f"{type(exc).__name__}: {exc}"
+                rec.error = repr(exc)
                 return exc
         return None
 

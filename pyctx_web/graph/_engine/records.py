@@ -134,7 +134,7 @@ class TaskRecord:
     """Answers to the task's questions, by position (replaced, not changed: the default is
     shared, and a record is made per task of every step)."""
     error: str | None = None
-    """``"ExcType: message"`` of the last failed attempt."""
+    """``repr()`` of the last failed attempt's exception, as LangGraph gives it."""
     task_results: Mapping[str, tuple[str, Any]] = _NO_RESULTS
     """``(task name, result)`` of the ``@task`` calls the node made, by call position."""
 

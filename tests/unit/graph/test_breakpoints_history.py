@@ -286,7 +286,7 @@ async def test_failing_node_keeps_sibling_writes_and_continues_after_fix(
     state = await graph.aget_state("t")
     assert state.values["log"] == ["ok"]
     assert state.next == ("flaky",)
-    assert [t.error for t in state.tasks] == [None, "ValueError: service down"]
+    assert [t.error for t in state.tasks] == [None, "ValueError('service down')"]
     broken["on"] = False
     assert await graph.ainvoke(None, thread_id="t") == {**EMPTY, "log": ["ok", "flaky"]}
     assert counts == Counter({"ok": 1, "flaky": 2})
