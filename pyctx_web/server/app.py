@@ -19,7 +19,7 @@ from typing import Any
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.state import CompiledStateGraph
-from pyctx_web.server import assistants, runs, state_routes, threads
+from pyctx_web.server import assistants, run_control, runs, state_routes, threads
 from pyctx_web.server._core import ServerCore, ThreadStore
 from pyctx_web.server._http import ApiError, Handler, Request, Response, json_response
 
@@ -29,7 +29,7 @@ _log = logging.getLogger(__name__)
 
 _TEXT_TYPE = "text/plain; charset=utf-8"
 
-ROUTE_MODULES = (assistants, threads, state_routes, runs)
+ROUTE_MODULES = (assistants, threads, state_routes, runs, run_control)
 """The modules whose ``ROUTES`` the server serves."""
 
 

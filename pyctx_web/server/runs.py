@@ -18,6 +18,7 @@ cancels it). A run that pauses on an interrupt is a ``success``: its thread is
 
 from __future__ import annotations
 
+import asyncio
 import weakref
 from collections.abc import AsyncGenerator
 from typing import Any, Final
@@ -47,6 +48,8 @@ __all__ = [
     "ROUTES",
     "RUN_STATUSES",
     "SSE_HEADERS",
+    "ActiveRun",
+    "active_runs",
     "get_run",
     "list_runs",
     "runs_of",
@@ -74,6 +77,23 @@ _RUNS: weakref.WeakKeyDictionary[ServerCore, dict[str, dict[str, Any]]] = (
 def runs_of(server: ServerCore) -> dict[str, dict[str, Any]]:
     """The server's run records by run id, oldest first."""
     return _RUNS.setdefault(server, {})
+
+
+class ActiveRun:
+    """A run being executed: the task running it now, an event set when it ends, a cancel flag."""
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self.task = task
+        self.done = asyncio.Event()
+        self.cancelled = False
+
+
+_ACTIVE: weakref.WeakKeyDictionary[ServerCore, dict[str, ActiveRun]] = weakref.WeakKeyDictionary()
+
+
+def active_runs(server: ServerCore) -> dict[str, ActiveRun]:
+    """The server's runs being executed now, by run id."""
+    return _ACTIVE.setdefault(server, {})
 
 
 async def _start(server: ServerCore, request: Request, thread_id: str | None) -> RunPlan:
@@ -140,6 +160,7 @@ async def _events(
 ) -> AsyncGenerator[tuple[str, Any], None]:
     """The run's events; its record and thread are updated when it ends or is left."""
     plan.record.update(status="running", updated_at=utc_now())
+    active = active_runs(server)[plan.record["run_id"]] = ActiveRun(None)
     events = run_events(
         plan.graph,
         plan.input,
@@ -151,13 +172,26 @@ async def _events(
         options=plan.options,
     )
     try:
-        async for item in events:
+        while not active.cancelled:
+            # The run goes on in whichever task reads the next event: that one a cancel cancels.
+            active.task = asyncio.current_task()
+            try:
+                item = await anext(events)
+            except StopAsyncIteration:
+                break
             yield item
+    except asyncio.CancelledError:
+        if not active.cancelled:  # cancelled by its client, not by a cancel request
+            raise
+        if active.task is not None:  # the cancel request ends the run, not its client's task
+            active.task.uncancel()
     finally:
         await events.aclose()
         await _finish(server, plan, outcome)
         if stateless:
             await _forget_thread(server, plan)
+        active_runs(server).pop(plan.record["run_id"], None)
+        active.done.set()
 
 
 async def _sse_body(
