@@ -294,10 +294,14 @@ async def scenario_failing_reducer_names_the_key_and_the_node(
 async def scenario_node_error_text_with_a_lone_surrogate_is_stored(
     make_checkpointer: CheckpointerFactory,
 ) -> None:
-    """A node error whose text holds a lone surrogate reaches the caller and is stored as it is."""
+    """A node error whose repr holds a lone surrogate reaches the caller and is stored as it is."""
+
+    class NameReadError(ValueError):
+        def __repr__(self) -> str:  # a repr that keeps the text unescaped
+            return f"NameReadError: {self}"
 
     def fail(state: State) -> dict[str, Any]:
-        raise ValueError("cannot read name b'\\xff' as \udcff")
+        raise NameReadError("cannot read name b'\\xff' as \udcff")
 
     saver = make_checkpointer()
     graph = StateGraph(State).add_node("fail", fail).add_edge(START, "fail")
@@ -305,7 +309,7 @@ async def scenario_node_error_text_with_a_lone_surrogate_is_stored(
     err = await _raises(ValueError, compiled.ainvoke({"log": []}, thread_id="t"))
     assert str(err) == "cannot read name b'\\xff' as \udcff"
     state = await _writing(make_checkpointer(), {}).aget_state("t")
-    assert [t.error for t in state.tasks] == ["ValueError: cannot read name b'\\xff' as \udcff"]
+    assert [t.error for t in state.tasks] == ["NameReadError: cannot read name b'\\xff' as \udcff"]
 
 
 async def scenario_ids_with_a_lone_surrogate_are_refused_before_the_storage(
