@@ -277,6 +277,7 @@ def _tracked(schema: StateSchema, cp: Checkpoint) -> Checkpoint:
         cp.skip_breakpoint,
         cp.answered,
         cp.barriers,
+        cp.meta,
     )
 
 

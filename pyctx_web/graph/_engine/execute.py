@@ -111,6 +111,7 @@ async def _start(engine: Engine, input: Any, base: Checkpoint | None) -> tuple[C
         tasks=(task,),
         last_nodes=base.last_nodes if base is not None else (),
         writes={START: dict(updates)},
+        meta=engine.run.checkpoint_meta(),
     )
     pending = Pending()
     record = pending.record(task.id)
@@ -177,6 +178,7 @@ async def _fork(engine: Engine, source: Checkpoint) -> Checkpoint:
         # A fork of an input checkpoint keeps the input, which its __start__ task takes.
         writes=source.writes if any(t.name == START for t in tasks) else None,
         barriers=source.barriers,
+        meta=engine.run.checkpoint_meta(),
     )
     await engine.checkpoints.save_checkpoint(fork)
     return fork

@@ -19,10 +19,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import field
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web._records import record
 from pyctx_web.context import AsyncLocalStorage
+from pyctx_web.graph._engine.run_metadata import config_metadata
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.extension import RunExtension
@@ -90,6 +92,16 @@ class Run:
     """Whether the run executes on another event loop than ``loop`` (its chunks cross over)."""
     message_events: bool = False
     """Whether ``messages`` carries LangChain's message events (``stream_events`` v3 reads them)."""
+    _meta: dict[str, Any] | EllipsisType | None = ...
+    """:meth:`checkpoint_meta`, once made (``...`` before)."""
+
+    def checkpoint_meta(self) -> dict[str, Any] | None:
+        """The config values every checkpoint the run writes adds to its metadata, as
+        LangGraph's savers add them (:func:`~.run_metadata.config_metadata`)."""
+        meta = self._meta
+        if meta is ...:
+            meta = self._meta = config_metadata(self.config)
+        return meta
 
     def listens(self, mode: str) -> bool:
         """Whether a consumer streams ``mode``: worth building its chunks."""

@@ -96,8 +96,6 @@ class Engine:
         self.interrupt_after = interrupt_after
         self.recursion_limit = recursion_limit
 
-    # -- values --------------------------------------------------------------------
-
     def emit_values(self, cp: Checkpoint, pending: Pending) -> None:
         """Stream the state a resumed or continued run starts from."""
         if self.run.listens("values"):
@@ -229,6 +227,7 @@ class Engine:
             False,  # skip_breakpoint
             tuple(answered),
             barriers,
+            self.run.checkpoint_meta(),
         )
         if not self.checkpoints.saved_now(new):
             await self.checkpoints.save_checkpoint(new)

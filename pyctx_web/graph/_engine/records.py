@@ -23,6 +23,7 @@ from pyctx_web.graph._engine.ids import (
     task_id,
 )
 from pyctx_web.graph._engine.serde import JsonSerde
+from pyctx_web.graph._engine.write_parts import decode_goto, decode_results, encode_goto
 from pyctx_web.graph._values import Interrupt, Send
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
 from pyctx_web.graph.errors import CorruptCheckpointError, ResumeError, is_invalid_resume
@@ -100,10 +101,14 @@ class Checkpoint:
     barriers: dict[str, list[str]] = field(default_factory=dict)
     """The sources each ``add_edge([a, b], c)`` join has seen since it last fired, and the
     ``defer=True`` nodes held back until nothing else is left to run."""
+    meta: dict[str, Any] | None = None
+    """The config values of the run that wrote it, which its metadata adds (never changed)."""
 
     def metadata(self) -> dict[str, Any]:
-        """The checkpoint's metadata, as LangGraph's: ``source``, ``step``, ``parents``."""
-        return {"source": self.source, "step": self.step, "parents": {}}
+        """The checkpoint's metadata, as LangGraph's: ``source``, ``step``, ``parents``, then
+        the :attr:`meta` values."""
+        own = {"source": self.source, "step": self.step, "parents": {}}
+        return own if self.meta is None else {**own, **self.meta}
 
 
 @record(slots=True)
@@ -204,17 +209,6 @@ class Pending:
         return False
 
 
-def _encode_goto(serde: JsonSerde, goto: Sequence[str | Send]) -> list[Any]:
-    out: list[Any] = []
-    for g in goto:
-        if isinstance(g, Send):
-            arg = serde.encode(g.arg, key="arg", label=f"the arg of Send({g.node!r})")
-            out.append({"node": g.node, "arg": arg})
-        else:
-            out.append(g)
-    return out
-
-
 def encode_checkpoint(serde: JsonSerde, cp: Checkpoint) -> StoredCheckpoint:
     """Encode ``cp`` for a checkpointer; raise ``SerializationError`` naming the state key."""
     doc = checkpoint_document(serde, cp)
@@ -247,6 +241,7 @@ def checkpoint_parts(serde: JsonSerde, cp: Checkpoint) -> tuple[Any, ...]:
         cp.skip_breakpoint,
         answered,
         barriers,
+        cp.meta,
     )
 
 
@@ -258,7 +253,9 @@ def _sent(serde: JsonSerde, task: TaskSpec) -> tuple[str, str, Any]:
 
 def parts_document(parts: tuple[Any, ...]) -> dict[str, Any]:
     """The checkpoint document of :func:`checkpoint_parts`' tuple."""
-    values, tasks, step, source, last_nodes, writes, skip_breakpoint, answered, barriers = parts
+    values, tasks, step, source, last_nodes, writes, skip_breakpoint, answered, barriers, meta = (
+        parts
+    )
     doc = {
         "v": FORMAT_VERSION,
         "step": step,
@@ -275,6 +272,8 @@ def parts_document(parts: tuple[Any, ...]) -> dict[str, Any]:
     }
     if barriers:
         doc["barriers"] = barriers
+    if meta:
+        doc["meta"] = meta
     return doc
 
 
@@ -301,7 +300,7 @@ def encode_write(
         doc = {
             "name": task.name,
             "updates": [[k, serde.encode(v, key=k)] for k, v in rec.result.updates],
-            "goto": _encode_goto(serde, rec.result.goto),
+            "goto": encode_goto(serde, rec.result.goto),
         }
     elif kind == "interrupt":
         assert rec.interrupt is not None
@@ -329,16 +328,10 @@ def encode_write(
     return StoredWrite(task.id, kind, serde.dumps(doc))
 
 
-def _decode_goto(serde: JsonSerde, items: list[Any]) -> list[str | Send]:
-    out: list[str | Send] = []
-    for g in items:
-        out.append(g if isinstance(g, str) else Send(g["node"], serde.decode(g["arg"])))
-    return out
-
-
-def _decode_results(serde: JsonSerde, items: list[Any]) -> dict[str, tuple[str, Any]]:
-    # A result saved without its task's name ([position, result]) matches any task.
-    return {str(r[0]): (str(r[1]) if len(r) == 3 else "", serde.decode(r[-1])) for r in items}
+def _meta(stored: Any) -> dict[str, Any] | None:
+    if stored is not None and not isinstance(stored, dict):
+        raise ValueError("the checkpoint's metadata is not an object")
+    return stored or None
 
 
 def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoint, Pending]:
@@ -367,6 +360,7 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
             skip_breakpoint=bool(doc["skip_breakpoint"]),
             answered=tuple(doc["answered"]),
             barriers={str(k): list(v) for k, v in doc.get("barriers", {}).items()},
+            meta=_meta(doc.get("meta")),
         )
         pending = Pending()
         for w in record.writes:
@@ -380,7 +374,7 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
             rec = pending.record(w.task_id)
             if w.kind == "result":
                 updates = [(str(k), serde.decode(v)) for k, v in wdoc["updates"]]
-                rec.result = TaskResult(updates, _decode_goto(serde, wdoc["goto"]))
+                rec.result = TaskResult(updates, decode_goto(serde, wdoc["goto"]))
             elif w.kind == "interrupt":
                 schema = serde.decode(wdoc["schema"]) if "schema" in wdoc else None
                 rec.interrupt = Interrupt(serde.decode(wdoc["value"]), str(wdoc["id"]), schema)
@@ -390,7 +384,7 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
             elif w.kind == "error":
                 rec.error = str(wdoc["error"])
             elif w.kind == "tasks":
-                rec.task_results = _decode_results(serde, wdoc["results"])
+                rec.task_results = decode_results(serde, wdoc["results"])
             else:
                 raise ValueError(f"unknown pending write kind {w.kind!r}")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:

@@ -139,6 +139,7 @@ async def update_state(
         writes={as_node: dict(updates)},
         skip_breakpoint=cp is not None and (cp.skip_breakpoint or pending.breakpoint_hit),
         barriers=barriers,
+        meta=engine.run.checkpoint_meta(),
     )
     await engine.checkpoints.save_checkpoint(new)
     task_of = {t.id: t for t in tasks}

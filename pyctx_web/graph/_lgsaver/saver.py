@@ -93,6 +93,7 @@ def _document(record: CheckpointRecord) -> dict[str, Any]:
             "source": document.get("source"),
             "step": document.get("step"),
             "parents": {},
+            **(document.get("meta") or {}),  # the config values of the run that wrote it
         },
     }
 

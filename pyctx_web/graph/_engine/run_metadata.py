@@ -1,0 +1,57 @@
+"""The run config's values that LangGraph adds to the metadata of every checkpoint a run writes.
+
+LangGraph's savers copy the entries of the config's ``metadata``, then of its
+``configurable``, into each checkpoint's metadata: text, numbers and booleans only,
+the first of a key winning, and never a key of the checkpoint's own metadata
+(``source``, ``step``, ``parents``), one starting with ``__`` or one of the
+checkpoint coordinates and per-task keys of :data:`EXCLUDED_KEYS`. pyctx_web's
+engine keeps them in the checkpoint itself, so that every checkpointer stores them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+__all__ = ["EXCLUDED_KEYS", "config_metadata"]
+
+EXCLUDED_KEYS: Final = frozenset(
+    {
+        "thread_id",
+        "checkpoint_id",
+        "checkpoint_ns",
+        "checkpoint_map",
+        "langgraph_step",
+        "langgraph_node",
+        "langgraph_triggers",
+        "langgraph_path",
+        "langgraph_checkpoint_ns",
+    }
+)
+"""Config keys never copied into checkpoint metadata."""
+
+_OWN_KEYS: Final = frozenset({"source", "step", "parents"})
+"""The checkpoint's own metadata keys, which a config value does not replace."""
+
+
+def config_metadata(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The values of ``config`` each checkpoint of its run adds to its metadata (see the
+    module), NUL characters taken out of text; ``None`` when there are none."""
+    meta: dict[str, Any] = {}
+    for source in (config.get("metadata"), config.get("configurable")):
+        if not isinstance(source, Mapping):
+            continue
+        for key, value in source.items():
+            if (
+                not isinstance(key, str)
+                or key in meta
+                or key in _OWN_KEYS
+                or key in EXCLUDED_KEYS
+                or key.startswith("__")
+            ):
+                continue
+            if isinstance(value, str):
+                meta[key] = value.replace("\x00", "")
+            elif isinstance(value, int | float):  # bool is an int
+                meta[key] = value
+    return meta or None
