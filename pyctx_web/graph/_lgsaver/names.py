@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple, NotRequired, Protocol, TypedDict
 
 from pyctx_web._homes import publish
+from pyctx_web.graph._engine.run_metadata import EXCLUDED_KEYS
 from pyctx_web.graph._lgsaver.types import (
     Checkpoint,
     CheckpointMetadata,
@@ -37,19 +38,7 @@ __all__ = [
 TASKS = "__pregel_tasks"
 """The channel of the tasks a step sends (``Send``)."""
 
-EXCLUDED_METADATA_KEYS = frozenset(
-    {
-        "thread_id",
-        "checkpoint_id",
-        "checkpoint_ns",
-        "checkpoint_map",
-        "langgraph_step",
-        "langgraph_node",
-        "langgraph_triggers",
-        "langgraph_path",
-        "langgraph_checkpoint_ns",
-    }
-)
+EXCLUDED_METADATA_KEYS = EXCLUDED_KEYS
 """Config keys that never become checkpoint metadata: they say where a run is, not what it is."""
 
 
