@@ -4,10 +4,12 @@ Route modules type their ``server`` argument as :class:`ServerCore`, which
 :class:`~pyctx_web.server.app.AgentServer` extends with the route table, so
 no route module imports the module that imports them all.
 
-Threads are plain JSON-ready dicts (see :mod:`.threads` for their fields) kept
-in a :class:`ThreadStore`. The store's methods are coroutines so that one kept
-in IndexedDB or SQLite fits the same protocol; :class:`MemoryThreadStore`
-keeps them in a dict for the process's life.
+Threads and runs are plain JSON-ready dicts (see :mod:`.threads` and
+:mod:`.runs` for their fields) kept in a :class:`ThreadStore` and a
+:class:`RunStore`; the events a run streamed, for a client that joins or
+reconnects, in an :class:`EventLog`. The stores' methods are coroutines so that
+ones kept in IndexedDB or SQLite fit the same protocols; the ``Memory`` ones
+keep everything in dicts for the process's life.
 """
 
 from __future__ import annotations
@@ -25,7 +27,18 @@ from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.state import CompiledStateGraph
 
-__all__ = ["MemoryThreadStore", "ServerCore", "ThreadStore", "new_uuid7", "utc_now"]
+__all__ = [
+    "EventLog",
+    "MemoryEventLog",
+    "MemoryRunStore",
+    "MemoryThreadStore",
+    "RunStore",
+    "ServerCore",
+    "StoredEvent",
+    "ThreadStore",
+    "new_uuid7",
+    "utc_now",
+]
 
 
 _last_uuid7 = 0
@@ -95,6 +108,93 @@ class MemoryThreadStore:
         return [copy.deepcopy(thread) for thread in self._threads.values()]
 
 
+class RunStore(Protocol):
+    """Where the server keeps run records, keyed by ``run_id`` (``thread_id`` None: stateless)."""
+
+    async def get(self, run_id: str) -> dict[str, Any] | None:
+        """A copy of the run's record, or None when there is none."""
+        ...
+
+    async def put(self, run: dict[str, Any]) -> None:
+        """Store ``run`` (a copy of it), replacing the record with its ``run_id``."""
+        ...
+
+    async def delete(self, run_id: str) -> bool:
+        """Forget the run; False when there was none."""
+        ...
+
+    async def of_thread(self, thread_id: str) -> list[dict[str, Any]]:
+        """Copies of the thread's runs, in the order they were first stored."""
+        ...
+
+
+StoredEvent = tuple[str, str, bytes]
+"""One event a run streamed: its id, its name, its JSON data."""
+
+
+class EventLog(Protocol):
+    """The events each run streamed, in order, for clients that join or reconnect later."""
+
+    async def append(self, run_id: str, event: StoredEvent) -> None:
+        """Add ``event`` after the run's others."""
+        ...
+
+    async def after(self, run_id: str, last_event_id: str | None) -> list[StoredEvent]:
+        """The run's events after the one with ``last_event_id`` (all of them when None)."""
+        ...
+
+    async def drop(self, run_id: str) -> None:
+        """Forget the run's events."""
+        ...
+
+
+class MemoryRunStore:
+    """A :class:`RunStore` in a dict: records live as long as the store."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, dict[str, Any]] = {}
+
+    async def get(self, run_id: str) -> dict[str, Any] | None:
+        """A copy of the run's record, or None when there is none."""
+        run = self._runs.get(run_id)
+        return None if run is None else copy.deepcopy(run)
+
+    async def put(self, run: dict[str, Any]) -> None:
+        """Store a copy of ``run``, replacing the record with its ``run_id``."""
+        self._runs[run["run_id"]] = copy.deepcopy(run)
+
+    async def delete(self, run_id: str) -> bool:
+        """Forget the run; False when there was none."""
+        return self._runs.pop(run_id, None) is not None
+
+    async def of_thread(self, thread_id: str) -> list[dict[str, Any]]:
+        """Copies of the thread's runs, in the order they were first stored."""
+        return [copy.deepcopy(r) for r in self._runs.values() if r.get("thread_id") == thread_id]
+
+
+class MemoryEventLog:
+    """An :class:`EventLog` in a dict of lists: events live as long as the log."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, list[StoredEvent]] = {}
+
+    async def append(self, run_id: str, event: StoredEvent) -> None:
+        """Add ``event`` after the run's others."""
+        self._events.setdefault(run_id, []).append(event)
+
+    async def after(self, run_id: str, last_event_id: str | None) -> list[StoredEvent]:
+        """The run's events after the one with ``last_event_id`` (all of them when None)."""
+        events = self._events.get(run_id, [])
+        if last_event_id is None:
+            return list(events)
+        ids = [event[0] for event in events]
+        return list(events[ids.index(last_event_id) + 1 :]) if last_event_id in ids else []
+
+    async def drop(self, run_id: str) -> None:
+        """Forget the run's events."""
+        self._events.pop(run_id, None)
+
+
 class ServerCore:
     """The graphs an agent server serves, the checkpointer they keep threads in, the thread store.
 
@@ -110,6 +210,8 @@ class ServerCore:
         *,
         checkpointer: Checkpointer | None = None,
         threads: ThreadStore | None = None,
+        runs: RunStore | None = None,
+        events: EventLog | None = None,
     ) -> None:
         if not graphs:
             raise ArgumentValueError("an agent server needs at least one graph")
@@ -126,5 +228,7 @@ class ServerCore:
                 graph.checkpointer = self.checkpointer
             self.graphs[graph_id] = graph
         self.threads: ThreadStore = MemoryThreadStore() if threads is None else threads
+        self.runs: RunStore = MemoryRunStore() if runs is None else runs
+        self.events: EventLog = MemoryEventLog() if events is None else events
         self.created_at = utc_now()
         """When the server started: its assistants' ``created_at`` and ``updated_at``."""
