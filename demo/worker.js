@@ -1,5 +1,9 @@
 // The Python side of the demo: Pyodide, pyctx_web and the assistant run here, off the page's thread.
-// The page talks to it only with plain messages; see js/protocol.js for the protocol.
+// The worker serves the LangGraph Server API (pyctx_web.server's AgentServer over the assistant,
+// graph id "agent") to the page's fetch (createAgentServerFetch), through serveAgentServer: its
+// requests come as messages of type "pyctx_web/agent-fetch", each with its own port, which the
+// listener below leaves to it. A few plain messages stay outside the API (see
+// demo/app/worker_main.py): the boot's status, ready and error, configure_model and graph.
 //
 // Two messages are this file's own, never Python's: {op: "ping"} gets {type: "pong"} (the page
 // watches that its worker still answers), and a fatal error of Pyodide, after which this
@@ -11,7 +15,7 @@
 // the static site. The server's Cache-Control decides what is revalidated, so the fetches
 // use the HTTP cache as it says.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
-import { loadPyctxWeb, resumePyctxWeb } from "/pyctx_web.mjs";
+import { loadPyctxWeb, resumePyctxWeb, serveAgentServer } from "/pyctx_web.mjs";
 
 // The Pyodide distribution, for loadPyodide's indexURL.
 const PYODIDE_URL = "/pyodide/";
@@ -39,6 +43,12 @@ const DELTA_MAGIC = 0x64786370;
 const started = performance.now();
 /** @type {Record<string, number>} */
 const stages = {};
+// serveAgentServer's own messages: one per request of the page's fetch.
+const AGENT_FETCH = "pyctx_web/agent-fetch";
+
+/** @type {MessageEvent[] | null} */
+let earlyFetches = []; // requests of the page's fetch before the server is served; then null
+
 /** @type {((text: string) => unknown) | null} */
 let receive = null; // worker_main.receive, once the app has booted
 /** @type {(() => void) | null} */
@@ -154,15 +164,10 @@ function forward(data) {
       reportFatal(error);
       return;
     }
-    /** @type {{ type: "error", message: string, thread_id?: string }} */
-    const reply = {
+    postMessage({
       type: "error",
       message: `The worker could not take that message: ${lastLine(error)}`,
-    };
-    const threadId =
-      typeof data === "object" && data !== null && "thread_id" in data ? data.thread_id : undefined;
-    if (typeof threadId === "string") reply.thread_id = threadId;
-    postMessage(reply);
+    });
   }
 }
 
@@ -194,7 +199,14 @@ function testImport(name) {
 }
 
 addEventListener("message", (event) => {
-  const op = event.data && typeof event.data === "object" ? event.data.op : undefined;
+  const data = event.data && typeof event.data === "object" ? event.data : undefined;
+  if (data?.type === AGENT_FETCH) {
+    // serveAgentServer's, once it listens: until then kept, then dispatched to it again.
+    if (fatal !== null) reportFatal();
+    else if (earlyFetches) earlyFetches.push(event);
+    return;
+  }
+  const op = data?.op;
   if (op === "ping") {
     postMessage({ type: "pong" });
     return;
@@ -536,10 +548,19 @@ async function boot() {
     const workerMain = pyodide.pyimport("worker_main");
     const booting = workerMain.boot(post);
     const booted = performance.now();
+    /** @type {PyProxy} */
+    let server;
     try {
-      await booting;
+      server = await booting;
     } finally {
       booting.destroy();
+    }
+    // The server's proxy lives as long as the worker: every request of the page reaches it.
+    serveAgentServer(pyodide, server);
+    const early = earlyFetches ?? [];
+    earlyFetches = null;
+    for (const event of early) {
+      dispatchEvent(new MessageEvent("message", { data: event.data, ports: [...event.ports] }));
     }
     // The stage's two parts, for the benchmark's notes (the page shows the three stages).
     stages.app_import = Math.round(booted - importing);

@@ -1,36 +1,43 @@
 """The demo assistant: ``intake -> enrich -> plan -> respond``, where the model decides.
 
-``enrich`` offers the model an ``ask_user`` tool: when the model calls it, the
-tool asks the user (``interrupt``: a ``needs_input`` card) and its answer goes
-back to the model, which may ask again (at most :data:`MAX_QUESTIONS` per turn).
-``plan`` offers the model the action tools; ``send_email`` and
-``schedule_meeting`` have side effects, so ``HumanInTheLoopMiddleware`` holds
-them for the user's approval. ``respond`` streams the answer token by token,
-each token delivered by a JavaScript timer bound with :mod:`pyctx_web.jsbridge`
-(a ``loop.call_later`` outside Pyodide). Every node, tool and timer callback
-reports what the context store shows it as ``inspect`` events.
+Written against LangGraph's public names only, so the same file runs on
+LangGraph itself (``langgraph dev`` with ``demo/langgraph.json``, graph id
+``agent``) and on pyctx_web in the page's worker, which registers itself under
+those names (``install_as_langgraph``). :data:`graph` is compiled without a
+checkpointer: the server serving it gives it one.
+
+``enrich`` offers the model the ``ask_user`` tool: its call becomes an interrupt
+``{"question", "reason", "choices"}`` resumed with the answer's text, which goes
+back to the model as the tool's result; the model may ask again, at most
+:data:`MAX_QUESTIONS` times a turn. ``plan`` offers the action tools; the calls of
+those with side effects wait for approval (:mod:`approval`, LangChain's HITL
+shape). ``respond`` streams the answer as custom chunks ``{"token": text}``, each
+delivered by a timer. Every node, tool and timer callback reports what the runtime
+shows it as ``{"inspect": record}``; each tool call is reported as ``{"tool": ...}``.
+Model calls are tasks (``think``): a node resumed after an interrupt does not call
+the model again. The model is the one the run's ``context`` names (:mod:`models`).
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import operator
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
-from actions import ACTION_TOOLS, ALL_TOOLS, ask_user
+from actions import ACTION_SPECS, ASK_SPEC, ASK_TOOL, argument_problems, run_tool
+from approval import Verdict, review
+from langgraph.func import task
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+from messages import openai_message, role_of, text_of, tool_calls
+from models import model_for
 from observe import deliver, observe
-
-from pyctx_web.graph import END, START, MessagesState, StateGraph
-from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.middleware import HumanInTheLoopMiddleware
-from pyctx_web.graph.runtime import Runtime
-from pyctx_web.graph.state import CompiledStateGraph
 
 if TYPE_CHECKING:
     from protocol import ChatModel
 
-__all__ = ["MAX_QUESTIONS", "AssistantData", "ChatState", "build_assistant"]
+__all__ = ["MAX_QUESTIONS", "ChatState", "DemoContext", "build_assistant", "graph"]
 
 MAX_QUESTIONS = 3
 """The most questions ``enrich`` asks in one turn; then the model must go on."""
@@ -48,141 +55,127 @@ PLAN_PROMPT = "Carry out the request with the tools: call the ones it needs, the
 ANSWER_PROMPT = "Tell the user in a few sentences what was done, or what you will do."
 
 
-class ChatState(MessagesState, total=False):
+class ChatState(MessagesState, total=False):  # type: ignore[misc, call-arg]  # langgraph: untyped
     """The checkpointed state of a chat thread: ``MessagesState`` and the turn's trace."""
 
     request: str
     trace: Annotated[list[dict[str, Any]], operator.add]
 
 
-class AssistantData:
-    """Per-run context: the model to answer with; never checkpointed, so no API key is stored.
+class DemoContext(TypedDict, total=False):
+    """A run's context: the model settings, never a key (see :func:`models.model_for`)."""
 
-    Without a model, the offline one. (A plain class, not a dataclass: the worker defines it
-    at start, where each dataclass costs milliseconds in Pyodide, and creates one per turn.)
-    """
-
-    __slots__ = ("model",)
-
-    def __init__(self, model: ChatModel | None = None) -> None:
-        if model is None:
-            from offline_model import OfflineModel  # imported with the first turn
-
-            model = OfflineModel()
-        self.model: ChatModel = model
-        """The model chosen in the settings panel."""
+    model: dict[str, Any]
 
 
-async def _think(model: ChatModel, messages: list[dict[str, Any]], tools: list[Any]) -> Any:
+@task(name="think")  # type: ignore[untyped-decorator]  # langgraph: untyped
+async def think(model: ChatModel, messages: list[dict[str, Any]], tools: list[Any]) -> Any:
+    """One model call, saved with the node's progress: a resumed node does not ask again."""
     reply = await model.complete(messages, tools)
     return reply.to_message()
 
 
-@functools.cache
-def _think_task() -> Any:
-    from pyctx_web.graph.func import task
-
-    return task(name="think")(_think)
-
-
-def think(model: ChatModel, messages: list[dict[str, Any]], tools: list[Any]) -> Any:
-    """One model call as the task ``think``, saved with the node's progress: a resumed node
-    does not ask again. (The task is made at its first call: the functional API comes with
-    the first turn, not at the worker's start.)"""
-    return _think_task()(model, messages, tools)
-
-
 def _conversation(state: ChatState, prompt: str, extra: list[Any]) -> list[dict[str, Any]]:
-    from pyctx_web.chat import openai_message  # with the first turn (FIRST_TURN_MODULES)
-
     history = [openai_message(m) for m in [*state.get("messages", []), *extra]]
     return [{"role": "system", "content": f"{SYSTEM}\n{prompt}"}, *history]
 
 
-def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {"id": c["id"], "name": c["function"]["name"],
-         "arguments": json.loads(c["function"]["arguments"] or "{}")}
-        for c in message.get("tool_calls") or ()
-    ]  # fmt: skip
-
-
-async def intake(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
+async def intake(state: ChatState, runtime: Runtime[DemoContext]) -> dict[str, Any]:
     """Take the newest user message as the request of this turn."""
-    from pyctx_web.chat import openai_message
-
-    messages = [openai_message(m) for m in state.get("messages", [])]
-    request = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+    messages = state.get("messages", [])
+    request = next((text_of(m) for m in reversed(messages) if role_of(m) == "user"), "")
     return {"request": request, "trace": [observe("node", "intake")]}
 
 
-async def enrich(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
+def ask(arguments: Any) -> str:
+    """Ask the user the model's question (an interrupt); their answer's text."""
+    problems = argument_problems(ASK_TOOL, arguments)
+    if problems:
+        return "The question could not be asked: " + "; ".join(problems)
+    observe("tool", ASK_TOOL)
+    question = {
+        "question": str(arguments["question"]),
+        "reason": str(arguments.get("reason") or ""),
+        "choices": [str(choice) for choice in arguments.get("choices") or []],
+    }
+    return str(interrupt(question)).strip()
+
+
+async def enrich(state: ChatState, runtime: Runtime[DemoContext]) -> dict[str, Any]:
     """Let the model ask the user through ``ask_user`` until it knows enough."""
     seen = observe("node", "enrich")
+    model = model_for(runtime.context)
     added: list[dict[str, Any]] = []
     for _ in range(MAX_QUESTIONS):
-        conversation = _conversation(state, ASK_PROMPT, added)
-        reply = await think(runtime.context.model, conversation, [ask_user.to_openai()])
-        asks = [call for call in _calls(reply) if call["name"] == "ask_user"]
+        reply = await think(model, _conversation(state, ASK_PROMPT, added), [ASK_SPEC])
+        asks = [call for call in tool_calls(reply) if call["name"] == ASK_TOOL]
         if not asks:
             break
         call = asks[0]  # one question at a time: the card shows one
-        answer = await runtime.call_tool("ask_user", call["arguments"])
+        answer = ask(call["arguments"])
         only = next(c for c in reply["tool_calls"] if c["id"] == call["id"])
         added.append({"role": "assistant", "content": reply["content"], "tool_calls": [only]})
         added.append(
-            {"role": "tool", "tool_call_id": call["id"], "name": "ask_user", "content": answer}
+            {"role": "tool", "tool_call_id": call["id"], "name": ASK_TOOL, "content": answer}
         )
     return {"messages": added, "trace": [seen]}
 
 
-async def plan(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
+def _carry_out(call: dict[str, Any], verdict: Verdict | None) -> tuple[str, str, dict[str, Any]]:
+    """Run one call as the user decided: its status, its result's text, its arguments."""
+    if verdict is not None and verdict.status == "rejected":
+        return "rejected", verdict.message or "", verdict.arguments
+    name, arguments = (call["name"], call["arguments"]) if verdict is None else verdict[1:3]
+    try:
+        result = run_tool(name, arguments)
+    except ValueError as error:
+        return "error", f"The tool could not run: {error}", arguments
+    content = result if isinstance(result, str) else json.dumps(result)
+    return ("ran" if verdict is None else verdict.status), content, arguments
+
+
+async def plan(state: ChatState, runtime: Runtime[DemoContext]) -> dict[str, Any]:
     """Let the model call the action tools; those with side effects wait for approval."""
     seen = observe("node", "plan")
-    tools = [t.to_openai() for t in ACTION_TOOLS]
-    reply = await think(runtime.context.model, _conversation(state, PLAN_PROMPT, []), tools)
-    calls = _calls(reply)
+    model = model_for(runtime.context)
+    reply = await think(model, _conversation(state, PLAN_PROMPT, []), list(ACTION_SPECS))
+    calls = tool_calls(reply)
     if not calls:
         return {"trace": [seen]}
-    results = await runtime.call_tools(calls)
+    verdicts = review(calls)
     messages: list[dict[str, Any]] = [reply]
-    for call, done in zip(calls, results, strict=True):
-        content = done.result if isinstance(done.result, str) else json.dumps(done.result)
-        artifact = {"decision": done.status, "arguments": done.arguments}
+    for call in calls:
+        verdict = verdicts.get(call["id"])
+        status, content, arguments = _carry_out(call, verdict)
+        name = call["name"] if verdict is None else verdict.name
         messages.append(
-            {"role": "tool", "tool_call_id": call["id"], "name": done.name,
-             "content": content, "artifact": artifact}
+            {"role": "tool", "tool_call_id": call["id"], "name": name, "content": content,
+             "artifact": {"decision": status, "arguments": arguments}}
         )  # fmt: skip
-        runtime.stream_writer({"tool": {"id": call["id"], "name": done.name,
-                               "arguments": done.arguments, "status": done.status,
-                               "content": content}})  # fmt: skip
+        runtime.stream_writer({"tool": {"id": call["id"], "name": name, "arguments": arguments,
+                               "status": status, "content": content}})  # fmt: skip
     return {"messages": messages, "trace": [seen]}
 
 
-async def respond(state: ChatState, runtime: Runtime[AssistantData]) -> dict[str, Any]:
+async def respond(state: ChatState, runtime: Runtime[DemoContext]) -> dict[str, Any]:
     """Stream the answer, each token delivered by a timer callback."""
     seen_by_node = observe("node", "respond")
-    model = runtime.context.model
+    model = model_for(runtime.context)
     timers: list[dict[str, Any]] = []
-    count = 0
 
     async def on_token(token: str) -> None:
-        nonlocal count
-        count += 1
         await deliver(token, model.token_delay_ms, timers)
 
     reply = await model.complete(_conversation(state, ANSWER_PROMPT, []), on_token=on_token)
-    prompt_tokens = len(str(state.get("request", "")).split())
-    runtime.add_usage(prompt_tokens=prompt_tokens, completion_tokens=count)
     return {
         "messages": [{"role": "assistant", "content": reply.content.strip()}],
         "trace": [seen_by_node, *timers[:1]],
     }
 
 
-def assistant_graph() -> tuple[StateGraph, HumanInTheLoopMiddleware]:
-    """The assistant's graph, not compiled, and the middleware that holds its side effects."""
-    builder = StateGraph(ChatState)
+def assistant_graph() -> StateGraph:
+    """The assistant's graph, not compiled."""
+    builder = StateGraph(ChatState, context_schema=DemoContext)
     builder.add_node("intake", intake)
     builder.add_node("enrich", enrich)
     builder.add_node("plan", plan)
@@ -192,34 +185,16 @@ def assistant_graph() -> tuple[StateGraph, HumanInTheLoopMiddleware]:
     builder.add_edge("enrich", "plan")
     builder.add_edge("plan", "respond")
     builder.add_edge("respond", END)
-    approval = HumanInTheLoopMiddleware(
-        interrupt_on={
-            "send_email": {
-                "allowed_decisions": ["approve", "edit", "reject"],
-                "description": "An email cannot be called back once it is sent.",
-            },
-            "schedule_meeting": {
-                "allowed_decisions": ["approve", "reject"],
-                "description": "Scheduling sends invitations to every attendee.",
-            },
-        },
-        description_prefix="This action needs your approval",
-    )
-    return builder, approval
+    return builder
 
 
-GRAPH, APPROVAL = assistant_graph()
-"""Built once, at import: each :func:`build_assistant` only compiles it (as LangGraph's
-examples build a ``StateGraph`` at module level and compile it per checkpointer)."""
+BUILDER = assistant_graph()
+
+graph = BUILDER.compile(name="demo-assistant")
+"""The assistant, as ``demo/langgraph.json`` names it (graph id ``agent``): its server
+gives it a checkpointer."""
 
 
-def build_assistant(checkpointer: Checkpointer) -> CompiledStateGraph:
-    """Compile the demo assistant over ``checkpointer``. Each run is given its
-    :class:`AssistantData` (``context=``): the graph has no default one, which would make
-    the offline model at start."""
-    return GRAPH.compile(
-        checkpointer=checkpointer,
-        name="demo-assistant",
-        tools=ALL_TOOLS,
-        middleware=[APPROVAL],
-    )
+def build_assistant(checkpointer: Any) -> Any:
+    """The assistant compiled over ``checkpointer`` (to run it without a server)."""
+    return BUILDER.compile(checkpointer=checkpointer, name="demo-assistant")

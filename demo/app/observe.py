@@ -1,41 +1,41 @@
-"""What the context store shows the demo's code, and tokens delivered by JavaScript timers.
+"""What the graph's code sees of its run, and tokens delivered by timers.
 
-:func:`observe` streams a record of the current run (run id, thread id,
-correlation id) to the inspector as a custom chunk ``{"inspect": record}``. :func:`deliver`
-writes one token to the stream from a timer callback; the callback checks that
+:func:`observe` streams a record of the current run (its run id and thread id, as
+LangGraph's runtime shows them to the calling code) to the inspector as a custom
+chunk ``{"inspect": record}``. :func:`deliver` writes one token to the stream
+from a timer callback (a JavaScript timer in Pyodide, bound with
+``pyctx_web.jsbridge``; ``loop.call_later`` elsewhere); the callback checks that
 it still sees the run that set the timer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
-from pyctx_web import IN_PYODIDE, current_execution_context
-from pyctx_web.graph.runtime import Runtime, get_runtime
+from langgraph.runtime import Runtime, get_runtime
 
 __all__ = ["deliver", "observe"]
 
+IN_PYODIDE = sys.platform == "emscripten"
+
 
 def observe(kind: str, name: str) -> dict[str, Any]:
-    """What the context store shows the calling code, sent to the inspector and returned."""
+    """What the runtime shows the calling code, sent to the inspector and returned."""
     runtime: Runtime[Any] = get_runtime()
-    execution = current_execution_context()
     run_id, thread_id = _ids(runtime)
-    record = {
-        "kind": kind,
-        "name": name,
-        "run_id": run_id,
-        "thread_id": thread_id,
-        "correlation_id": execution.correlation_id if execution is not None else None,
-    }
+    record = {"kind": kind, "name": name, "run_id": run_id, "thread_id": thread_id}
     runtime.stream_writer({"inspect": record})
     return record
 
 
 def _ids(runtime: Runtime[Any]) -> tuple[str | None, str | None]:
     info = runtime.execution_info
-    return (None, None) if info is None else (info.run_id, info.thread_id)
+    if info is None:
+        return None, None
+    run_id = None if info.run_id is None else str(info.run_id)
+    return run_id, info.thread_id
 
 
 async def deliver(token: str, delay_ms: float, seen: list[dict[str, Any]]) -> None:
@@ -45,7 +45,7 @@ async def deliver(token: str, delay_ms: float, seen: list[dict[str, Any]]) -> No
 
     def fire() -> None:
         # Runs when the timer fires, in the context captured when it was set: the
-        # run context and the execution context are this run's, whatever ran in between.
+        # run's context is this run's, whatever ran in between.
         record = observe("timer", "token") if not seen else None
         runtime: Runtime[Any] = get_runtime()
         run_id, thread_id = _ids(runtime)

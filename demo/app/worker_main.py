@@ -1,20 +1,25 @@
-"""The Python end of the demo's Web Worker: page messages in, chat events out.
+"""The Python end of the demo's Web Worker: the LangGraph Server API over the assistant's graph.
 
-``worker.js`` calls :func:`boot` once with a ``post(text)`` function, posts ready,
-calls :func:`prepare`, then :func:`receive` with the JSON text of every message the
-page posts. Everything goes back through ``post`` as JSON text. Page messages (``op``):
+``worker.js`` calls :func:`boot` once, which gives it the worker's
+:class:`~pyctx_web.server.AgentServer` (graph id ``agent``: the assistant of
+:mod:`assistant`, over IndexedDB checkpoints in a browser, memory elsewhere); the
+worker serves it to the page's ``fetch`` (``serveAgentServer``), through which
+the page's LangGraph SDK client does everything a chat does. Then ``worker.js``
+posts ready and calls :func:`prepare`.
 
-* ``{op: "send", thread_id, message}``: a chat-protocol message for that thread;
-  its events come back with ``thread_id`` added.
+A few page messages stay outside the API; ``worker.js`` passes their JSON text
+to :func:`receive`, and the answers go back through ``post`` as JSON text:
+
 * ``{op: "configure_model", model: {kind: "offline", token_delay_ms?} |
-  {kind: "openai", base_url, model, api_key}}``: answered with ``{type: "model", ok, ...}``.
-* ``{op: "delete_thread", thread_id}``: answered with ``{type: "deleted", thread_id}``.
-* ``{op: "two_chats", thread_ids: [a, b], texts: [x, y]}``: two chats at once.
+  {kind: "openai", base_url, model, api_key, ...}}``: the settings are checked
+  and an API key kept in this worker's memory for that base URL (runs name
+  their model in their ``context``, never the key: see :mod:`models`); answered
+  with ``{type: "model", ok, ...}``.
 * ``{op: "graph"}``: answered with ``{type: "graph", nodes: [{id, name}],
-  edges: [{source, target, conditional}]}``, the assistant's graph as ``get_graph()`` draws it.
+  edges: [{source, target, conditional}]}``, the assistant's graph as ``get_graph()``
+  draws it.
 
-Inspector records come as ``{type: "inspect", thread_id, record}``. A malformed
-message gets ``{type: "error", message}`` (with its ``thread_id`` when it had one).
+A malformed message gets ``{type: "error", message}``.
 """
 
 from __future__ import annotations
@@ -22,187 +27,97 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from collections.abc import Callable, Coroutine, Iterable
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Iterable
+from typing import Any, Final
 
-from assistant import AssistantData, build_assistant
-from model_error import ModelError
+from pyctx_web.graph import install_as_langgraph
 
-import pyctx_web
-from pyctx_web import IN_BROWSER, ExecutionContext
-from pyctx_web.graph.checkpoint.base import Checkpointer
-from pyctx_web.graph.state import CompiledStateGraph
-from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json
+install_as_langgraph()  # the assistant imports LangGraph's names: they are pyctx_web's here
 
-if TYPE_CHECKING:
-    from protocol import ChatModel
+from assistant import build_assistant, graph  # noqa: E402  (after install_as_langgraph)
+from model_error import ModelError  # noqa: E402
 
-    from pyctx_web.chat import ChatSession
+import pyctx_web  # noqa: E402
+from pyctx_web import IN_BROWSER  # noqa: E402
+from pyctx_web.graph.checkpoint.base import Checkpointer  # noqa: E402
+from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json  # noqa: E402
+from pyctx_web.server import AgentServer, Request  # noqa: E402
 
-__all__ = ["boot", "preload", "prepare", "receive"]
+__all__ = ["GRAPH_ID", "boot", "make_server", "preload", "prepare", "receive"]
 
-MAX_THREAD_ID = 200
+GRAPH_ID: Final = "agent"
+"""The assistant's graph id, as ``demo/langgraph.json`` names it for ``langgraph dev``."""
+
+DATABASE: Final = "pyctx-demo"
+"""The IndexedDB database of the page's threads."""
 
 FIRST_TURN_MODULES = (
-    "pyctx_web.chat._session",
-    "pyctx_web.graph.func",
     "pyctx_web.graph._engine.execute",
     "pyctx_web.graph._engine.views",
-    "pyctx_web.graph._runctx.tool_calls",
-    "pyctx_web.graph._runctx.approval",
+    "pyctx_web.server.runs",
+    "pyctx_web.server.threads",
+    "pyctx_web.server.state_routes",
     "offline_model",
 )
-"""The chat session (with the chat protocol), the functional API of the assistant's ``think``
-task and the run machinery pyctx_web imports at a thread's first message, and the offline
-model that answers it (with the reply types of :mod:`protocol`): imported once the page is
-ready, so that a first message typed meanwhile does not wait."""
+"""What a thread's first run needs: imported once the page is ready, so that a first
+message typed meanwhile does not wait for the import."""
 
 REHEARSAL_TEXT = "help me with email"
 """The first message :func:`preload` rehearses: one that asks a question."""
 
 
-TURN_DEADLINE_S: Final = 600.0
-"""How long a turn may run, model calls, tools and retries included, unless the model
-settings name ``turn_deadline_s``."""
+def make_server(checkpointer: Checkpointer | None = None) -> AgentServer:
+    """The agent server of the demo: the assistant as graph ``agent``, compiled over
+    ``checkpointer`` (memory when None) for this server alone."""
+    if checkpointer is None:
+        from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
-
-def turn_deadline(config: Any) -> float:
-    """The turn deadline the model settings name (``turn_deadline_s``, 1 to 86,400 s), else
-    :data:`TURN_DEADLINE_S`; ``ModelError`` for any other value."""
-    value = config.get("turn_deadline_s") if isinstance(config, dict) else None
-    if value is None:
-        return TURN_DEADLINE_S
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 86400:
-        raise ModelError("turn_deadline_s must be a number from 1 to 86,400.")
-    return float(value)
+        checkpointer = InMemorySaver()
+    return AgentServer({GRAPH_ID: build_assistant(checkpointer)}, checkpointer=checkpointer)
 
 
 class DemoWorker:
-    """The chat sessions of the page, one per thread, over one graph and checkpointer."""
+    """The worker's server and its answers to the page messages outside the API."""
 
-    def __init__(self, post: Callable[[str], object], checkpointer: Checkpointer) -> None:
+    def __init__(self, post: Callable[[str], object], server: AgentServer) -> None:
         self.post = post
-        self.checkpointer = checkpointer
-        self.graph: CompiledStateGraph = build_assistant(checkpointer)
-        self.chosen: ChatModel | None = None  # until the settings choose one: the offline model
-        self.sessions: dict[str, ChatSession] = {}
-        self.turns: dict[str, int] = {}
-        self.turn_deadline_s = TURN_DEADLINE_S
+        self.server = server
         # Handling tasks, kept until done so that they are not collected while running.
         self.tasks: set[asyncio.Task[object]] = set()
-
-    @property
-    def model(self) -> ChatModel:
-        """The model chosen in the settings, else the offline one (made at first use: a
-        worker starts without the models' modules)."""
-        if self.chosen is None:
-            from offline_model import OfflineModel
-
-            self.chosen = OfflineModel()
-        return self.chosen
 
     def send(self, event: dict[str, Any]) -> None:
         self.post(json.dumps(event))
 
-    def session(self, thread_id: str) -> ChatSession:
-        session = self.sessions.get(thread_id)
-        if session is None:
-            from pyctx_web.chat import ChatSession  # imported after ready (FIRST_TURN_MODULES)
-
-            session = ChatSession(
-                self.graph,
-                checkpointer=self.checkpointer,
-                thread_id=thread_id,
-                context=lambda: AssistantData(model=self.model),
-                execution_context=lambda: self._execution_context(thread_id),
-            )
-            self.sessions[thread_id] = session
-        return session
-
-    def _execution_context(self, thread_id: str) -> ExecutionContext:
-        turn = self.turns.get(thread_id, 0) + 1
-        self.turns[thread_id] = turn
-        return ExecutionContext.of(
-            tenant_id="demo", user_id="demo-user", correlation_id=f"{thread_id}:{turn}"
-        )
-
-    def receive(self, raw: str) -> None:
-        self.start(self.handle(raw))
-
-    def start(self, work: Coroutine[Any, Any, object], failure: str = "") -> None:
-        """Run ``work`` as a task kept until done; an error it ends with is posted after
-        ``failure`` (when given)."""
+    def start(self, work: Any, failure: str) -> None:
+        """Run the coroutine ``work`` as a task kept until done; its error is posted after
+        ``failure``."""
         task = asyncio.get_running_loop().create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-        if failure:
-            task.add_done_callback(lambda done: self._report(done, failure))
+        task.add_done_callback(lambda done: self._report(done, failure))
 
     def _report(self, task: asyncio.Task[object], failure: str) -> None:
         error = None if task.cancelled() else task.exception()
         if error is not None:
-            self.error(f"{failure}: {error}", None)
+            self.send({"type": "error", "message": f"{failure}: {error}"})
 
-    async def handle(self, raw: str) -> None:
-        thread_id: str | None = None
+    def receive(self, raw: str) -> None:
         try:
             message = parse_json(raw, source="A message to the worker", max_chars=MESSAGE_CHARS)
             if not isinstance(message, dict):
                 raise ValueError("A message to the worker must be an object with an op.")
             op = message.get("op")
-            raw_thread = message.get("thread_id")
-            if isinstance(raw_thread, str):
-                thread_id = raw_thread
-            if op == "send":
-                await self.chat(_thread(message), message.get("message"))
-            elif op == "configure_model":
+            if op == "configure_model":
                 self.configure(message.get("model"))
-            elif op == "delete_thread":
-                await self.delete(_thread(message))
-            elif op == "two_chats":
-                await self.two_chats(message.get("thread_ids"), message.get("texts"))
             elif op == "graph":
                 self.send_graph()
             else:
-                raise ValueError(
-                    f"Unknown op {op!r}: "
-                    "expected send, configure_model, delete_thread, two_chats or graph."
-                )
-        except (ValueError, ModelError) as error:
-            self.error(str(error), thread_id)
-        except Exception as error:
-            words = str(error).strip() or f"it failed without saying why ({type(error).__name__})"
-            self.error(f"The worker could not handle the message: {words}", thread_id)
-
-    def error(self, message: str, thread_id: str | None) -> None:
-        event: dict[str, Any] = {"type": "error", "message": message}
-        if thread_id is not None:
-            event["thread_id"] = thread_id
-        self.send(event)
-
-    async def chat(self, thread_id: str, message: Any) -> None:
-        # However its model calls go, a turn ends by its deadline: past it, the run is
-        # cancelled (its committed steps stay, and the turn can be continued).
-        loop = asyncio.get_running_loop()
-        timer = loop.call_later(self.turn_deadline_s, self._past_deadline, thread_id)
-        try:
-            async for event in self.session(thread_id).handle(message):
-                self.send({**event, "thread_id": thread_id})
-        finally:
-            timer.cancel()
-
-    def _past_deadline(self, thread_id: str) -> None:
-        session = self.sessions.get(thread_id)
-        if session is None or not session.running:
-            return
-        self.error(
-            f"The turn ran past its deadline of {self.turn_deadline_s:g} s and was stopped.",
-            thread_id,
-        )
-        self.start(self.graph.cancel(thread_id, "the turn ran past its deadline"))
+                raise ValueError(f"Unknown op {op!r}: expected configure_model or graph.")
+        except ValueError as error:
+            self.send({"type": "error", "message": str(error)})
 
     def send_graph(self) -> None:
-        drawn = self.graph.get_graph()
+        drawn = graph.get_graph()
         nodes = [{"id": key, "name": node.name} for key, node in drawn.nodes.items()]
         edges = [
             {"source": e.source, "target": e.target, "conditional": e.conditional}
@@ -211,54 +126,25 @@ class DemoWorker:
         self.send({"type": "graph", "nodes": nodes, "edges": edges})
 
     def configure(self, config: Any) -> None:
-        try:
-            deadline = turn_deadline(config)
-            from models import make_model  # with the offline model's module, after ready
+        """Check the model settings and keep their key for the runs that name the model."""
+        from models import make_model, remember_key
 
-            self.chosen = make_model(config)
-            self.turn_deadline_s = deadline
+        try:
+            model = make_model(config)
         except ModelError as error:
             self.send({"type": "model", "ok": False, "message": str(error)})
             return
-        self.send({"type": "model", "ok": True, **self.model.describe()})
-
-    async def delete(self, thread_id: str) -> None:
-        session = self.sessions.pop(thread_id, None)
-        if session is not None and session.running:
-            await self.graph.cancel(thread_id, "thread deleted")
-        await self.checkpointer.adelete_thread(thread_id)
-        self.turns.pop(thread_id, None)
-        self.send({"type": "deleted", "thread_id": thread_id})
-
-    async def two_chats(self, thread_ids: Any, texts: Any) -> None:
-        if not (
-            isinstance(thread_ids, list)
-            and isinstance(texts, list)
-            and len(thread_ids) == len(texts) == 2
-            and all(isinstance(t, str) and t for t in thread_ids)
-        ):
-            raise ValueError("two_chats needs two thread_ids and two texts.")
-        await asyncio.gather(
-            *(
-                self.chat(tid, {"type": "chat", "text": text})
-                for tid, text in zip(thread_ids, texts, strict=True)
-            )
-        )
-
-
-def _thread(message: dict[str, Any]) -> str:
-    thread_id = message.get("thread_id")
-    if not isinstance(thread_id, str) or not thread_id or len(thread_id) > MAX_THREAD_ID:
-        raise ValueError(f"A thread_id must be text of 1 to {MAX_THREAD_ID} characters.")
-    return thread_id
+        if isinstance(config, dict) and isinstance(config.get("api_key"), str):
+            remember_key(str(config.get("base_url", "")), config["api_key"])
+        self.send({"type": "model", "ok": True, **model.describe()})
 
 
 _worker: DemoWorker | None = None
 
 
-async def boot(post: Callable[[str], object] | None = None) -> None:
-    """Make the worker ready to take page messages: IndexedDB checkpoints in a browser,
-    memory elsewhere; its answers go through ``post``."""
+async def boot(post: Callable[[str], object] | None = None) -> AgentServer:
+    """Make the worker's server (IndexedDB checkpoints in a browser, memory elsewhere) and
+    return it for ``serveAgentServer``; answers outside the API go through ``post``."""
     global _worker
     if post is None:
         import demo_bridge
@@ -267,19 +153,18 @@ async def boot(post: Callable[[str], object] | None = None) -> None:
     if IN_BROWSER:
         from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 
-        _worker = DemoWorker(post, IndexedDBSaver("pyctx-demo"))
+        server = make_server(IndexedDBSaver(DATABASE))
     else:
-        from pyctx_web.graph.checkpoint.memory import InMemorySaver
-
-        _worker = DemoWorker(post, InMemorySaver())
+        server = make_server()
+    _worker = DemoWorker(post, server)
+    return server
 
 
 def prepare() -> None:
     """Start what can follow the ready message: opening the checkpoint store (a first
-    message waits for an open under way) and, a moment later, importing the run machinery,
-    so that a first message typed meanwhile does not wait for the import."""
+    run waits for an open under way) and, a moment later, importing the run machinery."""
     worker = _booted()
-    setup = getattr(worker.checkpointer, "setup", None)
+    setup = getattr(worker.server.checkpointer, "setup", None)
     if setup is not None:
         worker.start(setup(), "The checkpoint store could not open")
     asyncio.get_running_loop().call_later(0.05, _warm_up)
@@ -305,22 +190,37 @@ def _import_all(folders: Iterable[str], prefix: str) -> None:
             continue
 
 
+async def rehearse(server: AgentServer, text: str = REHEARSAL_TEXT) -> bytes:
+    """Stream one run of ``text`` on a new thread of ``server``, as the page's client would;
+    the event stream's bytes."""
+    created = await server.handle(Request("POST", "/threads", body=b"{}"))
+    thread_id = json.loads(created.body)["thread_id"]  # type: ignore[arg-type]
+    run = {
+        "assistant_id": GRAPH_ID,
+        "input": {"messages": [{"role": "user", "content": text}]},
+        "stream_mode": ["values", "updates", "custom"],
+        "context": {"model": {"kind": "offline", "token_delay_ms": 0}},
+    }
+    path = f"/threads/{thread_id}/runs/stream"
+    response = await server.handle(Request("POST", path, body=json.dumps(run).encode()))
+    if isinstance(response.body, bytes):
+        return response.body
+    return b"".join([chunk async for chunk in response.body])
+
+
 async def preload() -> None:
-    """Import every module of the app and of pyctx_web, then rehearse a first turn that
-    nobody sees, on a checkpointer in memory, and forget it.
+    """Import every module of the app and of pyctx_web, then rehearse a first run that
+    nobody sees, on a server in memory, and forget it.
 
     The demo's memory snapshot is taken after this (``tools/snapshot.py``): a restored
-    worker's first turn then finds done what Python does on first use (the ABC caches of
-    ``isinstance``, the tools' schemas, compiled regular expressions...).
+    worker's first run then finds done what Python does on first use (the ABC caches of
+    ``isinstance``, compiled regular expressions...).
     """
     from pathlib import Path
 
-    from pyctx_web.graph.checkpoint.memory import InMemorySaver
-
     _import_all([str(Path(__file__).parent)], "")
     _import_all(pyctx_web.__path__, "pyctx_web.")
-    rehearsal = DemoWorker(lambda text: None, InMemorySaver())
-    await rehearsal.chat("rehearsal", {"type": "chat", "text": REHEARSAL_TEXT})
+    await rehearse(make_server())
 
 
 def _booted() -> DemoWorker:
@@ -330,5 +230,5 @@ def _booted() -> DemoWorker:
 
 
 def receive(raw: str) -> None:
-    """Handle the JSON text of one page message; the answers come through ``post``."""
+    """Handle the JSON text of one page message outside the API; answers come through ``post``."""
     _booted().receive(str(raw))
