@@ -1,22 +1,24 @@
-// The page's entry: it wires the modules under js/ to the page and to the Python worker.
-// The page talks to the worker only through plain messages (js/protocol.js) and sets every
-// piece of text that comes from a person or from the model with textContent.
+// The page's entry: it wires the modules under js/ to the page, to the Python worker
+// (js/protocol.js) and to the LangGraph Server API the worker serves (js/api.js: LangGraph's
+// SDK; with ?api=URL a real LangGraph Server). It sets every piece of text that comes from a
+// person or from the model with textContent.
 
 import { onBootStatus, onWorkerBack, onWorkerLost, showBootFailed, showReady } from "./js/boot.js";
 import { initCards } from "./js/cards.js";
 import { $, dismissError, isWide, showError } from "./js/dom.js";
 import { initEntries } from "./js/entries.js";
 import * as events from "./js/events.js";
-import { initGraph, onGraph, setGraphOpen } from "./js/graph.js";
+import { initGraph, isGraphNode, onGraph, setGraphOpen } from "./js/graph.js";
+import { initHistory } from "./js/history.js";
 import { initInspector, setInspectorOpen } from "./js/inspector.js";
 import { connect } from "./js/protocol.js";
+import { initRuns, setNodeTest } from "./js/runs.js";
 import { initSettings, onModel, setModelBadge } from "./js/settings.js";
 import { active, app, loadStored, STORE_KEY } from "./js/store.js";
 import { listenToOtherTabs } from "./js/tabs.js";
 import {
   closeSidebar,
   createThread,
-  onDeleted,
   openSidebar,
   renderThreads,
   restoreThreads,
@@ -37,11 +39,14 @@ function onReady(msg) {
   app.ready = true;
   showReady(msg);
   setModelBadge({ kind: "offline" });
-  restoreThreads();
   if (isWide()) setInspectorOpen(true);
-  document.body.dataset.state = "ready";
-  $("chat-input", HTMLTextAreaElement).focus();
+  restoreThreads().then(() => {
+    document.body.dataset.state = "ready";
+    $("chat-input", HTMLTextAreaElement).focus();
+  });
 }
+
+const onError = events.makeOnError({ bootFailed: showBootFailed });
 
 connect(
   {
@@ -53,20 +58,20 @@ connect(
     lost: onWorkerLost,
     back: onWorkerBack,
   },
-  {
-    status: events.onStatus,
-    token: events.onToken,
-    tool: events.onTool,
-    needs_input: events.onNeedsInput,
-    done: events.onDone,
-    history: events.onHistory,
-    inspect: events.onInspect,
-    model: onModel,
-    deleted: onDeleted,
-    graph: onGraph,
-    error: events.makeOnError({ bootFailed: showBootFailed }),
-  },
+  { model: onModel, graph: onGraph, error: onError },
 );
+
+initRuns({
+  status: events.onStatus,
+  token: events.onToken,
+  tool: events.onTool,
+  inspect: events.onInspect,
+  needs_input: events.onNeedsInput,
+  done: events.onDone,
+  error: onError,
+});
+setNodeTest(isGraphNode);
+initHistory(events.onHistory, showError);
 
 initCards({ answer, decide });
 initEntries({ edit: editMessage, regenerate, branch: switchBranch });

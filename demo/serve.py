@@ -58,6 +58,9 @@ APP_ARCHIVE_PATH = "/app.zip"
 SNAPSHOT_PATH = "/demo.snapshot"
 """Where the worker fetches its memory snapshot from (``tools/snapshot.py``)."""
 
+SDK_PATH = "/vendor/langgraph-sdk.mjs"
+"""Where the page imports LangGraph's SDK from: the bundle ``./build.sh setup`` makes."""
+
 EXTRA_TYPES = TYPES
 
 
@@ -106,11 +109,13 @@ def make_handler(
     api_origins: Sequence[str] = (),
 ) -> type[http.server.SimpleHTTPRequestHandler]:
     """A handler of ``/pyodide/`` from ``dist_dir``, ``/app.zip`` and ``/demo.snapshot``
-    from the ``demo-app`` folder beside it and the rest from ``site_dir``."""
+    from the ``demo-app`` folder beside it, LangGraph's SDK from the ``vendor`` folder beside
+    it and the rest from ``site_dir``."""
     policy = content_security_policy(api_origins)
     built = {
         APP_ARCHIVE_PATH: dist_dir.parent / "demo-app" / "app.zip",
         SNAPSHOT_PATH: dist_dir.parent / "demo-app" / "demo.snapshot",
+        SDK_PATH: dist_dir.parent / "vendor" / "langgraph-sdk.mjs",
     }
 
     class Handler(PageHandler):

@@ -3,7 +3,7 @@
 
 import { setState } from "./controls.js";
 import { $, all, child, seconds, showError } from "./dom.js";
-import { requestHistory } from "./protocol.js";
+import { requestHistory } from "./history.js";
 import { activeId, app } from "./store.js";
 import { renderActive, renderThreads } from "./threads.js";
 import { finishStreaming } from "./transcript.js";
@@ -51,7 +51,10 @@ export function showReady(msg) {
     const ms = msg.stages?.[li.dataset.stage ?? ""];
     if (typeof ms === "number") child(li, ".stage-time").textContent = seconds(ms);
   }
-  $("versions").textContent = `Pyodide ${msg.pyodide} · pyctx_web ${msg.pyctx_web}`;
+  $("versions").textContent =
+    typeof msg.server === "string"
+      ? `LangGraph Server at ${msg.server}`
+      : `Pyodide ${msg.pyodide} · pyctx_web ${msg.pyctx_web}`;
   $("load-time").textContent = `ready in ${seconds(msg.elapsed_ms)}`;
   $("load-time").title = `Loaded in ${seconds(msg.elapsed_ms)}${stageSummary(msg.stages)}`;
   $("load-time").hidden = false;
@@ -95,5 +98,5 @@ export function onWorkerBack() {
       "this chat was reopened from its last saved step.",
   );
   renderActive();
-  requestHistory(activeId());
+  void requestHistory(activeId());
 }

@@ -1,4 +1,5 @@
-// What the worker reports about a thread: status, tokens, tools, questions and approvals,
+// What a thread's runs and history tell the page (runs.js and history.js make these chat
+// events from the LangGraph Server API): status, tokens, tools, questions and approvals,
 // answers, history, errors. done and needs_input carry the thread's new head: it is kept, and
 // the history from it gives the entries their ids and branches.
 
@@ -8,7 +9,7 @@ import { renderPending } from "./cards.js";
 import { setState } from "./controls.js";
 import { firstNode, nextNode, renderGraph } from "./graph.js";
 import { addRecord, addRunStart, renderInspectorSummary } from "./inspector.js";
-import { requestHistory } from "./protocol.js";
+import { requestHistory } from "./history.js";
 import { app, saveThreads, setHead, thread, titleFrom, view } from "./store.js";
 import { onBusyElsewhere } from "./tabs.js";
 import { renderActive, renderThreads } from "./threads.js";
@@ -112,7 +113,7 @@ export function onNeedsInput(msg) {
 function refreshFrom(id, head) {
   if (typeof head !== "string" || !head) return;
   setHead(id, head);
-  requestHistory(id, head);
+  void requestHistory(id, head);
 }
 
 /** @param {WorkerMessage} msg */
@@ -242,7 +243,7 @@ export function makeOnError(hooks) {
       setState(id, "error");
       running(id, null);
       // What the failed turn stored: the message gets its Edit, an unfinished turn its Retry.
-      requestHistory(id, null);
+      void requestHistory(id, null);
     }
   };
 }

@@ -1,8 +1,11 @@
-// The graph view: the assistant's graph ({op: "graph"} -> {type: "graph", nodes, edges}) as
-// an inline SVG, nodes ranked by their longest path from the start, the node running now and
+// The graph view: the assistant's graph (GET /assistants/{id}/graph through the SDK; from a
+// worker whose server does not answer it yet, {op: "graph"} -> {type: "graph", nodes,
+// edges}) as an inline SVG, nodes ranked by their longest path from the start, the node running now and
 // the node that asked marked by outline and named in a text legend.
 
 import { $, isWide } from "./dom.js";
+import { API_URL, graphOf, statusOf } from "./api.js";
+import { STAGE_LABELS } from "./controls.js";
 import { post } from "./protocol.js";
 import { active } from "./store.js";
 
@@ -209,7 +212,14 @@ export function onGraph(msg) {
     .filter((/** @type {any} */ n) => n && typeof n.id === "string")
     .map((/** @type {any} */ n) => ({
       id: n.id,
-      name: typeof n.name === "string" ? n.name : n.id,
+      name:
+        typeof n.name === "string"
+          ? n.name
+          : typeof n.data === "string"
+            ? n.data
+            : typeof n.data?.name === "string"
+              ? n.data.name
+              : n.id,
     }));
   graph.edges = (Array.isArray(msg.edges) ? msg.edges : [])
     .filter(
@@ -223,11 +233,29 @@ export function onGraph(msg) {
   renderGraph();
 }
 
-// Asks the worker for the graph, once, when the view first opens.
-function loadGraph() {
+// Whether an update's key names a node of the graph (and not a task a node called); before
+// the graph is read, the stages the page names.
+/** @param {string} name */
+export function isGraphNode(name) {
+  if (graph.nodes) return graph.nodes.some((n) => n.id === name);
+  return Object.hasOwn(STAGE_LABELS, name) && name !== "started";
+}
+
+// Reads the graph, once, when the view first opens.
+export function loadGraph() {
   if (graph.requested) return;
   graph.requested = true;
-  post({ op: "graph" });
+  graphOf().then(
+    (found) => onGraph({ type: "graph", ...found }),
+    (error) => {
+      // A worker whose server has no graph route yet describes the graph itself.
+      if (!API_URL && statusOf(error) === 404) post({ op: "graph" });
+      else {
+        graph.requested = false;
+        $("graph-empty").textContent = `The graph could not be read: ${error.message}`;
+      }
+    },
+  );
 }
 
 /** @param {boolean} open */

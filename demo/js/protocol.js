@@ -1,20 +1,21 @@
-// The worker protocol: the one Web Worker running Python, what the page posts to it and the
-// dispatch of what it posts back.
+// The page's Web Worker running Python: it serves the LangGraph Server API, which the page
+// reaches through LangGraph's SDK (api.js, over createAgentServerFetch). Beside the API, the
+// worker and the page exchange a few plain messages:
 //
-// page -> worker: {op: "send", thread_id, message}, {op: "configure_model", model},
-//                 {op: "delete_thread", thread_id}, {op: "two_chats", thread_ids, texts},
+// page -> worker: {op: "configure_model", model} (the API key stays in the worker's memory),
 //                 {op: "graph"}, {op: "ping"}
-// worker -> page: boot {type: "status" | "ready" | "error"}, chat events with a thread_id
-//                 (status, token, tool, needs_input, done, error, history), {type: "inspect"},
-//                 {type: "model"}, {type: "deleted"}, {type: "graph"}, {type: "pong"},
-//                 {type: "fatal", message}.
+// worker -> page: boot {type: "status" | "ready" | "error"}, {type: "model"}, {type: "graph"},
+//                 {type: "pong"}, {type: "fatal", message}.
+//
+// With ?api=URL the page starts no worker: it talks to the LangGraph Server at URL.
 //
 // A worker whose Python is gone (a fatal error of Pyodide, an uncaught error of the worker,
 // or no pong for WATCHDOG_MS) is replaced: the page is told (hooks.lost), a new worker
 // starts, gets the model last configured, and the page is told again once it is ready
 // (hooks.back). Everything stored is in IndexedDB, which the new worker opens.
 
-import { app, headOf } from "./store.js";
+import { API_URL, serverOk, useWorker } from "./api.js";
+import { app } from "./store.js";
 
 /**
  * @import { WorkerMessage } from "./store.js"
@@ -36,14 +37,16 @@ if (new URLSearchParams(self.location.search).has("test-hooks")) WORKER_URL.sear
 const PING_MS = 5000;
 const WATCHDOG_MS = 20000;
 
-export let worker = new Worker(WORKER_URL, { type: "module" });
+/** @type {Worker} */
+export let worker = /** @type {any} */ (null);
+useWorker(() => worker);
 /** @type {PageMessage | null} */
 let lastModel = null; // the last configure_model message: a new worker gets it again
 
 /** @param {PageMessage} message */
 export function post(message) {
   if (message && message.op === "configure_model") lastModel = message;
-  worker.postMessage(message);
+  if (worker) worker.postMessage(message);
 }
 
 window.__demo = {
@@ -56,26 +59,6 @@ window.__demo = {
   restarts: 0,
 };
 
-// One chat-protocol message for a thread; with `head`, it carries the thread's head checkpoint.
-/**
- * @param {string} threadId
- * @param {{ type: string, [field: string]: unknown }} message
- * @param {{ head?: boolean }} [options]
- */
-export function sendTo(threadId, message, { head = false } = {}) {
-  const checkpoint = head ? headOf(threadId) : null;
-  const full = checkpoint ? { ...message, checkpoint_id: checkpoint } : message;
-  post({ op: "send", thread_id: threadId, message: full });
-}
-
-/** @param {string} threadId @param {string | null} [checkpointId] */
-export function requestHistory(threadId, checkpointId = headOf(threadId)) {
-  sendTo(
-    threadId,
-    checkpointId ? { type: "history", checkpoint_id: checkpointId } : { type: "history" },
-  );
-}
-
 // Boot status and ready (before app.ready) go to boot.boot(msg), a worker failure before
 // ready to boot.failed(text), the loss of a ready worker to boot.lost(reason) and the
 // readiness of its replacement to boot.back(), every other message to the handler of
@@ -85,6 +68,10 @@ export function requestHistory(threadId, checkpointId = headOf(threadId)) {
  * @param {Record<string, (msg: WorkerMessage) => void>} handlers
  */
 export function connect(boot, handlers) {
+  if (API_URL) {
+    connectServer(boot);
+    return;
+  }
   let restarting = false;
   /** @type {number | null} */
   let pingSent = null; // when the unanswered ping was posted
@@ -152,9 +139,24 @@ export function connect(boot, handlers) {
   };
 
   function start() {
-    if (restarting) worker = new Worker(WORKER_URL, { type: "module" });
+    worker = new Worker(WORKER_URL, { type: "module" });
     worker.addEventListener("message", onMessage);
     worker.addEventListener("error", onError);
   }
   start();
+}
+
+// A LangGraph Server at ?api=URL: the page is ready once it answers.
+/** @param {BootHooks} boot */
+function connectServer(boot) {
+  const started = performance.now();
+  serverOk().then(
+    () =>
+      boot.boot({
+        type: "ready",
+        server: API_URL,
+        elapsed_ms: performance.now() - started,
+      }),
+    (error) => boot.failed(`The LangGraph Server at ${API_URL} did not answer: ${error.message}`),
+  );
 }

@@ -2,8 +2,10 @@
 // memory and goes only to the worker; the base URL and model name are kept in this browser
 // (localStorage), so a reload keeps the model and asks for the key again.
 
+import { API_URL } from "./api.js";
 import { $, child, showError } from "./dom.js";
 import { post } from "./protocol.js";
+import { setRunModel } from "./runs.js";
 
 /**
  * The model settings a page keeps (never the key): an OpenAI-compatible model, or the
@@ -24,6 +26,19 @@ let sent = null; // the settings posted from the dialog, without the key, until 
 let keyNeeded = null; // the kept OpenAI-compatible settings whose key this page lacks
 /** @type {(() => void) | null} */
 let afterKey = null; // the action that waits for the key
+
+// The settings go to the worker, which checks them and keeps the key; each run names the
+// model in its context, without the key. A LangGraph Server at ?api=URL takes them as they
+// are (it holds its own key).
+/** @param {ModelSettings} model */
+function configure(model) {
+  if (!API_URL) {
+    post({ op: "configure_model", model });
+    return;
+  }
+  const { api_key: _key, ...described } = model;
+  queueMicrotask(() => onModel({ type: "model", ok: true, ...described }));
+}
 
 /** @param {KeptModel} model */
 function saveModel(model) {
@@ -143,7 +158,7 @@ function applySettings(event) {
           keyless: model.api_key === "",
         }
       : { kind: "offline" };
-  post({ op: "configure_model", model });
+  configure(model);
 }
 
 /** @param {string} message */
@@ -166,6 +181,8 @@ export function onModel(msg) {
     return;
   }
   showSettingsError("");
+  const { type: _type, ok: _ok, ...described } = msg;
+  setRunModel(described);
   if (keyNeeded && !answering) {
     // The worker runs the offline model until the key comes: the badge names the kept one.
     showKeyNeededBadge();
@@ -204,10 +221,7 @@ function restoreModel() {
   if (kept.keyless) {
     sent = kept;
     $("settings-apply", HTMLButtonElement).disabled = true;
-    post({
-      op: "configure_model",
-      model: { kind: "openai", base_url: kept.base_url, model: kept.model, api_key: "" },
-    });
+    configure({ kind: "openai", base_url: kept.base_url, model: kept.model, api_key: "" });
     return true;
   }
   keyNeeded = kept;
@@ -225,5 +239,5 @@ export function initSettings() {
   $("settings-form", HTMLFormElement).addEventListener("submit", applySettings);
   // The worker starts with the offline model; its answer fills the badge and the delay field
   // (the worker holds this until it is ready).
-  if (!restoreModel()) post({ op: "configure_model", model: { kind: "offline" } });
+  if (!restoreModel()) configure({ kind: "offline" });
 }

@@ -66,11 +66,9 @@ export const app = {
   streamingEl: null,
 };
 
+// A thread id the LangGraph Server takes: a UUID.
 export function newId() {
-  const random = self.crypto?.randomUUID
-    ? self.crypto.randomUUID().replaceAll("-", "")
-    : Math.random().toString(16).slice(2) + Date.now().toString(16);
-  return `t-${random.slice(0, 12)}`;
+  return self.crypto.randomUUID();
 }
 
 /**

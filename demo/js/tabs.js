@@ -6,7 +6,7 @@
 
 import { $, atNextFrame } from "./dom.js";
 import { setState } from "./controls.js";
-import { requestHistory } from "./protocol.js";
+import { requestHistory } from "./history.js";
 import { app, view } from "./store.js";
 
 // The worker's IndexedDB database; a run of a thread holds the Web Lock
@@ -24,7 +24,7 @@ export function onBusyElsewhere(id) {
   v.sent = null;
   v.busyElsewhere = true;
   setState(id, "busy");
-  requestHistory(id, null);
+  void requestHistory(id, null);
   const locks = navigator.locks;
   // The other tab's lock is freed when its run ends, and also when the tab is closed,
   // which no message announces: waiting for the lock covers both.
@@ -45,7 +45,7 @@ function freedElsewhere(id) {
   if (!v.busyElsewhere) return;
   v.busyElsewhere = false;
   setState(id, "idle");
-  requestHistory(id, null);
+  void requestHistory(id, null);
 }
 
 // News on the channel is a hint, not a fact: any script of this origin can post there. It
@@ -61,7 +61,7 @@ function refreshSoon(id) {
   refreshing.add(id);
   atNextFrame(() => {
     refreshing.delete(id);
-    if (app.views.has(id) && view(id).busyElsewhere) requestHistory(id, null);
+    if (app.views.has(id) && view(id).busyElsewhere) void requestHistory(id, null);
   });
 }
 

@@ -1,10 +1,15 @@
-// The sidebar's thread list, the active thread, and the rendering of the active thread.
+// The sidebar's thread list, the active thread, and the rendering of the active thread. The
+// list is the server's (threads.search on the graph's metadata, titles in each thread's
+// metadata); this browser also keeps it in localStorage with the active thread and the
+// checkpoint shown of each, and a new chat is on the server from its first turn.
 
-import { $ } from "./dom.js";
+import { $, showError } from "./dom.js";
 import { renderPending } from "./cards.js";
 import { STATE_LABELS, renderControls } from "./controls.js";
 import { renderInspector } from "./inspector.js";
-import { post, requestHistory } from "./protocol.js";
+import { deleteThread as deleteOnServer, listThreads, renameThread, statusOf } from "./api.js";
+import { requestHistory } from "./history.js";
+import { cancelRun } from "./runs.js";
 import { app, known, loadStored, newId, saveThreads, thread, titleFrom, view } from "./store.js";
 import { renderTranscript } from "./transcript.js";
 
@@ -25,6 +30,9 @@ function followFirstMessage(t) {
   const title = first ? titleFrom(first.content) : t.title;
   if (title === t.title) return false;
   t.title = title;
+  renameThread(t.id, title).catch((error) => {
+    if (statusOf(error) !== 404) showError(`The chat could not be renamed: ${error.message}`);
+  });
   return true;
 }
 
@@ -65,13 +73,36 @@ export function renderThreads() {
   $("thread-title").textContent = thread(app.activeId)?.title ?? "New chat";
 }
 
-export function restoreThreads() {
+// The threads this browser kept, and the server's that it did not (another browser's, or
+// this one's before its storage was cleared), newest first.
+/** @param {{ id: string, title: string }[]} listed */
+function mergeThreads(listed) {
   const stored = loadStored();
-  if (stored && stored.threads.length) {
+  const kept = stored ? stored.threads : [];
+  const byId = new Map(listed.map((t) => [t.id, t]));
+  for (const t of kept) {
+    const found = byId.get(t.id);
+    if (found && t.title === "New chat") t.title = found.title;
+  }
+  const others = listed
+    .filter((t) => !kept.some((k) => k.id === t.id))
+    .map((t) => ({ id: t.id, title: t.title, head: null }));
+  return { threads: [...others, ...kept], active: stored ? stored.active : null };
+}
+
+export async function restoreThreads() {
+  let listed = /** @type {{ id: string, title: string }[]} */ ([]);
+  try {
+    listed = await listThreads();
+  } catch (error) {
+    showError(`The list of chats could not be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const stored = mergeThreads(listed);
+  if (stored.threads.length) {
     app.threads = stored.threads;
     const activeId =
       stored.active !== null && known(stored.active) ? stored.active : app.threads[0].id;
-    for (const t of app.threads) requestHistory(t.id);
+    for (const t of app.threads) void requestHistory(t.id);
     switchTo(activeId, { history: false });
   } else {
     createThread();
@@ -94,7 +125,7 @@ export function switchTo(threadId, { history = true } = {}) {
   saveThreads();
   renderThreads();
   renderActive();
-  if (history) requestHistory(threadId);
+  if (history) void requestHistory(threadId);
   closeSidebar();
 }
 
@@ -102,7 +133,10 @@ export function switchTo(threadId, { history = true } = {}) {
 function deleteThread(threadId) {
   const index = app.threads.findIndex((t) => t.id === threadId);
   if (index < 0) return;
-  post({ op: "delete_thread", thread_id: threadId }); // the worker cancels a running turn first
+  cancelRun(threadId);
+  deleteOnServer(threadId).catch((error) =>
+    showError(`The chat could not be deleted: ${error instanceof Error ? error.message : String(error)}`),
+  );
   app.threads.splice(index, 1);
   app.views.delete(threadId);
   if (app.activeId === threadId) {
@@ -113,16 +147,6 @@ function deleteThread(threadId) {
   renderThreads();
   renderInspector();
   $("new-thread").focus();
-}
-
-// The worker deleted a thread (perhaps for another tab): it leaves the list.
-/** @param {import("./store.js").WorkerMessage} msg */
-export function onDeleted(msg) {
-  if (known(msg.thread_id)) {
-    app.threads = app.threads.filter((t) => t.id !== msg.thread_id);
-    saveThreads();
-    renderThreads();
-  }
 }
 
 export function openSidebar() {

@@ -1,13 +1,16 @@
 // What the person starts: a new message, an answer to a question, decisions on an approval,
-// an edited message, a regenerated answer, another branch, cancel, two chats at once. Every
-// turn names the thread's head checkpoint, the one the page shows.
+// an edited message, a regenerated answer, another branch, cancel, two chats at once. Each is
+// a run of the graph (runs.js): a turn starts from the thread's head checkpoint, the one the
+// page shows; an edit or a regeneration from the checkpoint before its message; an answer is
+// a resume command for the interrupt that asked.
 
 import { $ } from "./dom.js";
 import { renderPending } from "./cards.js";
 import { initControls, setState } from "./controls.js";
-import { post, requestHistory, sendTo } from "./protocol.js";
+import { requestHistory, treeOf } from "./history.js";
+import { cancelRun, runTurn } from "./runs.js";
 import { needsKey } from "./settings.js";
-import { activeId, app, setHead, setTitle, thread, titleFrom, view } from "./store.js";
+import { activeId, app, headOf, setHead, setTitle, thread, titleFrom, view } from "./store.js";
 
 /** @import { Entry, View } from "./store.js" */
 import { createThread, renderThreads, switchTo } from "./threads.js";
@@ -16,14 +19,21 @@ import { appendMessage, truncateAt } from "./transcript.js";
 const TWO_CHATS = ["help me with email", "help me with a meeting"];
 const CLOSED = ["running", "waiting", "busy", "outdated"];
 
-/** @param {string} id @param {{ type: string, [field: string]: unknown }} message */
-function start(id, message) {
+/**
+ * @param {string} id
+ * @param {{ input?: unknown, command?: unknown, checkpointId?: string | null, decisions?: boolean }} turn
+ */
+function start(id, turn) {
   const v = view(id);
   v.stage = "started";
   v.cardError = null;
   setState(id, "running");
-  sendTo(id, message, { head: true });
+  const checkpointId = "checkpointId" in turn ? turn.checkpointId : headOf(id);
+  void runTurn(id, { ...turn, checkpointId, title: thread(id)?.title ?? "New chat" });
 }
+
+/** @param {string} text */
+const userInput = (text) => ({ messages: [{ role: "user", content: text }] });
 
 /** @param {string} text */
 export function sendChat(text) {
@@ -36,9 +46,8 @@ export function sendChat(text) {
     return;
   }
   v.sent = text;
-  // Posted first: the worker starts on it while this thread draws it.
-  start(id, { type: "chat", text });
   setTitle(id, text);
+  start(id, { input: userInput(text) });
   renderThreads();
   $("thread-title").textContent = thread(id)?.title ?? "New chat";
   appendMessage(id, "user", text);
@@ -57,15 +66,13 @@ export function answer(text) {
   if (!v.pending || v.pending.kind === "approval" || !text.trim()) return;
   if (needsKey(() => answer(text))) return;
   const { question, interrupt_id: interruptId } = v.pending;
-  /** @type {{ type: string, resume_value: string, interrupt_id?: unknown }} */
-  const message = { type: "resume_chat", resume_value: text };
-  if (interruptId !== undefined && interruptId !== null) message.interrupt_id = interruptId;
+  const command = { resume: typeof interruptId === "string" ? { [interruptId]: text } : text };
   keepForRefusal(v);
   v.pending = null;
   renderPending();
   if (question) appendMessage(id, "assistant", question, "question");
   appendMessage(id, "user", text, "reply");
-  start(id, message);
+  start(id, { command });
   $("chat-input", HTMLTextAreaElement).focus();
 }
 
@@ -77,11 +84,13 @@ export function decide(decisions) {
   // After a reload the kept model has no key: the decision waits for it, never runs the rest
   // of the turn on another model.
   if (needsKey(() => decide(decisions))) return;
-  const message = { type: "resume_chat", interrupt_id: v.pending.interrupt_id, decisions };
+  const interruptId = v.pending.interrupt_id;
+  const answer = { decisions };
+  const command = { resume: typeof interruptId === "string" ? { [interruptId]: answer } : answer };
   keepForRefusal(v);
   v.pending = null;
   renderPending();
-  start(id, message);
+  start(id, { command, decisions: true });
   $("chat-input", HTMLTextAreaElement).focus();
 }
 
@@ -101,19 +110,31 @@ export function refused(id, message) {
 
 const editable = (/** @type {View} */ v) => !["running", "busy", "outdated"].includes(v.state);
 
+// The checkpoint before the entry's message on the branch shown: an edit or a regeneration
+// runs again from there, which makes a new branch.
+/** @param {string} id @param {Entry} entry */
+function forkBefore(id, entry) {
+  const tree = treeOf(id);
+  const head = headOf(id) ?? (tree?.snapshots[0] ? String(tree.snapshots[0].checkpoint?.checkpoint_id) : null);
+  const fork = tree && head && entry.id ? tree.forkPoint(head, entry.id) : null;
+  return fork ? String(fork.checkpoint?.checkpoint_id) : null;
+}
+
 /** @param {Entry} entry @param {string} text */
 export function editMessage(entry, text) {
   const id = activeId();
   const v = view(id);
   if (!editable(v) || !entry.id || !text.trim()) return;
   if (needsKey(() => editMessage(entry, text))) return;
+  const fork = forkBefore(id, entry);
+  if (!fork) return;
   v.pending = null;
   v.refusable = null;
   renderPending();
   truncateAt(id, entry);
   appendMessage(id, "user", text, entry.kind);
   renderThreads(); // the title follows an edited first message
-  start(id, { type: "edit", message_id: entry.id, text });
+  start(id, { input: userInput(text), checkpointId: fork });
 }
 
 /** @param {Entry} entry */
@@ -122,11 +143,13 @@ export function regenerate(entry) {
   const v = view(id);
   if (!editable(v) || !entry.id) return;
   if (needsKey(() => regenerate(entry))) return;
+  const fork = forkBefore(id, entry);
+  if (!fork) return;
   v.pending = null;
   v.refusable = null;
   renderPending();
   truncateAt(id, entry);
-  start(id, { type: "regenerate", message_id: entry.id });
+  start(id, { input: null, checkpointId: fork });
 }
 
 // Runs a turn that stopped before its end (a reload cut it, an error stopped it) on from its
@@ -137,7 +160,7 @@ export function continueTurn() {
   if (!(v.state === "unfinished" || (v.state === "error" && v.unfinished))) return;
   if (needsKey(continueTurn)) return;
   v.unfinished = false;
-  start(id, { type: "continue" });
+  start(id, { input: null });
 }
 
 initControls({ continueTurn });
@@ -156,7 +179,7 @@ export function cancelTurn() {
   const id = activeId();
   if (view(id).state !== "running") return;
   $("turn-status").textContent = "Cancelling…";
-  sendTo(id, { type: "cancel" });
+  cancelRun(id);
 }
 
 export function twoChatsAtOnce() {
@@ -172,5 +195,5 @@ export function twoChatsAtOnce() {
   });
   $("inspector-all", HTMLInputElement).checked = true;
   switchTo(first.id, { history: false });
-  post({ op: "two_chats", thread_ids: ids, texts: [...TWO_CHATS] });
+  ids.forEach((id, i) => start(id, { input: userInput(TWO_CHATS[i]), checkpointId: null }));
 }

@@ -1,0 +1,162 @@
+// The page's LangGraph client: LangGraph's own SDK (its Client, bundled at build time) over the
+// LangGraph Server API that the page's worker serves (createAgentServerFetch), or, with
+// ?api=URL, a real LangGraph Server at URL. Threads, their history, their runs and the graph
+// are read and written only through it.
+
+import { Tree } from "./conversation.js";
+
+/** The graph the page talks to: its assistant id on either server. */
+export const GRAPH_ID = "agent";
+
+const SDK_URL = new URL("../vendor/langgraph-sdk.mjs", import.meta.url).href;
+const FETCH_URL = new URL("/pyctx_web.mjs", import.meta.url).href;
+
+/**
+ * The server the page talks to: null for its worker, else the URL of a LangGraph Server.
+ * @returns {string | null}
+ */
+function serverUrl() {
+  const given = new URLSearchParams(self.location.search).get("api");
+  if (!given) return null;
+  const url = new URL(given, self.location.href);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`?api must be an http(s) URL, not ${given}`);
+  return url.href.replace(/\/+$/, "");
+}
+
+export const API_URL = serverUrl();
+
+/** @type {() => Worker} */
+let currentWorker = () => {
+  throw new Error("the page has no worker to talk to");
+};
+
+/** The worker the page's client sends its requests to (the one running now). @param {() => Worker} get */
+export function useWorker(get) {
+  currentWorker = get;
+}
+
+/** @type {Promise<any> | null} */
+let made = null;
+
+/**
+ * The SDK's Client, made once: over the worker's fetch, or at ?api=URL.
+ * @returns {Promise<any>}
+ */
+export function client() {
+  made ??= (async () => {
+    const sdk = await import(SDK_URL);
+    if (API_URL) return new sdk.Client({ apiUrl: API_URL });
+    const { createAgentServerFetch } = await import(FETCH_URL);
+    /** @type {WeakMap<Worker, (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>} */
+    const fetches = new WeakMap();
+    // A replaced worker gets a fetch of its own: each request goes to the worker running now.
+    const fetch = (/** @type {RequestInfo | URL} */ input, /** @type {RequestInit} */ init) => {
+      const worker = currentWorker();
+      let send = fetches.get(worker);
+      if (!send) {
+        send = createAgentServerFetch(worker);
+        fetches.set(worker, /** @type {any} */ (send));
+      }
+      return /** @type {any} */ (send)(input, init);
+    };
+    return new sdk.Client({ apiUrl: self.location.origin, callerOptions: { fetch } });
+  })();
+  return made;
+}
+
+/** @param {unknown} error @returns {number | null} the HTTP status an SDK call failed with */
+export function statusOf(error) {
+  const status = error && typeof error === "object" ? /** @type {any} */ (error).status : null;
+  return typeof status === "number" ? status : null;
+}
+
+/**
+ * Makes the thread on the server if it is not there yet (its first turn).
+ * @param {string} threadId
+ * @param {string} title
+ */
+export async function ensureThread(threadId, title) {
+  const api = await client();
+  await api.threads.create({
+    threadId,
+    ifExists: "do_nothing",
+    metadata: { graph_id: GRAPH_ID, title },
+  });
+}
+
+/**
+ * The threads of this graph on the server, newest first: {id, title}.
+ * @returns {Promise<{ id: string, title: string }[]>}
+ */
+export async function listThreads() {
+  const api = await client();
+  const found = await api.threads.search({ metadata: { graph_id: GRAPH_ID }, limit: 100 });
+  return found.map((/** @type {any} */ t) => ({
+    id: String(t.thread_id),
+    title: typeof t.metadata?.title === "string" && t.metadata.title ? t.metadata.title : "New chat",
+  }));
+}
+
+/** @param {string} threadId @param {string} title */
+export async function renameThread(threadId, title) {
+  const api = await client();
+  await api.threads.update(threadId, { metadata: { title } });
+}
+
+/** @param {string} threadId */
+export async function deleteThread(threadId) {
+  const api = await client();
+  try {
+    await api.threads.delete(threadId);
+  } catch (error) {
+    if (statusOf(error) !== 404) throw error; // never stored: nothing to delete
+  }
+}
+
+const HISTORY_LIMIT = 1000;
+
+/**
+ * Every checkpoint of the thread as a tree (empty for a thread the server does not have yet).
+ * @param {string} threadId
+ */
+export async function loadTree(threadId) {
+  const api = await client();
+  try {
+    return new Tree(await api.threads.getHistory(threadId, { limit: HISTORY_LIMIT }));
+  } catch (error) {
+    if (statusOf(error) === 404) return new Tree([]);
+    throw error;
+  }
+}
+
+/** @param {string} threadId the thread's state now (its newest checkpoint) */
+export async function threadState(threadId) {
+  const api = await client();
+  return api.threads.getState(threadId);
+}
+
+/** @type {Promise<string> | null} */
+let assistant = null;
+
+/** The assistant id of the graph (the server's /assistants/{id} take no graph name). */
+export function assistantId() {
+  assistant ??= client().then(async (api) => {
+    const found = await api.assistants.search({ graphId: GRAPH_ID, limit: 1 });
+    if (!found.length) throw new Error(`the server has no assistant for the graph ${GRAPH_ID}`);
+    return String(found[0].assistant_id);
+  });
+  return assistant;
+}
+
+/** The graph's nodes and edges, as GET /assistants/{id}/graph gives them. */
+export async function graphOf() {
+  const api = await client();
+  return api.assistants.getGraph(await assistantId());
+}
+
+/** Whether the server answers (GET /ok); the page's boot waits for it under ?api. */
+export async function serverOk() {
+  const response = await fetch(`${API_URL}/ok`);
+  if (!response.ok) throw new Error(`GET ${API_URL}/ok answered ${response.status}`);
+}

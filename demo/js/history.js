@@ -1,0 +1,63 @@
+// A thread's history as the page shows it: read from the server (threads.getHistory), seen
+// from the checkpoint the page shows (its head; null: the newest), and given to the page's
+// history handler with its entries, branches, pending card, records and runs. Only the
+// newest request of a thread is shown: an older answer that arrives late is dropped.
+
+import { loadTree, statusOf } from "./api.js";
+import { threadView } from "./conversation.js";
+import { headOf } from "./store.js";
+
+/** @typedef {import("./conversation.js").Tree} Tree */
+
+/** @type {(msg: { type: string, thread_id: string, [field: string]: unknown }) => void} */
+let onHistory = () => undefined;
+/** @type {(text: string) => void} */
+let onFailure = () => undefined;
+
+/**
+ * @param {typeof onHistory} handler
+ * @param {typeof onFailure} failed what the page says when a history cannot be read
+ */
+export function initHistory(handler, failed) {
+  onHistory = handler;
+  onFailure = failed;
+}
+
+/** @type {Map<string, number>} the newest request of each thread */
+const asked = new Map();
+/** @type {Map<string, Tree>} the tree each thread's newest history was read from */
+const trees = new Map();
+
+/** The checkpoint tree of the thread as last read (edits find their fork point in it). @param {string} threadId */
+export const treeOf = (threadId) => trees.get(threadId) ?? null;
+
+/**
+ * Reads the thread's history and shows it from `checkpointId` (default: the page's head).
+ * @param {string} threadId
+ * @param {string | null} [checkpointId]
+ */
+export function requestHistory(threadId, checkpointId = headOf(threadId)) {
+  const number = (asked.get(threadId) ?? 0) + 1;
+  asked.set(threadId, number);
+  return loadTree(threadId).then(
+    (tree) => {
+      if (asked.get(threadId) !== number) return;
+      trees.set(threadId, tree);
+      // A head the thread no longer has (another tab deleted a branch's run): its newest.
+      const head = checkpointId && tree.byId.has(checkpointId) ? checkpointId : null;
+      const view = threadView(tree, head);
+      onHistory({
+        type: "history",
+        thread_id: threadId,
+        ...(view ?? { checkpoint_id: null, messages: [], pending: null, trace: [], runs: [], unfinished: false }),
+      });
+    },
+    (error) => {
+      if (asked.get(threadId) !== number) return;
+      const status = statusOf(error);
+      onFailure(
+        `This chat could not be read${status ? ` (the server answered ${status})` : ""}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    },
+  );
+}

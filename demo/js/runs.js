@@ -1,0 +1,205 @@
+// A turn is one run of the graph on a thread, streamed through the SDK (runs.stream): this
+// module reads its events (metadata, updates, values, custom) and tells the page's handlers
+// what they mean, as chat events: started, a node done, tokens, tools, records, a question
+// or an approval, the answer, an error. A turn is cancelled by aborting its stream (the
+// server cancels a run whose client leaves) and, once the run id is known, runs.cancel.
+
+import { GRAPH_ID, client, ensureThread, statusOf, threadState } from "./api.js";
+import { checkpointOf, pendingAt, transcript } from "./conversation.js";
+
+/**
+ * What a turn sends: its input (null: go on from the checkpoint), or a resume command, and
+ * the checkpoint it starts from (null: the thread's newest).
+ * @typedef {{ input?: unknown, command?: unknown, checkpointId?: string | null, title: string,
+ *   decisions?: boolean }} TurnRequest
+ * The page's handlers, each given a chat event with the thread's id.
+ * @typedef {(msg: { type: string, thread_id: string, [field: string]: unknown }) => void} Handler
+ * @typedef {{ status: Handler, token: Handler, tool: Handler, inspect: Handler,
+ *   needs_input: Handler, done: Handler, error: Handler }} TurnHandlers
+ */
+
+/** What the page reads of a run's stream: values for the state, updates for the nodes, custom
+ * for tokens, tool lines and records. */
+export const STREAM_MODES = ["values", "updates", "custom"];
+
+/** @type {TurnHandlers} */
+const handlers = {
+  status: () => undefined,
+  token: () => undefined,
+  tool: () => undefined,
+  inspect: () => undefined,
+  needs_input: () => undefined,
+  done: () => undefined,
+  error: () => undefined,
+};
+
+/** @param {TurnHandlers} given */
+export function initRuns(given) {
+  Object.assign(handlers, given);
+}
+
+/** @type {(name: string) => boolean} which update keys are the graph's nodes */
+let isNode = () => true;
+
+/** @param {(name: string) => boolean} test */
+export function setNodeTest(test) {
+  isNode = test;
+}
+
+/**
+ * The model settings a run takes (never an API key): set by the settings panel.
+ * @type {Record<string, unknown> | null}
+ */
+let model = null;
+
+/** @param {Record<string, unknown> | null} settings */
+export function setRunModel(settings) {
+  model = settings;
+}
+
+/**
+ * The runs going on, by thread: their stream's controller, and their run id once known.
+ * @type {Map<string, { controller: AbortController, runId: string | null, cancelled: boolean }>}
+ */
+const running = new Map();
+
+export const isRunning = (/** @type {string} */ threadId) => running.has(threadId);
+
+/** @param {{ error?: unknown, message?: unknown }} data an error event's */
+export function failureText(data) {
+  const words = typeof data?.message === "string" ? data.message.trim() : "";
+  if (words) return `The assistant could not go on: ${words}`;
+  return `The assistant failed without saying why (${String(data?.error ?? "error")}).`;
+}
+
+/**
+ * Runs one turn on the thread; resolves once the page has been told how it ended.
+ * @param {string} threadId
+ * @param {TurnRequest} request
+ */
+export async function runTurn(threadId, request) {
+  const turn = { controller: new AbortController(), runId: /** @type {string | null} */ (null), cancelled: false };
+  running.set(threadId, turn);
+  const base = { thread_id: threadId };
+  /** @type {{ ran: boolean, failed: boolean }} */
+  const seen = { ran: false, failed: false };
+  try {
+    await ensureThread(threadId, request.title);
+    const api = await client();
+    /** @type {Record<string, unknown>} */
+    const payload = {
+      streamMode: STREAM_MODES,
+      onDisconnect: "cancel",
+      multitaskStrategy: "reject",
+      signal: turn.controller.signal,
+      context: model ? { model } : undefined,
+    };
+    if (request.command !== undefined) payload.command = request.command;
+    else payload.input = request.input ?? null;
+    if (request.checkpointId) payload.checkpointId = request.checkpointId;
+    const from = request.checkpointId ?? null;
+    for await (const part of api.runs.stream(threadId, GRAPH_ID, payload)) {
+      if (turn.cancelled) break;
+      read(part, base, turn, from, seen, request);
+    }
+    if (turn.cancelled) {
+      await settleCancel(threadId, turn);
+      handlers.status({ ...base, type: "status", stage: "cancelled" });
+    } else if (!seen.failed) {
+      await ending(threadId);
+    }
+  } catch (error) {
+    if (turn.cancelled) {
+      await settleCancel(threadId, turn);
+      handlers.status({ ...base, type: "status", stage: "cancelled" });
+    } else if (statusOf(error) === 409) {
+      handlers.error({ ...base, type: "error", code: "thread_busy", message: "busy" });
+    } else {
+      const text = error instanceof Error ? error.message : String(error);
+      handlers.error({ ...base, type: "error", message: `The assistant could not go on: ${text}` });
+    }
+  } finally {
+    if (running.get(threadId) === turn) running.delete(threadId);
+  }
+}
+
+/**
+ * One event of the run's stream.
+ * @param {{ event: string, data: any }} part
+ * @param {{ thread_id: string }} base
+ * @param {{ runId: string | null }} turn
+ * @param {string | null} from
+ * @param {{ ran: boolean, failed: boolean }} seen
+ * @param {TurnRequest} request
+ */
+function read(part, base, turn, from, seen, request) {
+  const { event, data } = part;
+  if (event === "metadata") {
+    turn.runId = typeof data?.run_id === "string" ? data.run_id : null;
+    handlers.status({ ...base, type: "status", stage: "started", from_checkpoint: from, run_id: turn.runId });
+  } else if (event === "custom" && data && typeof data === "object") {
+    seen.ran = true;
+    if (typeof data.token === "string") handlers.token({ ...base, type: "token", token: data.token });
+    else if (data.tool && typeof data.tool === "object") handlers.tool({ ...base, type: "tool", ...data.tool });
+    else if (data.inspect && typeof data.inspect === "object")
+      handlers.inspect({ ...base, type: "inspect", record: data.inspect });
+  } else if (event === "updates" && data && typeof data === "object") {
+    for (const node of Object.keys(data)) {
+      if (node === "__interrupt__" || !isNode(node)) continue;
+      seen.ran = true;
+      handlers.status({ ...base, type: "status", stage: node });
+    }
+  } else if (event === "error") {
+    seen.failed = true;
+    // A refused resume: nothing ran, so the card comes back with the server's words.
+    const code = request.decisions && !seen.ran ? "bad_decision" : undefined;
+    handlers.error({ ...base, type: "error", message: failureText(data), ...(code ? { code } : {}) });
+  }
+}
+
+/**
+ * How the run left the thread: a question or an approval, or the answer.
+ * @param {string} threadId
+ */
+async function ending(threadId) {
+  const state = await threadState(threadId);
+  const head = checkpointOf(state) || null;
+  const pending = pendingAt(state);
+  if (pending.length) {
+    handlers.needs_input({ type: "needs_input", thread_id: threadId, ...pending[0], checkpoint_id: head });
+    return;
+  }
+  const messages = Array.isArray(state?.values?.messages) ? state.values.messages : [];
+  const answers = transcript(messages).filter((e) => e.kind === "answer");
+  handlers.done({
+    type: "done",
+    thread_id: threadId,
+    text: answers.length ? answers[answers.length - 1].content : "",
+    checkpoint_id: head,
+  });
+}
+
+/**
+ * Waits for a cancelled run to end on the server, so that the next turn finds the thread free.
+ * @param {string} threadId
+ * @param {{ runId: string | null }} turn
+ */
+async function settleCancel(threadId, turn) {
+  if (!turn.runId) return;
+  const api = await client();
+  try {
+    await api.runs.cancel(threadId, turn.runId, true, "interrupt");
+  } catch (error) {
+    // A run that ended when its stream was aborted has nothing left to cancel.
+    if (statusOf(error) !== 404) throw error;
+  }
+}
+
+/** Cancels the thread's running turn. @param {string} threadId */
+export function cancelRun(threadId) {
+  const turn = running.get(threadId);
+  if (!turn) return false;
+  turn.cancelled = true;
+  turn.controller.abort();
+  return true;
+}
