@@ -1,0 +1,114 @@
+"""The demo page given ``?api=URL`` talks to a real LangGraph Server: ``langgraph dev`` serving
+``demo/`` (its ``langgraph.json``, the assistant of ``demo/app`` on real ``langgraph``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.reference import (
+    LANGGRAPH,
+    ServerStartError,
+    _environment,
+    _stop,
+    _wait_until_ready,
+    free_port,
+)
+
+from .conftest import ROOT, PageWatch
+from .test_chat import (
+    EMAIL_QUESTION,
+    TURN_TIMEOUT_MS,
+    answer,
+    assert_clean,
+    chat,
+    messages,
+    open_ready,
+    wait_turn,
+)
+from .ui_support import REPORT_REQUEST, tool_lines
+
+
+@contextmanager
+def langgraph_dev_of_demo(workdir: Path) -> Iterator[str]:
+    """The base URL of ``langgraph dev`` serving a copy of ``demo/`` (it keeps its state beside
+    its config), meanwhile."""
+    if not LANGGRAPH.exists():
+        raise ServerStartError(f"{LANGGRAPH} is missing: run ./build.sh server (it installs it)")
+    work = workdir / "demo"
+    shutil.copytree(
+        ROOT / "demo", work, ignore=shutil.ignore_patterns("__pycache__", ".langgraph_api")
+    )
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    log = workdir / "server.log"
+    command = [str(LANGGRAPH), "dev", "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--no-browser", "--no-reload", "--config", str(work / "langgraph.json")]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=work,
+            env=_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        _wait_until_ready(process, base_url, log)
+        yield base_url
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="module")
+def langgraph_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``langgraph dev`` serving the demo's graph on a free port of 127.0.0.1."""
+    with langgraph_dev_of_demo(tmp_path_factory.mktemp("langgraph-dev")) as url:
+        yield url
+
+
+def test_the_question_and_approval_flow_runs_on_a_real_langgraph_server(
+    watched_page: PageWatch, demo_url: str, langgraph_server: str, browser: Any
+) -> None:
+    """With ?api=URL the page asks, takes the answer, waits for approval and answers on
+    langgraph dev; the thread is the server's: another browser lists it and shows it whole."""
+    page = open_ready(watched_page, f"{demo_url}?api={langgraph_server}")
+    assert page.inner_text("#versions") == f"LangGraph Server at {langgraph_server}"
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    assert page.inner_text("#needs-input-question") == EMAIL_QUESTION
+    answer(page, REPORT_REQUEST)
+    wait_turn(page, "waiting")
+    card = page.locator("#approval-card")
+    card.wait_for(state="visible", timeout=TURN_TIMEOUT_MS)
+    assert page.inner_text("#approval-title") == "Approve send_email?"
+    card.get_by_role("button", name="Approve").click()
+    wait_turn(page, "done")
+    assert [line["status"] for line in tool_lines(page)] == ["approved"]
+    shown = messages(page)
+    assert shown[:3] == [
+        ("user", "help me with email"),
+        ("assistant", EMAIL_QUESTION),
+        ("user", REPORT_REQUEST),
+    ]
+    assert shown[-1][0] == "assistant" and "Daily report" in shown[-1][1]
+
+    # A browser with none of this page's storage finds the thread on the server.
+    context = browser.new_context()
+    try:
+        other = context.new_page()
+        other.goto(f"{demo_url}?api={langgraph_server}")
+        other.wait_for_selector("body[data-state=ready]", timeout=TURN_TIMEOUT_MS)
+        other.locator("#thread-list .thread-name", has_text="help me with email").click()
+        wait_turn(other, "done")
+        assert messages(other) == shown
+    finally:
+        context.close()
+    assert_clean(watched_page)
