@@ -98,7 +98,8 @@ def test_the_question_and_approval_flow_runs_on_a_real_langgraph_server(
         ("assistant", EMAIL_QUESTION),
         ("user", REPORT_REQUEST),
     ]
-    assert shown[-1][0] == "assistant" and "Daily report" in shown[-1][1]
+    assert shown[-1][0] == "assistant"
+    assert "Daily report" in shown[-1][1]
 
     # A browser with none of this page's storage finds the thread on the server.
     context = browser.new_context()
