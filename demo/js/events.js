@@ -96,10 +96,11 @@ export function onNeedsInput(msg) {
   if (!id) return;
   const v = view(id);
   finishStreaming(id);
-  const { type: _type, thread_id: _thread, ...pending } = msg;
+  const { type: _type, thread_id: _thread, refused, ...pending } = msg;
   v.pending = { kind: "question", ...pending };
   v.refusable = null;
-  v.cardError = null;
+  // Decisions the assistant refused: the card asks again, with its words.
+  v.cardError = typeof refused === "string" ? refused : null;
   v.runningNode = null;
   setState(id, "waiting");
   if (id === app.activeId) {

@@ -5,7 +5,7 @@
 
 import { loadTree, statusOf } from "./api.js";
 import { threadView } from "./conversation.js";
-import { headOf } from "./store.js";
+import { announce, headOf } from "./store.js";
 
 /** @typedef {import("./conversation.js").Tree} Tree */
 
@@ -21,6 +21,20 @@ let onFailure = () => undefined;
 export function initHistory(handler, failed) {
   onHistory = handler;
   onFailure = failed;
+}
+
+const EMPTY = { checkpoint_id: null, messages: [], pending: null, trace: [], runs: [], unfinished: false };
+
+/**
+ * The thread's history as stored now, seen from `checkpointId` (default: its newest), as the
+ * page draws it (the end-to-end tests read it as window.__demo.history).
+ * @param {string} threadId
+ * @param {string | null} [checkpointId]
+ */
+export async function readHistory(threadId, checkpointId = null) {
+  const tree = await loadTree(threadId);
+  const head = checkpointId && tree.byId.has(checkpointId) ? checkpointId : null;
+  return { type: "history", thread_id: threadId, ...(threadView(tree, head) ?? EMPTY), tree };
 }
 
 /** @type {Map<string, number>} the newest request of each thread */
@@ -46,11 +60,9 @@ export function requestHistory(threadId, checkpointId = headOf(threadId)) {
       // A head the thread no longer has (another tab deleted a branch's run): its newest.
       const head = checkpointId && tree.byId.has(checkpointId) ? checkpointId : null;
       const view = threadView(tree, head);
-      onHistory({
-        type: "history",
-        thread_id: threadId,
-        ...(view ?? { checkpoint_id: null, messages: [], pending: null, trace: [], runs: [], unfinished: false }),
-      });
+      const msg = { type: "history", thread_id: threadId, ...(view ?? EMPTY) };
+      onHistory(msg);
+      announce(msg);
     },
     (error) => {
       if (asked.get(threadId) !== number) return;

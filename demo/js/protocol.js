@@ -14,7 +14,8 @@
 // starts, gets the model last configured, and the page is told again once it is ready
 // (hooks.back). Everything stored is in IndexedDB, which the new worker opens.
 
-import { API_URL, serverOk, useWorker } from "./api.js";
+import { API_URL, client, serverOk, useWorker } from "./api.js";
+import { readHistory } from "./history.js";
 import { app } from "./store.js";
 
 /**
@@ -57,6 +58,12 @@ window.__demo = {
     return app.activeId;
   },
   restarts: 0,
+  events: app.events,
+  client,
+  history: async (/** @type {string} */ threadId) => {
+    const { tree: _tree, ...shown } = await readHistory(threadId);
+    return shown;
+  },
 };
 
 // Boot status and ready (before app.ready) go to boot.boot(msg), a worker failure before

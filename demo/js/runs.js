@@ -6,6 +6,7 @@
 
 import { GRAPH_ID, client, ensureThread, statusOf, threadState } from "./api.js";
 import { checkpointOf, pendingAt, transcript } from "./conversation.js";
+import { announce } from "./store.js";
 
 /**
  * What a turn sends: its input (null: go on from the checkpoint), or a resume command, and
@@ -14,6 +15,8 @@ import { checkpointOf, pendingAt, transcript } from "./conversation.js";
  *   decisions?: boolean }} TurnRequest
  * The page's handlers, each given a chat event with the thread's id.
  * @typedef {(msg: { type: string, thread_id: string, [field: string]: unknown }) => void} Handler
+ * What a turn's stream showed: a step ran, an error, decisions refused (with why).
+ * @typedef {{ ran: boolean, failed: boolean, refused: string | null }} Seen
  * @typedef {{ status: Handler, token: Handler, tool: Handler, inspect: Handler,
  *   needs_input: Handler, done: Handler, error: Handler }} TurnHandlers
  */
@@ -33,9 +36,14 @@ const handlers = {
   error: () => undefined,
 };
 
-/** @param {TurnHandlers} given */
+/** @param {TurnHandlers} given each is also announced (store.js announce) */
 export function initRuns(given) {
-  Object.assign(handlers, given);
+  for (const [name, handler] of Object.entries(given)) {
+    /** @type {Record<string, Handler>} */ (/** @type {unknown} */ (handlers))[name] = (msg) => {
+      handler(msg);
+      announce(msg);
+    };
+  }
 }
 
 /** @type {(name: string) => boolean} which update keys are the graph's nodes */
@@ -81,8 +89,8 @@ export async function runTurn(threadId, request) {
   const turn = { controller: new AbortController(), runId: /** @type {string | null} */ (null), cancelled: false };
   running.set(threadId, turn);
   const base = { thread_id: threadId };
-  /** @type {{ ran: boolean, failed: boolean }} */
-  const seen = { ran: false, failed: false };
+  /** @type {Seen} */
+  const seen = { ran: false, failed: false, refused: null };
   try {
     await ensureThread(threadId, request.title);
     const api = await client();
@@ -106,7 +114,7 @@ export async function runTurn(threadId, request) {
       await settleCancel(threadId, turn);
       handlers.status({ ...base, type: "status", stage: "cancelled" });
     } else if (!seen.failed) {
-      await ending(threadId);
+      await ending(threadId, seen.refused);
     }
   } catch (error) {
     if (turn.cancelled) {
@@ -129,7 +137,7 @@ export async function runTurn(threadId, request) {
  * @param {{ thread_id: string }} base
  * @param {{ runId: string | null }} turn
  * @param {string | null} from
- * @param {{ ran: boolean, failed: boolean }} seen
+ * @param {Seen} seen
  * @param {TurnRequest} request
  */
 function read(part, base, turn, from, seen, request) {
@@ -143,6 +151,8 @@ function read(part, base, turn, from, seen, request) {
     else if (data.tool && typeof data.tool === "object") handlers.tool({ ...base, type: "tool", ...data.tool });
     else if (data.inspect && typeof data.inspect === "object")
       handlers.inspect({ ...base, type: "inspect", record: data.inspect });
+    // Decisions the graph could not use: it asks again, and the card says why.
+    else if (typeof data.refused === "string") seen.refused = data.refused;
   } else if (event === "updates" && data && typeof data === "object") {
     for (const node of Object.keys(data)) {
       if (node === "__interrupt__" || !isNode(node)) continue;
@@ -158,15 +168,23 @@ function read(part, base, turn, from, seen, request) {
 }
 
 /**
- * How the run left the thread: a question or an approval, or the answer.
+ * How the run left the thread: a question or an approval (with why its decisions were
+ * refused), or the answer.
  * @param {string} threadId
+ * @param {string | null} refused
  */
-async function ending(threadId) {
+async function ending(threadId, refused) {
   const state = await threadState(threadId);
   const head = checkpointOf(state) || null;
   const pending = pendingAt(state);
   if (pending.length) {
-    handlers.needs_input({ type: "needs_input", thread_id: threadId, ...pending[0], checkpoint_id: head });
+    handlers.needs_input({
+      type: "needs_input",
+      thread_id: threadId,
+      ...pending[0],
+      checkpoint_id: head,
+      refused,
+    });
     return;
   }
   const messages = Array.isArray(state?.values?.messages) ? state.values.messages : [];

@@ -64,7 +64,15 @@ export const app = {
   views: new Map(),
   /** @type {HTMLElement | null} the bubble of the active thread's answer being streamed */
   streamingEl: null,
+  /** What the page's runs and history reads tell it, as chat events (type: the event's). */
+  events: new EventTarget(),
 };
+
+// A chat event the page acts on, announced on app.events (the end-to-end tests listen there).
+/** @param {{ type: string, [field: string]: unknown }} msg */
+export function announce(msg) {
+  app.events.dispatchEvent(new CustomEvent(msg.type, { detail: msg }));
+}
 
 // A thread id the LangGraph Server takes: a UUID.
 export function newId() {

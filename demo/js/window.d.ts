@@ -6,5 +6,11 @@ interface Window {
     readonly activeThreadId: string | null;
     /** How many times a lost worker was replaced. */
     restarts: number;
+    /** The chat events the page acts on (runs, history reads), by type (js/store.js announce). */
+    readonly events: EventTarget;
+    /** The page's LangGraph SDK Client (js/api.js client). */
+    client(): Promise<any>;
+    /** A thread's history as stored now, as the page draws it (js/history.js readHistory). */
+    history(threadId: string): Promise<Record<string, unknown>>;
   };
 }

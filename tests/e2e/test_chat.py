@@ -20,12 +20,13 @@ EMAIL_QUESTION = "What should I do with your email?"
 MEETING_QUESTION = "What do you need for the meeting?"
 XSS = "<img src=x onerror=window.__xss=1><script>window.__xss=2</script>"
 
-# Collects the worker's messages of a given type in window.__seen (a test-side listener).
+# Collects the page's chat events of the given types (what its runs and history reads tell
+# it, window.__demo.events) in window.__seen (a test-side listener).
 LISTEN = """(types) => {
   window.__seen = window.__seen || [];
-  window.__demo.worker.addEventListener("message", (event) => {
-    if (types.includes(event.data.type)) window.__seen.push(event.data);
-  });
+  for (const type of types) {
+    window.__demo.events.addEventListener(type, (event) => window.__seen.push(event.detail));
+  }
 }"""
 
 # Every record of every store of every IndexedDB database of the page's origin, as text.
@@ -112,20 +113,9 @@ def records(page: Any) -> list[dict[str, str]]:
 
 
 def history(page: Any, thread_id: str) -> dict[str, Any]:
-    """Ask the worker for a thread's history, as the page does on load, and return the reply."""
+    """Read a thread's history from the server, as the page does on load, and return it."""
     reply: dict[str, Any] = page.evaluate(
-        """(threadId) => new Promise((resolve) => {
-          const worker = window.__demo.worker;
-          const listener = (event) => {
-            if (event.data.type === "history" && event.data.thread_id === threadId) {
-              worker.removeEventListener("message", listener);
-              resolve(event.data);
-            }
-          };
-          worker.addEventListener("message", listener);
-          worker.postMessage({op: "send", thread_id: threadId, message: {type: "history"}});
-        })""",
-        thread_id,
+        "(threadId) => window.__demo.history(threadId)", thread_id
     )
     return reply
 
@@ -317,31 +307,39 @@ def test_html_and_script_payloads_show_as_text_and_never_run(
     assert_clean(watched_page)
 
 
-def test_malformed_messages_to_the_worker_get_errors_and_the_page_keeps_working(
+def test_malformed_requests_get_errors_and_the_page_keeps_working(
     watched_page: PageWatch, demo_url: str
 ) -> None:
-    """A chat without text and an unknown op each get an error event; the page keeps working."""
+    """A run of an unknown assistant and an unknown op to the worker each get an error that
+    names the problem; the page keeps working."""
     page = open_ready(watched_page, demo_url)
     # The page's policy forbids eval, so wait inside one evaluated function, not with polling.
     errors = page.evaluate(
-        """() => new Promise((resolve) => {
+        """async () => {
           const worker = window.__demo.worker;
-          const errors = [];
-          worker.addEventListener("message", (event) => {
-            if (event.data.type === "error") errors.push(event.data);
-            if (errors.length === 2) resolve(errors);
+          const unknown = new Promise((resolve) => {
+            worker.addEventListener("message", (event) => {
+              if (event.data.type === "error") resolve(event.data.message);
+            });
           });
-          worker.postMessage({op: "send", thread_id: "t", message: {type: "chat"}});
           worker.postMessage({op: "nope"});
-        })"""
+          const api = await window.__demo.client();
+          const thread = await api.threads.create();
+          let refused = null;
+          try {
+            await api.runs.wait(thread.thread_id, "nope", {input: null});
+          } catch (error) {
+            refused = error.message;
+          }
+          return {unknown: await unknown, refused};
+        }"""
     )
-    by_thread = {e.get("thread_id"): e["message"] for e in errors}
-    assert set(by_thread) == {"t", None}
-    assert "text" in by_thread["t"]
-    assert "nope" in by_thread[None]
+    assert "nope" in errors["unknown"]
+    assert errors["refused"].startswith("HTTP 422: "), errors
+    assert "nope" in errors["refused"]
     banner = page.locator("#error-banner")
     assert banner.is_visible()
-    assert page.inner_text("#error-text") in by_thread.values()
+    assert page.inner_text("#error-text") == errors["unknown"]
     page.click("#error-dismiss")
     assert banner.is_hidden()
 

@@ -15,7 +15,7 @@ from .test_chat import (
     open_ready,
     wait_turn,
 )
-from .ui_support import graph_marks, worker_graph
+from .ui_support import graph_marks, server_graph
 
 
 def test_graph_view_draws_the_graph_and_marks_the_asking_then_the_running_node(
@@ -23,7 +23,7 @@ def test_graph_view_draws_the_graph_and_marks_the_asking_then_the_running_node(
 ) -> None:
     """The SVG has every node and edge; the node that asked, then the one running, is marked."""
     page = open_ready(watched_page, demo_url)
-    graph = worker_graph(page)
+    graph = server_graph(page)
     page.evaluate(LISTEN, ["needs_input"])
     page.click("#toggle-graph")
     expect(page.locator("#toggle-graph")).to_have_attribute("aria-expanded", "true")
@@ -32,7 +32,7 @@ def test_graph_view_draws_the_graph_and_marks_the_asking_then_the_running_node(
     assert {"__start__", "intake", "enrich", "plan", "respond", "__end__"} <= set(graph_marks(page))
     assert page.locator("#graph-view path.graph-edge").count() == len(graph["edges"])
     dashed = page.locator("#graph-view path.graph-edge-conditional").count()
-    assert dashed == sum(1 for e in graph["edges"] if e["conditional"])
+    assert dashed == sum(1 for e in graph["edges"] if e.get("conditional"))
     tops = page.eval_on_selector_all(
         "#graph-view g.graph-node",
         "els => Object.fromEntries(els.map(el => [el.dataset.node, el.getBBox().y]))",

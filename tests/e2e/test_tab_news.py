@@ -26,20 +26,13 @@ FORGE = """([channel, threadId, event, count]) => {
   forged.close();
 }"""
 
-# Resolves after a few frames and a round trip to the worker: forged news has been handled.
+# Resolves after a few frames and a round trip to the worker's server (a history read of a
+# thread it does not have): forged news has been handled.
 SETTLE = """(threadId) => new Promise((resolve) => {
   let frames = 5;
   const tick = () => {
     if (--frames > 0) { requestAnimationFrame(tick); return; }
-    const worker = window.__demo.worker;
-    const listener = (event) => {
-      if (event.data.type === "history" && event.data.thread_id === "settle-probe") {
-        worker.removeEventListener("message", listener);
-        resolve();
-      }
-    };
-    worker.addEventListener("message", listener);
-    worker.postMessage({ op: "send", thread_id: "settle-probe", message: { type: "history" } });
+    window.__demo.history(crypto.randomUUID()).then(() => resolve());
   };
   requestAnimationFrame(tick);
 })"""

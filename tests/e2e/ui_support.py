@@ -47,19 +47,14 @@ def graph_marks(page: Any) -> dict[str, str]:
     return dict(pairs)
 
 
-def worker_graph(page: Any) -> dict[str, Any]:
-    """Ask the worker for the assistant's graph, as the page does, and return the reply."""
+def server_graph(page: Any) -> dict[str, Any]:
+    """Ask the server for the assistant's graph (GET /assistants/{id}/graph), as the page
+    does, and return the reply."""
     graph: dict[str, Any] = page.evaluate(
-        """() => new Promise((resolve) => {
-          const worker = window.__demo.worker;
-          const listener = (event) => {
-            if (event.data.type === "graph") {
-              worker.removeEventListener("message", listener);
-              resolve(event.data);
-            }
-          };
-          worker.addEventListener("message", listener);
-          worker.postMessage({op: "graph"});
-        })"""
+        """async () => {
+          const api = await window.__demo.client();
+          const [assistant] = await api.assistants.search({graphId: "agent", limit: 1});
+          return api.assistants.getGraph(assistant.assistant_id);
+        }"""
     )
     return graph
