@@ -69,6 +69,10 @@ demo/app/sdk_transport.py): their wheels and those of their dependencies, as
 PAGE_FILES = ("main.js", "worker.js", "style.css", "js/*.js")
 """The files of ``demo/`` that index.html loads, as globs."""
 
+VENDOR_FILES = ("langgraph-sdk.mjs",)
+"""The bundles of ``build/vendor`` (beside the distribution) that the page imports: they join
+the page's folder under ``vendor/``, where js/api.js finds them as it does unbuilt."""
+
 MIN_SIZE = 256
 """Files smaller than this many bytes get no compressed sibling: the headers would cost more."""
 
@@ -183,13 +187,30 @@ def worker_urls(names: Names) -> dict[str, str]:
     }
 
 
-def page_files(demo: Path, names: Names) -> dict[str, bytes]:
-    """demo/'s files that index.html loads, by path relative to ``demo``, the worker's URLs
-    rewritten to ``names``."""
+def page_urls(names: Names) -> dict[str, str]:
+    """The URL literals of demo/js/api.js (the unbuilt layout's) and what the site names
+    instead, relative to it in ``page-<hash>/js/``."""
+    return {'"../pyctx_web.mjs"': f'"../../{names.pyodide}/pyctx_web.mjs"'}
+
+
+def page_files(demo: Path, names: Names, vendor: Path | None = None) -> dict[str, bytes]:
+    """demo/'s files that index.html loads, by path relative to ``demo``, the worker's and the
+    page's URLs rewritten to ``names``, and the bundles of ``vendor`` (:data:`VENDOR_FILES`)
+    under ``vendor/``."""
     found = sorted({path for pattern in PAGE_FILES for path in demo.glob(pattern)})
     files = {path.relative_to(demo).as_posix(): path.read_bytes() for path in found}
     if "worker.js" not in files or "main.js" not in files:
         raise SiteError(f"{demo} has no main.js or worker.js: it is not the demo's folder")
+    if vendor is not None:
+        for name in VENDOR_FILES:
+            if not (vendor / name).is_file():
+                raise SiteError(f"{vendor / name} is missing: run ./build.sh setup")
+            files[f"vendor/{name}"] = (vendor / name).read_bytes()
+    if "js/api.js" in files:
+        api = files["js/api.js"].decode("utf-8")
+        for old, new in page_urls(names).items():
+            api = _replace_once(api, old, new, f"{demo / 'js' / 'api.js'}")
+        files["js/api.js"] = api.encode("utf-8")
     worker = files["worker.js"].decode("utf-8")
     for old, new in worker_urls(names).items():
         worker = _replace_once(worker, old, new, f"{demo / 'worker.js'}")
@@ -313,7 +334,7 @@ def assemble(
         app=_hashed("app", {"": app}, ".zip"),
         snapshot=_hashed("demo", {"": snapshot}, ".snapshot"),
     )
-    page = page_files(demo, names)
+    page = page_files(demo, names, dist.parent / "vendor")
     page_name = _hashed("page", page)
     staging = out.with_name(out.name + ".new")
     shutil.rmtree(staging, ignore_errors=True)

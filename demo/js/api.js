@@ -9,7 +9,7 @@ import { Tree } from "./conversation.js";
 export const GRAPH_ID = "agent";
 
 const SDK_URL = new URL("../vendor/langgraph-sdk.mjs", import.meta.url).href;
-const FETCH_URL = new URL("/pyctx_web.mjs", import.meta.url).href;
+const FETCH_URL = new URL("../pyctx_web.mjs", import.meta.url).href;
 
 /**
  * The server the page talks to: null for its worker, else the URL of a LangGraph Server.

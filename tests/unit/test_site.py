@@ -44,6 +44,10 @@ def dist(tmp_path: Path) -> Path:
         (folder / name).write_bytes(name.encode() + TEXT)
     lock = {"packages": {"pyctx-web": {"file_name": WHEEL}, **API_PACKAGES}}
     (folder / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+    vendor = tmp_path / "vendor"  # the page's bundles, beside the distribution as in build/
+    vendor.mkdir()
+    for name in site.VENDOR_FILES:
+        (vendor / name).write_bytes(name.encode() + TEXT)
     return folder
 
 
@@ -92,8 +96,11 @@ def test_site_holds_what_the_page_loads_under_hashed_names_and_nothing_else(
     page_files = {f.removeprefix(page + "/") for f in files if f.startswith(page)}
     assert page_files == {"main.js", "worker.js", "style.css"} | {
         f"js/{p.name}" for p in (demo / "js").glob("*.js")
-    }
+    } | {f"vendor/{name}" for name in site.VENDOR_FILES}
     assert (out / names.app).read_bytes() == (app_dir / "app.zip").read_bytes()
+    # The page imports pyctx_web's fetch from its own build's Pyodide folder.
+    api = (out / page / "js" / "api.js").read_text(encoding="utf-8")
+    assert f'"../../{names.pyodide}/pyctx_web.mjs"' in api
 
 
 def test_index_and_worker_name_the_hashed_files_of_their_own_build(
