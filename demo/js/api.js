@@ -94,7 +94,8 @@ export async function listThreads() {
   const found = await api.threads.search({ metadata: { graph_id: GRAPH_ID }, limit: 100 });
   return found.map((/** @type {any} */ t) => ({
     id: String(t.thread_id),
-    title: typeof t.metadata?.title === "string" && t.metadata.title ? t.metadata.title : "New chat",
+    title:
+      typeof t.metadata?.title === "string" && t.metadata.title ? t.metadata.title : "New chat",
   }));
 }
 

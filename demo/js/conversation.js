@@ -20,7 +20,13 @@
 export const ASK_TOOL = "ask_user";
 
 /** @type {Record<string, string>} */
-const ROLES = { human: "user", user: "user", ai: "assistant", assistant: "assistant", tool: "tool" };
+const ROLES = {
+  human: "user",
+  user: "user",
+  ai: "assistant",
+  assistant: "assistant",
+  tool: "tool",
+};
 
 /** @param {Message} message */
 const roleOf = (message) => ROLES[String(message?.type ?? message?.role ?? "")] ?? "";
@@ -30,7 +36,9 @@ export function textOf(content) {
   if (typeof content === "string") return content;
   if (Array.isArray(content))
     return content
-      .map((block) => (block && typeof block === "object" ? String(block.text ?? "") : String(block)))
+      .map((block) =>
+        block && typeof block === "object" ? String(block.text ?? "") : String(block),
+      )
       .join("");
   return content === null || content === undefined ? "" : String(content);
 }
@@ -125,7 +133,8 @@ export function transcript(messages) {
       } else {
         const entry = tools.get(callId);
         if (entry) {
-          const artifact = message.artifact && typeof message.artifact === "object" ? message.artifact : {};
+          const artifact =
+            message.artifact && typeof message.artifact === "object" ? message.artifact : {};
           entry.status = String(artifact.decision ?? "ran");
           if (artifact.arguments && typeof artifact.arguments === "object")
             entry.arguments = artifact.arguments;
@@ -136,7 +145,9 @@ export function transcript(messages) {
     for (const entry of made) entries.push({ ...entry, index });
   });
   // Tool entries were filled in place after being listed: copy their final fields.
-  return entries.map((entry) => (entry.kind === "tool" ? { ...tools.get(entry.id), index: entry.index } : entry));
+  return entries.map((entry) =>
+    entry.kind === "tool" ? { ...tools.get(entry.id), index: entry.index } : entry,
+  );
 }
 
 /** @param {Snapshot} snapshot @returns {string} */
@@ -304,7 +315,12 @@ export function pendingOf(interrupt, node) {
         ? { choices: value.choices.map(String) }
         : {}),
     };
-  return { kind: /** @type {const} */ ("question"), ...base, question: String(value ?? ""), reason: "" };
+  return {
+    kind: /** @type {const} */ ("question"),
+    ...base,
+    question: String(value ?? ""),
+    reason: "",
+  };
 }
 
 /**

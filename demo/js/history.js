@@ -23,7 +23,14 @@ export function initHistory(handler, failed) {
   onFailure = failed;
 }
 
-const EMPTY = { checkpoint_id: null, messages: [], pending: null, trace: [], runs: [], unfinished: false };
+const EMPTY = {
+  checkpoint_id: null,
+  messages: [],
+  pending: null,
+  trace: [],
+  runs: [],
+  unfinished: false,
+};
 
 /**
  * The thread's history as stored now, seen from `checkpointId` (default: its newest), as the

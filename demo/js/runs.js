@@ -86,7 +86,11 @@ export function failureText(data) {
  * @param {TurnRequest} request
  */
 export async function runTurn(threadId, request) {
-  const turn = { controller: new AbortController(), runId: /** @type {string | null} */ (null), cancelled: false };
+  const turn = {
+    controller: new AbortController(),
+    runId: /** @type {string | null} */ (null),
+    cancelled: false,
+  };
   running.set(threadId, turn);
   const base = { thread_id: threadId };
   /** @type {Seen} */
@@ -144,11 +148,19 @@ function read(part, base, turn, from, seen, request) {
   const { event, data } = part;
   if (event === "metadata") {
     turn.runId = typeof data?.run_id === "string" ? data.run_id : null;
-    handlers.status({ ...base, type: "status", stage: "started", from_checkpoint: from, run_id: turn.runId });
+    handlers.status({
+      ...base,
+      type: "status",
+      stage: "started",
+      from_checkpoint: from,
+      run_id: turn.runId,
+    });
   } else if (event === "custom" && data && typeof data === "object") {
     seen.ran = true;
-    if (typeof data.token === "string") handlers.token({ ...base, type: "token", token: data.token });
-    else if (data.tool && typeof data.tool === "object") handlers.tool({ ...base, type: "tool", ...data.tool });
+    if (typeof data.token === "string")
+      handlers.token({ ...base, type: "token", token: data.token });
+    else if (data.tool && typeof data.tool === "object")
+      handlers.tool({ ...base, type: "tool", ...data.tool });
     else if (data.inspect && typeof data.inspect === "object")
       handlers.inspect({ ...base, type: "inspect", record: data.inspect });
     // Decisions the graph could not use: it asks again, and the card says why.
@@ -163,7 +175,12 @@ function read(part, base, turn, from, seen, request) {
     seen.failed = true;
     // A refused resume: nothing ran, so the card comes back with the server's words.
     const code = request.decisions && !seen.ran ? "bad_decision" : undefined;
-    handlers.error({ ...base, type: "error", message: failureText(data), ...(code ? { code } : {}) });
+    handlers.error({
+      ...base,
+      type: "error",
+      message: failureText(data),
+      ...(code ? { code } : {}),
+    });
   }
 }
 

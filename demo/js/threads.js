@@ -95,7 +95,9 @@ export async function restoreThreads() {
   try {
     listed = await listThreads();
   } catch (error) {
-    showError(`The list of chats could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    showError(
+      `The list of chats could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const stored = mergeThreads(listed);
   if (stored.threads.length) {
@@ -135,7 +137,9 @@ function deleteThread(threadId) {
   if (index < 0) return;
   cancelRun(threadId);
   deleteOnServer(threadId).catch((error) =>
-    showError(`The chat could not be deleted: ${error instanceof Error ? error.message : String(error)}`),
+    showError(
+      `The chat could not be deleted: ${error instanceof Error ? error.message : String(error)}`,
+    ),
   );
   app.threads.splice(index, 1);
   app.views.delete(threadId);

@@ -115,7 +115,8 @@ const editable = (/** @type {View} */ v) => !["running", "busy", "outdated"].inc
 /** @param {string} id @param {Entry} entry */
 function forkBefore(id, entry) {
   const tree = treeOf(id);
-  const head = headOf(id) ?? (tree?.snapshots[0] ? String(tree.snapshots[0].checkpoint?.checkpoint_id) : null);
+  const head =
+    headOf(id) ?? (tree?.snapshots[0] ? String(tree.snapshots[0].checkpoint?.checkpoint_id) : null);
   const fork = tree && head && entry.id ? tree.forkPoint(head, entry.id) : null;
   return fork ? String(fork.checkpoint?.checkpoint_id) : null;
 }
