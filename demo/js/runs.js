@@ -90,40 +90,34 @@ export async function runTurn(threadId, request) {
     controller: new AbortController(),
     runId: /** @type {string | null} */ (null),
     cancelled: false,
+    /** @type {number | null} the deadline it ran past, in seconds */
+    pastDeadline: null,
   };
   running.set(threadId, turn);
   const base = { thread_id: threadId };
   /** @type {Seen} */
   const seen = { ran: false, failed: false, refused: null };
+  // However its model calls go, a turn ends by its deadline: past it, the run is cancelled
+  // (its committed steps stay, and Retry goes on from them).
+  const deadline = turnDeadline();
+  const timer = setTimeout(() => {
+    turn.pastDeadline = deadline;
+    turn.cancelled = true;
+    turn.controller.abort();
+  }, deadline * 1000);
   try {
     await ensureThread(threadId, request.title);
     const api = await client();
-    /** @type {Record<string, unknown>} */
-    const payload = {
-      streamMode: STREAM_MODES,
-      onDisconnect: "cancel",
-      multitaskStrategy: "reject",
-      signal: turn.controller.signal,
-      context: model ? { model } : undefined,
-    };
-    if (request.command !== undefined) payload.command = request.command;
-    else payload.input = request.input ?? null;
-    if (request.checkpointId) payload.checkpointId = request.checkpointId;
     const from = request.checkpointId ?? null;
-    for await (const part of api.runs.stream(threadId, GRAPH_ID, payload)) {
+    for await (const part of api.runs.stream(threadId, GRAPH_ID, payloadOf(request, turn))) {
       if (turn.cancelled) break;
       read(part, base, turn, from, seen, request);
     }
-    if (turn.cancelled) {
-      await settleCancel(threadId, turn);
-      handlers.status({ ...base, type: "status", stage: "cancelled" });
-    } else if (!seen.failed) {
-      await ending(threadId, seen.refused);
-    }
+    if (turn.cancelled) await stopped(threadId, turn);
+    else if (!seen.failed) await ending(threadId, seen.refused);
   } catch (error) {
     if (turn.cancelled) {
-      await settleCancel(threadId, turn);
-      handlers.status({ ...base, type: "status", stage: "cancelled" });
+      await stopped(threadId, turn);
     } else if (statusOf(error) === 409) {
       handlers.error({ ...base, type: "error", code: "thread_busy", message: "busy" });
     } else {
@@ -131,7 +125,53 @@ export async function runTurn(threadId, request) {
       handlers.error({ ...base, type: "error", message: `The assistant could not go on: ${text}` });
     }
   } finally {
+    clearTimeout(timer);
     if (running.get(threadId) === turn) running.delete(threadId);
+  }
+}
+
+const TURN_DEADLINE_S = 600;
+
+// The longest a turn may run: the model settings' turn_deadline_s (1 to 86,400 s), else 600 s.
+function turnDeadline() {
+  const given = model ? Number(model.turn_deadline_s) : NaN;
+  return Number.isFinite(given) && given >= 1 && given <= 86400 ? given : TURN_DEADLINE_S;
+}
+
+/**
+ * The body of the turn's run: its input or command, the checkpoint it starts from, the
+ * modes streamed, the model (never a key); a client that leaves cancels it.
+ * @param {TurnRequest} request
+ * @param {{ controller: AbortController }} turn
+ */
+function payloadOf(request, turn) {
+  /** @type {Record<string, unknown>} */
+  const payload = {
+    streamMode: STREAM_MODES,
+    onDisconnect: "cancel",
+    multitaskStrategy: "reject",
+    signal: turn.controller.signal,
+  };
+  if (model) payload.context = { model };
+  if (request.command !== undefined) payload.command = request.command;
+  else payload.input = request.input ?? null;
+  if (request.checkpointId) payload.checkpointId = request.checkpointId;
+  return payload;
+}
+
+/**
+ * A cancelled turn: once its run has ended on the server, the page is told (an error for a
+ * turn past its deadline, which Retry goes on).
+ * @param {string} threadId
+ * @param {{ runId: string | null, pastDeadline: number | null }} turn
+ */
+async function stopped(threadId, turn) {
+  await settleCancel(threadId, turn);
+  if (turn.pastDeadline !== null) {
+    const message = `The turn ran past its deadline of ${turn.pastDeadline} s and was stopped.`;
+    handlers.error({ type: "error", thread_id: threadId, message });
+  } else {
+    handlers.status({ type: "status", thread_id: threadId, stage: "cancelled" });
   }
 }
 
@@ -226,7 +266,13 @@ async function settleCancel(threadId, turn) {
     await api.runs.cancel(threadId, turn.runId, true, "interrupt");
   } catch (error) {
     // A run that ended when its stream was aborted has nothing left to cancel.
-    if (statusOf(error) !== 404) throw error;
+    if (statusOf(error) === 404) return;
+    const text = error instanceof Error ? error.message : String(error);
+    handlers.error({
+      type: "error",
+      thread_id: threadId,
+      message: `The run could not be stopped: ${text}`,
+    });
   }
 }
 
