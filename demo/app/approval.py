@@ -2,12 +2,14 @@
 
 :func:`review` interrupts the run with the request Agent Chat UI renders,
 ``{"action_requests": [{"name", "args", "description"}], "review_configs":
-[{"action_name", "allowed_decisions"}]}``, one action request per held call, and
+[{"action_name", "allowed_decisions", "args_schema"?}]}`` (``args_schema``, the
+tool's JSON Schema, where an edit is allowed), one action request per held call, and
 reads the resume value ``{"decisions": [...]}``, one decision per request in
 order: ``{"type": "approve"}``, ``{"type": "edit", "edited_action": {"name",
-"args"}}`` or ``{"type": "reject", "message"?}``. A decision that is not allowed
-for its tool, or edited arguments that break the tool's schema, raise
-``ValueError`` naming every problem.
+"args"}}`` or ``{"type": "reject", "message"?}``. Decisions that cannot be used (a
+decision not allowed for its tool, edited arguments that break the tool's schema,
+a plain answer) are refused: the run streams ``{"refused": message}`` (a custom
+chunk naming every problem) and asks again with the same request, so the card stays.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
-from actions import APPROVALS, argument_problems
+from actions import APPROVALS, SPECS, argument_problems
+from langgraph.config import get_stream_writer
 from langgraph.types import interrupt
 
 __all__ = ["Verdict", "approval_request", "review"]
@@ -45,12 +48,16 @@ def approval_request(calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
              "description": APPROVALS[c["name"]]["description"]}
             for c in calls
         ],
-        "review_configs": [
-            {"action_name": c["name"],
-             "allowed_decisions": list(APPROVALS[c["name"]]["allowed_decisions"])}
-            for c in calls
-        ],
+        "review_configs": [_review_config(c["name"]) for c in calls],
     }  # fmt: skip
+
+
+def _review_config(name: str) -> dict[str, Any]:
+    allowed = list(APPROVALS[name]["allowed_decisions"])
+    config: dict[str, Any] = {"action_name": name, "allowed_decisions": allowed}
+    if "edit" in allowed:  # the schema an edit's arguments must meet: the card's form
+        config["args_schema"] = SPECS[name]["function"]["parameters"]
+    return config
 
 
 def _rejected(call: Mapping[str, Any], message: Any) -> Verdict | list[str]:
@@ -117,4 +124,11 @@ def review(calls: Sequence[Mapping[str, Any]]) -> dict[str, Verdict]:
     held = [call for call in calls if call["name"] in APPROVALS]
     if not held:
         return {}
-    return _decide(interrupt(approval_request(held)), held)
+    request = approval_request(held)
+    while True:
+        answer = interrupt(request)
+        try:
+            return _decide(answer, held)
+        except ValueError as error:
+            # The answer is spent: the next interrupt asks again, and the page says why.
+            get_stream_writer()({"refused": str(error)})

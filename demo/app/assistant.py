@@ -16,12 +16,16 @@ delivered by a timer. Every node, tool and timer callback reports what the runti
 shows it as ``{"inspect": record}``; each tool call is reported as ``{"tool": ...}``.
 Model calls are tasks (``think``): a node resumed after an interrupt does not call
 the model again. The model is the one the run's ``context`` names (:mod:`models`).
+A model that fails fails the run; since a LangGraph Server withholds the message of
+such an error from the stream, the node streams it first as ``{"error": message}``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from actions import ACTION_SPECS, ASK_SPEC, ASK_TOOL, argument_problems, run_tool
@@ -31,6 +35,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from messages import openai_message, role_of, text_of, tool_calls
+from model_error import ModelError
 from models import model_for
 from observe import deliver, observe
 
@@ -73,6 +78,23 @@ async def think(model: ChatModel, messages: list[dict[str, Any]], tools: list[An
     """One model call, saved with the node's progress: a resumed node does not ask again."""
     reply = await model.complete(messages, tools)
     return reply.to_message()
+
+
+Node = Callable[[Any, Any], Awaitable[dict[str, Any]]]
+
+
+def telling_model_errors(node: Node) -> Node:
+    """``node``, streaming the message of a :class:`ModelError` it raises before raising it."""
+
+    @functools.wraps(node)
+    async def telling(state: ChatState, runtime: Runtime[DemoContext]) -> dict[str, Any]:
+        try:
+            return await node(state, runtime)
+        except ModelError as error:
+            runtime.stream_writer({"error": str(error)})
+            raise
+
+    return telling
 
 
 def _conversation(state: ChatState, prompt: str, extra: list[Any]) -> list[dict[str, Any]]:
@@ -177,9 +199,9 @@ def assistant_graph() -> StateGraph:
     """The assistant's graph, not compiled."""
     builder = StateGraph(ChatState, context_schema=DemoContext)
     builder.add_node("intake", intake)
-    builder.add_node("enrich", enrich)
-    builder.add_node("plan", plan)
-    builder.add_node("respond", respond)
+    builder.add_node("enrich", telling_model_errors(enrich))
+    builder.add_node("plan", telling_model_errors(plan))
+    builder.add_node("respond", telling_model_errors(respond))
     builder.add_edge(START, "intake")
     builder.add_edge("intake", "enrich")
     builder.add_edge("enrich", "plan")

@@ -1,77 +1,71 @@
-"""The demo assistant as an agent: the model decides when to ask, side effects wait for approval."""
+"""The demo assistant served by the worker's AgentServer: the model decides when to ask, side
+effects wait for approval, all through the LangGraph Server API as the page's client uses it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import assistant
+import models
 import pytest
-from assistant import MAX_QUESTIONS, AssistantData, build_assistant
-from offline_model import OfflineModel
+from assistant import MAX_QUESTIONS
 from protocol import Reply, TokenSink, ToolCall
+from worker_main import make_server
 
-from pyctx_web.chat import ChatSession
-from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
+from tests.unit.demo.api import DemoApi, answer, custom
 
-Event = dict[str, Any]
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    made = InMemorySaver() if request.param == "memory" else SqliteSaver(tmp_path / "a.db")
-    yield made
-    if isinstance(made, SqliteSaver):
-        made.close()
+REPORT = "send the daily report to my team"
 
 
-def session_of(saver: Any, model: Any) -> ChatSession:
-    graph = build_assistant(saver)
-    return ChatSession(graph, checkpointer=saver, thread_id="t", context=AssistantData(model=model))
+def run(flow: Callable[[DemoApi], Awaitable[None]]) -> None:
+    async def main() -> None:
+        api = DemoApi()
+        await api.new_thread()
+        await flow(api)
+
+    asyncio.run(main())
 
 
-async def send(session: ChatSession, message: Event) -> list[Event]:
-    return [event async for event in session.handle(message)]
+def test_a_clear_request_gets_no_question_and_its_answer_streams() -> None:
+    """A request the model finds clear runs to its answer, streamed as tokens, with no interrupt."""
 
-
-def run(flow: Any) -> None:
-    asyncio.run(flow())
-
-
-def test_a_clear_request_gets_no_question(saver: Any) -> None:
-    """A request the model finds clear runs to its answer without a needs_input."""
-    model = OfflineModel(token_delay_ms=0)
-    session = session_of(saver, model)
-
-    async def flow() -> None:
-        events = await send(session, {"type": "chat", "text": "summarize the notes from today"})
-        assert not [e for e in events if e["type"] == "needs_input"]
-        assert events[-1]["type"] == "done"
-        assert "summary" in events[-1]["text"]
+    async def flow(api: DemoApi) -> None:
+        events = await api.say("summarize the notes from today")
+        assert "summary" in answer(events)
+        state = await api.state()
+        assert (state["next"], state["interrupts"]) == ([], [])
+        assert state["values"]["messages"][-1]["content"] == answer(events).strip()
 
     run(flow)
 
 
-def test_a_vague_request_gets_the_models_question_and_the_model_is_not_asked_twice(
-    saver: Any,
-) -> None:
-    """The model's ask_user call becomes a question card; resuming does not repeat that call."""
-    model = OfflineModel(token_delay_ms=0)
-    session = session_of(saver, model)
+def test_a_vague_request_gets_the_models_question_and_the_model_is_not_asked_twice() -> None:
+    """The model's ask_user call is an interrupt {question, reason, choices}; resuming with the
+    answer does not repeat the model's call, and the answer is the tool's result."""
 
-    async def flow() -> None:
-        asked = await send(session, {"type": "chat", "text": "help me with email"})
-        assert asked[-1]["kind"] == "question"
-        assert asked[-1]["question"] == "What should I do with your email?"
-        assert model.calls == 1
-        await send(session, {"type": "resume_chat", "resume_value": "Summarize my inbox"})
+    async def flow(api: DemoApi) -> None:
+        model = models.model_for({"model": {"kind": "offline", "token_delay_ms": 0}})
+        before = model.calls  # type: ignore[attr-defined]
+        await api.say("help me with email")
+        [question] = await api.pending()
+        assert question == {
+            "question": "What should I do with your email?",
+            "reason": "Reading, writing, sorting and sending email each need a different plan.",
+            "choices": ["Summarize my inbox", "Draft a reply", REPORT.capitalize()],
+        }
+        assert model.calls == before + 1  # type: ignore[attr-defined]
+        await api.resume("Summarize my inbox")
         # enrich asks again (nothing left to ask), plan and respond once: the first reply was saved.
-        assert model.calls == 4
-        kinds = [e["kind"] for e in (await session.history())["messages"]]
-        assert kinds == ["message", "question", "reply", "tool", "answer"]
+        assert model.calls == before + 4  # type: ignore[attr-defined]
+        messages = (await api.state())["values"]["messages"]
+        assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai", "tool", "ai"]
+        assert messages[1]["tool_calls"][0]["name"] == "ask_user"
+        assert (messages[2]["name"], messages[2]["content"]) == ("ask_user", "Summarize my inbox")
 
     run(flow)
 
@@ -96,157 +90,190 @@ class Curious:
             self.asked += 1
             call = ToolCall(f"ask{self.asked}", "ask_user", {"question": f"Q{self.asked}?"})
             return Reply(tool_calls=(call,))
+        if on_token is not None:
+            await on_token("fine")
         return Reply(content="fine")
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind}
 
 
-def test_the_model_asks_at_most_three_questions_per_turn(saver: Any) -> None:
+def test_the_model_asks_at_most_three_questions_per_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     """A model that keeps asking gets three questions answered, then the turn goes on."""
-    session = session_of(saver, Curious())
+    curious = Curious()
+    monkeypatch.setattr(assistant, "model_for", lambda context: curious)
 
-    async def flow() -> None:
-        events = await send(session, {"type": "chat", "text": "anything"})
+    async def flow(api: DemoApi) -> None:
+        events = await api.say("anything")
         questions = []
-        while events[-1]["type"] == "needs_input":
-            questions.append(events[-1]["question"])
-            events = await send(session, {"type": "resume_chat", "resume_value": "yes"})
+        while pending := await api.pending():
+            questions.append(pending[0]["question"])
+            events = await api.resume("yes")
         assert questions == [f"Q{n}?" for n in range(1, MAX_QUESTIONS + 1)]
-        assert events[-1] == {**events[-1], "type": "done", "text": "fine"}
+        assert answer(events) == "fine"
 
     run(flow)
 
 
-async def approval_for(session: ChatSession, text: str) -> Event:
-    events = await send(session, {"type": "chat", "text": text})
-    assert events[-1]["type"] == "needs_input"
-    assert events[-1]["kind"] == "approval"
-    return events[-1]
+async def approval_for(api: DemoApi, text: str) -> dict[str, Any]:
+    await api.say(text)
+    [request] = await api.pending()
+    return dict(request)
 
 
-def test_send_email_waits_for_approval_and_runs_once_approved(saver: Any) -> None:
-    """send_email pauses with an approval card; approving runs it and the answer says so."""
-    session = session_of(saver, OfflineModel(token_delay_ms=0))
+def test_send_email_waits_for_approval_in_langchains_hitl_shape_and_runs_once_approved() -> None:
+    """send_email pauses with a HITL request (its schema for the edit form); approving runs it."""
 
-    async def flow() -> None:
-        card = await approval_for(session, "send the daily report to my team")
-        [request] = card["action_requests"]
-        assert request["name"] == "send_email"
-        assert request["arguments"]["to"] == ["team@example.com"]
-        [review] = card["review_configs"]
-        assert review["allowed_decisions"] == ["approve", "edit", "reject"]
-        assert review["arguments_schema"]["required"] == ["to", "subject"]
-        events = await send(session, {"type": "resume_chat", "decisions": [{"type": "approve"}]})
-        [tool] = [e for e in events if e["type"] == "tool"]
-        assert tool["status"] == "approved"
-        assert events[-1]["type"] == "done"
-        assert "Sent “Daily report” to team@example.com." in events[-1]["text"]
-
-    run(flow)
-
-
-def test_a_bad_edit_is_refused_with_reasons_and_keeps_the_card_then_a_good_one_runs(
-    saver: Any,
-) -> None:
-    """Edited arguments breaking the schema are refused, the thread unchanged; good ones run."""
-    session = session_of(saver, OfflineModel(token_delay_ms=0))
-
-    async def flow() -> None:
-        card = await approval_for(session, "send the daily report to my team")
-        before = await session.history()
-        bad = {"name": "send_email", "arguments": {"to": "boss", "subject": 3}}
-        events = await send(
-            session,
-            {"type": "resume_chat", "decisions": [{"type": "edit", "edited_action": bad}]},
-        )
-        assert events[-1]["type"] == "error"
-        assert events[-1]["code"] == "bad_decision"
-        assert "to" in events[-1]["message"]
-        assert "subject" in events[-1]["message"]
-        assert await session.history() == before
-        good = {"name": "send_email", "arguments": {"to": ["boss@example.com"], "subject": "Hi"}}
-        events = await send(
-            session,
+    async def flow(api: DemoApi) -> None:
+        request = await approval_for(api, REPORT)
+        assert request["action_requests"] == [
             {
-                "type": "resume_chat",
-                "interrupt_id": card["interrupt_id"],
-                "decisions": [{"type": "edit", "edited_action": good}],
-            },
-        )
-        [tool] = [e for e in events if e["type"] == "tool"]
-        assert (tool["status"], tool["arguments"]["to"]) == ("edited", ["boss@example.com"])
-        assert "Sent “Hi” to boss@example.com." in events[-1]["text"]
+                "name": "send_email",
+                "args": {
+                    "to": ["team@example.com"],
+                    "subject": "Daily report",
+                    "body": "Here is today's report.",
+                },
+                "description": "An email cannot be called back once it is sent.",
+            }
+        ]
+        [review] = request["review_configs"]
+        assert review["action_name"] == "send_email"
+        assert review["allowed_decisions"] == ["approve", "edit", "reject"]
+        assert review["args_schema"]["required"] == ["to", "subject"]
+        events = await api.resume({"decisions": [{"type": "approve"}]})
+        [tool] = custom(events, "tool")
+        assert tool["status"] == "approved"
+        assert "Sent “Daily report” to team@example.com." in answer(events)
+        assert await api.pending() == []
 
     run(flow)
 
 
-def test_a_rejected_call_does_not_run_and_the_model_hears_why(saver: Any) -> None:
-    """Rejecting send_email skips it; the reason reaches the model as the tool's result."""
-    session = session_of(saver, OfflineModel(token_delay_ms=0))
+def test_a_bad_edit_is_refused_with_reasons_and_keeps_the_card_then_a_good_one_runs() -> None:
+    """Edited arguments breaking the schema are refused (a refused chunk names each problem) and
+    the same request waits again; good ones run."""
 
-    async def flow() -> None:
-        await approval_for(session, "send the daily report to my team")
-        reject = {"type": "reject", "message": "Not today."}
-        events = await send(session, {"type": "resume_chat", "decisions": [reject]})
-        ran = [e["record"]["name"] for e in events if e["type"] == "inspect"]
-        [tool] = [e for e in events if e["type"] == "tool"]
+    async def flow(api: DemoApi) -> None:
+        request = await approval_for(api, REPORT)
+        bad = {"name": "send_email", "args": {"to": "boss", "subject": 3}}
+        events = await api.resume({"decisions": [{"type": "edit", "edited_action": bad}]})
+        assert custom(events, "refused") == [
+            "The approval's decisions were refused: decision 0 (send_email): send_email's 'to' "
+            "must be a list, not str; decision 0 (send_email): send_email's 'subject' must be "
+            "text, not int."
+        ]
+        assert custom(events, "tool") == []
+        assert await api.pending() == [request]
+        good = {"name": "send_email", "args": {"to": ["boss@example.com"], "subject": "Hi"}}
+        events = await api.resume({"decisions": [{"type": "edit", "edited_action": good}]})
+        [tool] = custom(events, "tool")
+        assert (tool["status"], tool["arguments"]["to"]) == ("edited", ["boss@example.com"])
+        assert "Sent “Hi” to boss@example.com." in answer(events)
+
+    run(flow)
+
+
+def test_a_recipient_that_is_not_an_email_address_is_refused() -> None:
+    """An edit whose recipient is not an email address is refused, naming it."""
+
+    async def flow(api: DemoApi) -> None:
+        await approval_for(api, REPORT)
+        bad = {"name": "send_email", "args": {"to": ["not an email"], "subject": "Hi"}}
+        events = await api.resume({"decisions": [{"type": "edit", "edited_action": bad}]})
+        [refused] = custom(events, "refused")
+        assert refused.endswith("send_email's 'to'[0] is not an email address: 'not an email'.")
+
+    run(flow)
+
+
+def test_a_rejected_call_does_not_run_and_the_model_hears_why() -> None:
+    """Rejecting send_email skips it; the reason reaches the model as the tool's result."""
+
+    async def flow(api: DemoApi) -> None:
+        await approval_for(api, REPORT)
+        events = await api.resume({"decisions": [{"type": "reject", "message": "Not today."}]})
+        ran = [record["name"] for record in custom(events, "inspect")]
+        [tool] = custom(events, "tool")
         assert (tool["status"], tool["content"]) == ("rejected", "Not today.")
-        assert "Not today." in events[-1]["text"]
+        assert "Not today." in answer(events)
         assert "respond" in ran
         assert "send_email" not in ran
 
     run(flow)
 
 
-def test_schedule_meeting_allows_no_edit(saver: Any) -> None:
+def test_schedule_meeting_allows_no_edit() -> None:
     """schedule_meeting offers approve and reject only; an edit is refused and the card stays."""
-    session = session_of(saver, OfflineModel(token_delay_ms=0))
 
-    async def flow() -> None:
-        card = await approval_for(session, "schedule a meeting with the whole team tomorrow")
-        assert card["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
-        edit = {"type": "edit", "edited_action": card["action_requests"][0]}
-        events = await send(session, {"type": "resume_chat", "decisions": [edit]})
-        assert events[-1]["code"] == "bad_decision"
-        assert (await session.history())["pending"]["interrupt_id"] == card["interrupt_id"]
-
-    run(flow)
-
-
-class Keyed(OfflineModel):
-    """The offline model holding an API key, as the OpenAI-compatible one does."""
-
-    api_key = "sk-never-stored-0123456789"
-
-
-def test_the_model_and_its_key_are_never_checkpointed(tmp_path: Path) -> None:
-    """A whole turn with approval leaves no trace of the model's key in the SQLite file."""
-    saver = SqliteSaver(tmp_path / "k.db")
-    session = session_of(saver, Keyed(token_delay_ms=0))
-
-    async def flow() -> None:
-        await approval_for(session, "send the daily report to my team")
-        await send(session, {"type": "resume_chat", "decisions": [{"type": "approve"}]})
-
-    run(flow)
-    saver.close()
-    stored = (tmp_path / "k.db").read_bytes()
-    assert b"Daily report" in stored
-    assert Keyed.api_key.encode() not in stored
-    assert json.dumps(Keyed.api_key).encode() not in stored
-
-
-def test_a_plain_answer_to_an_approval_is_refused(saver: Any) -> None:
-    """An approval answered with resume_value gets one error asking for decisions."""
-    session = session_of(saver, OfflineModel(token_delay_ms=0))
-
-    async def flow() -> None:
-        card = await approval_for(session, "send the daily report to my team")
-        events = await send(session, {"type": "resume_chat", "resume_value": "yes"})
-        assert events == [
-            {"type": "error", "message": "This is an approval: answer it with decisions."}
+    async def flow(api: DemoApi) -> None:
+        request = await approval_for(api, "schedule a meeting with the whole team tomorrow")
+        assert request["review_configs"] == [
+            {"action_name": "schedule_meeting", "allowed_decisions": ["approve", "reject"]}
         ]
-        assert (await session.history())["pending"]["interrupt_id"] == card["interrupt_id"]
+        action = request["action_requests"][0]
+        edit = {"type": "edit", "edited_action": {"name": action["name"], "args": action["args"]}}
+        events = await api.resume({"decisions": [edit]})
+        assert custom(events, "refused") == [
+            "The approval's decisions were refused: decision 0 (schedule_meeting): 'edit' is "
+            "not allowed; allowed: 'approve', 'reject'."
+        ]
+        assert await api.pending() == [request]
 
     run(flow)
+
+
+def test_a_plain_answer_to_an_approval_is_refused() -> None:
+    """An approval resumed with plain text is refused, and the card stays."""
+
+    async def flow(api: DemoApi) -> None:
+        request = await approval_for(api, REPORT)
+        events = await api.resume("yes")
+        assert custom(events, "refused") == [
+            "An approval is resumed with {'decisions': [...]}, not 'yes'."
+        ]
+        assert await api.pending() == [request]
+
+    run(flow)
+
+
+def test_a_context_carrying_the_api_key_is_refused() -> None:
+    """A run whose context holds the API key fails, its message streamed as a custom error chunk
+    (the server's error event withholds it)."""
+
+    async def flow(api: DemoApi) -> None:
+        model = {"kind": "openai", "base_url": "http://127.0.0.1:9", "model": "m", "api_key": "k"}
+        events = await api.say("hello", context={"model": model})
+        assert [name for name, _ in events if name == "error"] == ["error"]
+        assert custom(events, "error") == [
+            "A run's context must not carry the API key (runs are stored): give it to the "
+            "worker's configure_model, or to the server as OPENAI_API_KEY."
+        ]
+
+    run(flow)
+
+
+def test_the_key_given_to_the_worker_is_in_no_run_thread_or_checkpoint(tmp_path: Path) -> None:
+    """A run naming an API model whose key the worker was given stores its settings, not the key."""
+    key = "sk-never-stored-0123456789"
+    models.remember_key("http://127.0.0.1:9/v1", key)
+    saver = SqliteSaver(tmp_path / "k.db")
+    settings = {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+
+    async def main() -> None:
+        api = DemoApi(make_server(saver))
+        await api.new_thread()
+        events = await api.say("hello", context={"model": settings})
+        assert [name for name, _ in events if name == "error"] == ["error"]  # nothing listens
+        runs = await api.call("GET", f"/threads/{api.thread_id}/runs")
+        threads = await api.server.threads.all()
+        stored = json.dumps([runs, threads, await api.state()])
+        assert "127.0.0.1:9/v1" in stored
+        assert key not in stored
+
+    try:
+        asyncio.run(main())
+    finally:
+        saver.close()
+        models.forget_models()
+    assert key.encode() not in (tmp_path / "k.db").read_bytes()

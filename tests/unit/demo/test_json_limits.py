@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -12,9 +11,9 @@ from http_policy import server_detail
 from protocol import ModelError
 from sdk_reply import tool_call
 from sdk_transport import EventTapMethods
+from worker_main import make_server
 
 from pyctx_web.errors import JsonLimitError
-from pyctx_web.graph.checkpoint.memory import InMemorySaver
 
 DEEP = 100_000
 
@@ -50,10 +49,10 @@ def test_a_deep_error_body_is_shown_as_text() -> None:
 def test_a_deep_page_message_is_answered_with_an_error() -> None:
     """A page message nesting 100,000 arrays is answered with an error event; the worker lives."""
     posted: list[dict[str, Any]] = []
-    worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), InMemorySaver())
-    asyncio.run(worker.handle("[" * DEEP + "]" * DEEP))
-    asyncio.run(worker.handle(json.dumps({"op": "nothing"})))
+    worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), make_server())
+    worker.receive("[" * DEEP + "]" * DEEP)
+    worker.receive(json.dumps({"op": "nothing"}))
     assert [event["message"] for event in posted] == [
         "A message to the worker nests deeper than 256 levels; it was not parsed",
-        "Unknown op 'nothing': expected send, configure_model, delete_thread, two_chats or graph.",
+        "Unknown op 'nothing': expected configure_model or graph.",
     ]

@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import offline_model
 import pytest
-from actions import send_email
-from assistant import AssistantData, build_assistant
-from offline_model import OfflineModel, assess
+from actions import SPECS, argument_problems
+from offline_model import assess
 
-from pyctx_web.chat import ChatSession
-from pyctx_web.graph.checkpoint.memory import InMemorySaver
-
-Event = dict[str, Any]
+from tests.unit.demo.api import DemoApi, answer
 
 
-async def _turn(session: ChatSession, message: Event) -> list[Event]:
-    return [event async for event in session.handle(message)]
-
-
-def _session() -> ChatSession:
-    saver = InMemorySaver()
-    data = AssistantData(model=OfflineModel(token_delay_ms=0))
-    return ChatSession(build_assistant(saver), checkpointer=saver, thread_id="t", context=data)
+async def _api() -> DemoApi:
+    api = DemoApi()
+    await api.new_thread()
+    return api
 
 
 @pytest.mark.parametrize(
@@ -48,11 +39,11 @@ def test_schedule_a_meeting_tomorrow_proposes_schedule_meeting() -> None:
     """ "schedule a meeting tomorrow" goes straight to a schedule_meeting approval, no question."""
 
     async def flow() -> None:
-        events = await _turn(_session(), {"type": "chat", "text": "schedule a meeting tomorrow"})
-        assert events[-1]["type"] == "needs_input"
-        assert events[-1]["kind"] == "approval"
-        [request] = events[-1]["action_requests"]
-        assert (request["name"], request["arguments"]["when"]) == (
+        api = await _api()
+        await api.say("schedule a meeting tomorrow")
+        [pending] = await api.pending()
+        [request] = pending["action_requests"]
+        assert (request["name"], request["args"]["when"]) == (
             "schedule_meeting",
             "tomorrow 10:00",
         )
@@ -68,12 +59,12 @@ def test_the_meeting_time_is_what_the_request_names() -> None:
 
 
 async def _rejected(reason: str | None) -> str:
-    session = _session()
-    await _turn(session, {"type": "chat", "text": "send the daily report to my team"})
+    api = await _api()
+    await api.say("send the daily report to my team")
     decision = {"type": "reject"} if reason is None else {"type": "reject", "message": reason}
-    events = await _turn(session, {"type": "resume_chat", "decisions": [decision]})
-    assert events[-1]["type"] == "done"
-    return str(events[-1]["text"])
+    events = await api.resume({"decisions": [decision]})
+    assert await api.pending() == []
+    return answer(events)
 
 
 def test_after_a_reject_the_answer_says_so_and_quotes_the_reason_as_the_users() -> None:
@@ -95,33 +86,28 @@ def test_an_approved_action_is_reported_as_done() -> None:
     """What send_email reports when it ran is the answer, not read as a rejection."""
 
     async def flow() -> str:
-        session = _session()
-        await _turn(session, {"type": "chat", "text": "send the daily report to my team"})
-        events = await _turn(session, {"type": "resume_chat", "decisions": [{"type": "approve"}]})
-        return str(events[-1]["text"])
+        api = await _api()
+        await api.say("send the daily report to my team")
+        return answer(await api.resume({"decisions": [{"type": "approve"}]}))
 
     assert asyncio.run(flow()).splitlines()[0] == "Sent “Daily report” to team@example.com."
 
 
 def test_the_recipients_are_email_addresses_in_the_schema() -> None:
     """send_email's recipients carry format: email, with a pattern the argument check asserts."""
-    items = send_email.parameters["properties"]["to"]["items"]
+    items = SPECS["send_email"]["function"]["parameters"]["properties"]["to"]["items"]
     assert items["format"] == "email"
     assert "pattern" in items
 
 
-def test_an_edit_with_a_recipient_that_is_not_an_email_is_refused() -> None:
-    """An edit with a recipient that is not an email address is refused; the card stays."""
-
-    async def flow() -> None:
-        session = _session()
-        await _turn(session, {"type": "chat", "text": "send the daily report to my team"})
-        bad = {"name": "send_email", "arguments": {"to": ["not an email at all"], "subject": "Hi"}}
-        decision = {"type": "edit", "edited_action": bad}
-        events = await _turn(session, {"type": "resume_chat", "decisions": [decision]})
-        assert events[-1]["type"] == "error"
-        assert events[-1]["code"] == "bad_decision"
-        assert "'not an email at all' does not match the pattern" in events[-1]["message"]
-        assert (await session.history())["pending"]["kind"] == "approval"
-
-    asyncio.run(flow())
+def test_arguments_breaking_a_tools_schema_are_named() -> None:
+    """A missing, unknown or mistyped argument, and a recipient that is not an address, are
+    each named."""
+    assert argument_problems("send_email", {"to": ["nope"], "cc": 1}) == [
+        "send_email needs 'subject'",
+        "send_email's 'to'[0] is not an email address: 'nope'",
+        "send_email takes no argument 'cc'",
+    ]
+    assert argument_problems("launch", {}) == [
+        "there is no tool 'launch'; tools: ask_user, make_plan, schedule_meeting, send_email"
+    ]

@@ -1,4 +1,4 @@
-"""The worker's Python end: what it preloads for the snapshot, and its page messages."""
+"""The worker's Python end: what it preloads for the snapshot, its server and its page messages."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 import worker_main
-from protocol import ModelError
 
 import pyctx_web
+from pyctx_web.server import AgentServer
+from tests.unit.demo.api import DemoApi
 
 APP = Path(worker_main.__file__).parent
 
@@ -33,6 +34,13 @@ def test_preload_imports_the_whole_app_and_pyctx_web_and_starts_nothing(
     assert worker_main._worker is None
 
 
+def test_the_rehearsal_streams_the_models_question() -> None:
+    """The run preload() rehearses goes as far as the model's question."""
+    raw = asyncio.run(worker_main.rehearse(worker_main.make_server()))
+    assert b"What should I do with your email?" in raw
+    assert b"event: error" not in raw
+
+
 BOOT = """
 import asyncio, sys
 sys.path.insert(0, {app!r})
@@ -43,21 +51,16 @@ print("\\n".join(sys.modules))
 
 NOT_AT_BOOT = {
     "pkgutil": "only preload() walks the packages, for the snapshot",
-    "datetime": "a memory entry's timestamp is made with the first entry",
-    "pyctx_web.chat._session": "a thread's session comes with its first message, after ready",
-    "pyctx_web.chat": "the nodes read the chat's messages in a run, after ready",
-    "pyctx_web.graph.func": "the think task is made at its first call, in a run",
-    "offline_model": "the model answers the first message: imported after ready",
-    "protocol": "the models' reply types come with the first model",
-    "models": "a model is made from the settings when the page sends them",
+    "openai_model": "the API model comes with the settings that choose it",
+    "sdk_transport": "the OpenAI SDK's transport comes with the API model",
+    "openai": "the OpenAI SDK is loaded when the API model is chosen",
     "pyctx_web.graph._internal._runnable": "only LangChain's agents make RunnableCallable nodes",
 }
 """Modules a worker's start (import and boot) leaves for later, with why."""
 
 
 def test_booting_the_worker_leaves_what_only_later_steps_use_unimported() -> None:
-    """import worker_main and boot() leave pkgutil, datetime, the chat protocol and session,
-    the functional API and the models unimported."""
+    """import worker_main and boot() leave pkgutil, the API model and the OpenAI SDK unimported."""
     done = subprocess.run(
         [sys.executable, "-c", BOOT.format(app=str(APP))],
         capture_output=True,
@@ -69,25 +72,22 @@ def test_booting_the_worker_leaves_what_only_later_steps_use_unimported() -> Non
     assert loaded & set(NOT_AT_BOOT) == set()
 
 
-def test_a_first_message_after_boot_gets_its_question(monkeypatch: Any) -> None:
-    """After boot(post) and prepare(), a chat that needs a question posts needs_input for its
-    thread."""
+def test_boot_gives_the_server_whose_first_run_gets_its_question(monkeypatch: Any) -> None:
+    """boot(post) returns the worker's AgentServer: after prepare(), a first run on a new
+    thread of graph agent ends at the model's question."""
     monkeypatch.setattr(worker_main, "_worker", None)
-    posted: list[dict[str, Any]] = []
 
-    async def flow() -> None:
-        await worker_main.boot(lambda text: posted.append(json.loads(text)))
+    async def flow() -> list[Any]:
+        server = await worker_main.boot(lambda text: None)
+        assert isinstance(server, AgentServer)
         worker_main.prepare()
-        chat = {"type": "chat", "text": worker_main.REHEARSAL_TEXT}
-        worker_main.receive(json.dumps({"op": "send", "thread_id": "a", "message": chat}))
-        for _ in range(500):
-            await asyncio.sleep(0.01)
-            if any(event["type"] == "needs_input" for event in posted):
-                return
+        api = DemoApi(server)
+        await api.new_thread()
+        await api.say(worker_main.REHEARSAL_TEXT)
+        return await api.pending()
 
-    asyncio.run(flow())
-    asked = [event for event in posted if event["type"] == "needs_input"]
-    assert [(event["thread_id"], event["kind"]) for event in asked] == [("a", "question")]
+    [question] = asyncio.run(flow())
+    assert question["question"] == "What should I do with your email?"
 
 
 def test_receive_before_boot_says_to_boot_first(monkeypatch: Any) -> None:
@@ -99,6 +99,54 @@ def test_receive_before_boot_says_to_boot_first(monkeypatch: Any) -> None:
         worker_main.receive("{}")
 
 
+def answers(*messages: Any) -> list[dict[str, Any]]:
+    """What the worker posts for each page message (outside the API), in order."""
+    posted: list[dict[str, Any]] = []
+    worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), None)  # type: ignore[arg-type]
+    for message in messages:
+        worker.receive(json.dumps(message))
+    return posted
+
+
+def test_configure_model_checks_the_settings_and_answers_with_the_model() -> None:
+    """configure_model answers ok with what the page may show of the model, or why not."""
+    posted = answers(
+        {"op": "configure_model", "model": {"kind": "offline", "token_delay_ms": 5}},
+        {"op": "configure_model", "model": {"kind": "gpt"}},
+        {
+            "op": "configure_model",
+            "model": {"kind": "openai", "base_url": "http://x", "model": "m"},
+        },
+    )
+    assert posted == [
+        {"type": "model", "ok": True, "kind": "offline", "token_delay_ms": 5},
+        {
+            "type": "model",
+            "ok": False,
+            "message": "Unknown model kind 'gpt': choose offline or openai.",
+        },
+        {"type": "model", "ok": False, "message": "The OpenAI-compatible model needs an API key."},
+    ]
+
+
+def test_graph_is_answered_with_the_assistants_nodes_and_edges() -> None:
+    """{op: graph} is answered with the assistant's nodes and edges, as get_graph() draws them."""
+    [drawn] = answers({"op": "graph"})
+    assert drawn["type"] == "graph"
+    assert [node["id"] for node in drawn["nodes"]] == [
+        "__start__", "intake", "enrich", "plan", "respond", "__end__"
+    ]  # fmt: skip
+    assert {"source": "plan", "target": "respond", "conditional": False} in drawn["edges"]
+
+
+def test_a_message_the_worker_does_not_take_is_answered_with_an_error() -> None:
+    """An unknown op, or a message that is not an object, gets one error naming the problem."""
+    assert answers({"op": "send"}, [1]) == [
+        {"type": "error", "message": "Unknown op 'send': expected configure_model or graph."},
+        {"type": "error", "message": "A message to the worker must be an object with an op."},
+    ]
+
+
 def test_a_failing_background_task_is_posted_as_an_error() -> None:
     """start(work, failure) posts an error naming the failure and the exception."""
     posted: list[dict[str, Any]] = []
@@ -107,7 +155,7 @@ def test_a_failing_background_task_is_posted_as_an_error() -> None:
         raise OSError("disk gone")
 
     async def flow() -> None:
-        worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), _saver())
+        worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), None)  # type: ignore[arg-type]
         worker.start(broken(), "The checkpoint store could not open")
         await asyncio.sleep(0.01)
 
@@ -115,39 +163,3 @@ def test_a_failing_background_task_is_posted_as_an_error() -> None:
     assert posted == [
         {"type": "error", "message": "The checkpoint store could not open: disk gone"}
     ]
-
-
-def _saver() -> Any:
-    from pyctx_web.graph.checkpoint.memory import InMemorySaver
-
-    return InMemorySaver()
-
-
-def test_a_turn_past_its_deadline_is_stopped_with_an_error() -> None:
-    """A turn still running at turn_deadline_s is cancelled and the page is told why."""
-    posted: list[dict[str, Any]] = []
-
-    async def flow() -> None:
-        worker = worker_main.DemoWorker(lambda text: posted.append(json.loads(text)), _saver())
-        slow = {"kind": "offline", "token_delay_ms": 5000, "turn_deadline_s": 1}
-        worker.configure(slow)
-        await worker.chat("a", {"type": "chat", "text": "plan the launch of our new product"})
-        await asyncio.sleep(0.05)
-
-    asyncio.run(asyncio.wait_for(flow(), 30))
-    errors = [event for event in posted if event["type"] == "error"]
-    assert errors == [
-        {
-            "type": "error",
-            "message": "The turn ran past its deadline of 1 s and was stopped.",
-            "thread_id": "a",
-        }
-    ]
-    assert {"type": "status", "stage": "cancelled", "thread_id": "a"} in posted
-
-
-@pytest.mark.parametrize("value", [0, 0.5, 86401, "60", True, float("nan")])
-def test_a_turn_deadline_out_of_range_is_refused(value: Any) -> None:
-    """configure_model refuses a turn_deadline_s that is not a number from 1 to 86,400."""
-    with pytest.raises(ModelError, match=r"^turn_deadline_s must be a number from 1 to 86,400\.$"):
-        worker_main.turn_deadline({"kind": "offline", "turn_deadline_s": value})
