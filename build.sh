@@ -474,6 +474,30 @@ build_site() {  # build_site [--api-origin ORIGIN]...: build/site, for a static 
     echo "$want" >"$BUILD/site.stamp"
 }
 
+VENDOR="$BUILD/vendor"  # npm packages bundled for the browser (package-lock.json pins them)
+
+bundle_vendor() {  # build/vendor: the LangGraph SDK's Client, and React with the SDK's useStream, as ES modules
+    local want
+    want="$(stamp_of package-lock.json <(declare -f bundle_vendor))"
+    if fresh "$VENDOR/.stamp" "$want" && [ -f "$VENDOR/langgraph-sdk.mjs" ]; then return 0; fi
+    log "bundling the LangGraph SDK and React into build/vendor (esbuild)"
+    rm -rf "$VENDOR" && mkdir -p "$VENDOR"
+    local esbuild=(node_modules/.bin/esbuild --bundle --format=esm --platform=browser --target=es2022
+        --minify --legal-comments=eof --define:process.env.NODE_ENV='"production"' --log-level=warning)
+    # Everything the SDK's main entry exports: Client, overrideFetchImplementation...
+    echo 'export * from "@langchain/langgraph-sdk";' |
+        "${esbuild[@]}" --sourcefile=langgraph-sdk.mjs --outfile="$VENDOR/langgraph-sdk.mjs" ||
+        die "esbuild could not bundle @langchain/langgraph-sdk"
+    # One React for the page and the hook: React, react-dom's createRoot and the SDK's React entry.
+    printf '%s\n' 'import * as React from "react";' 'export { React };' \
+        'export { jsx, jsxs, Fragment } from "react/jsx-runtime";' \
+        'export { createRoot, hydrateRoot } from "react-dom/client";' \
+        'export * from "@langchain/langgraph-sdk/react";' |
+        "${esbuild[@]}" --sourcefile=langgraph-sdk-react.mjs --outfile="$VENDOR/langgraph-sdk-react.mjs" ||
+        die "esbuild could not bundle React and @langchain/langgraph-sdk/react"
+    echo "$want" >"$VENDOR/.stamp"
+}
+
 setup() {
     check_node
     ensure_venv
@@ -493,6 +517,7 @@ setup() {
     build_demo_app
     build_dist
     build_demo_snapshot
+    bundle_vendor
 }
 
 # --- commands ------------------------------------------------------------------------------
