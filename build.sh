@@ -10,7 +10,8 @@
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict; for the JavaScript,
 #                             ESLint, Prettier --check and TypeScript (tsc, checkJs over JSDoc)
 #   ./build.sh demo [--port N] [--api-origin ORIGIN]...
-#                             setup, then serve the demo on http://127.0.0.1:8000; each
+#                             setup, then serve the demo on http://127.0.0.1:8000 and the
+#                             useStream example (examples/usestream) at /usestream/; each
 #                             --api-origin is a model API the page may connect to
 #   ./build.sh bench [--quick] [--network]
 #                             setup and build/site, then the benchmark suite; --network: only
@@ -498,6 +499,16 @@ bundle_vendor() {  # build/vendor: the LangGraph SDK's Client, and React with th
     echo "$want" >"$VENDOR/.stamp"
 }
 
+build_usestream() {  # build/usestream: the useStream example page, bundled (examples/usestream/build.mjs)
+    local want
+    want="$(stamp_of package-lock.json examples/usestream/*)"
+    if fresh "$BUILD/usestream/.stamp" "$want" && [ -f "$BUILD/usestream/main.js" ]; then return 0; fi
+    log "building the useStream example page into build/usestream (esbuild)"
+    rm -rf "$BUILD/usestream"
+    node examples/usestream/build.mjs "$BUILD/usestream" || die "examples/usestream/build.mjs failed"
+    echo "$want" >"$BUILD/usestream/.stamp"
+}
+
 setup() {
     check_node
     ensure_venv
@@ -565,7 +576,7 @@ case "$cmd" in
     lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
     suites) ensure_venv; ensure_suites; exec "$PY" tests/suites/run.py "$@" ;;
     server) ensure_venv; ensure_server_ref; exec "$PY" -m pytest tests/server "$@" ;;
-    demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
+    demo) setup; build_usestream; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; build_site; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     page)
         llm=(); [ "${1:-}" = --llm ] && { llm=(--llm); shift; }
