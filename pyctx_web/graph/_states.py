@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.graph._engine.frames import current_run
 from pyctx_web.graph._engine.options import ParsedConfig, config_of, parse_config
+from pyctx_web.graph._subgraph import with_child_configs
 from pyctx_web.graph._values import StateSnapshot
 from pyctx_web.graph.errors import CorruptCheckpointError
 
@@ -79,6 +80,7 @@ class ThreadStates:
         else:
             child = None if checkpoint_id is None else await self._child(thread_id, checkpoint_id)
             state = snapshot(self._graph.spec.schema, *loaded, child)
+            state = with_child_configs(self._graph.spec.nodes, state)
         return self._view(state)
 
     async def _child(self, thread_id: str, checkpoint_id: str) -> Checkpoint | None:
@@ -121,7 +123,8 @@ class ThreadStates:
             child = children.get(cp.id)
             if child is None and before is not None:
                 child = await self._child(request.thread_id, cp.id)
-            yield self._view(snapshot(graph.spec.schema, cp, pending, child))
+            state = snapshot(graph.spec.schema, cp, pending, child)
+            yield self._view(with_child_configs(graph.spec.nodes, state))
             if cp.parent_id is not None and cp.source == "loop":
                 children[cp.parent_id] = cp
 

@@ -67,17 +67,31 @@ def snapshot(
                 result=result,
             )
         )
+    metadata = cp.metadata()
     return StateSnapshot(
         values=schema.output(state_values(schema, cp, pending)),
         # The input's __start__ task is listed until the step that applies it has run.
         next=tuple(t.name for t in tasks if t.result is None or t.name == START or t.name in done),
-        config=config_of(cp.thread_id, cp.id),
-        metadata=cp.metadata(),
+        config=_mapped(config_of(cp.thread_id, cp.id), metadata),
+        metadata=metadata,
         created_at=cp.created_at,
-        parent_config=config_of(cp.thread_id, cp.parent_id) if cp.parent_id else None,
+        parent_config=(
+            _mapped(config_of(cp.thread_id, cp.parent_id), metadata) if cp.parent_id else None
+        ),
         tasks=tuple(tasks),
         interrupts=tuple(pending.waiting(cp.tasks)),
     )
+
+
+def _mapped(config: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A subgraph checkpoint's config with its ``checkpoint_map`` (the checkpoint id of
+    each enclosing graph and its own, by namespace), as LangGraph's snapshots give it."""
+    parents = metadata.get("parents")
+    if not parents:
+        return config
+    conf = config["configurable"]
+    conf["checkpoint_map"] = {**parents, conf["checkpoint_ns"]: conf["checkpoint_id"]}
+    return config
 
 
 def _as_node(engine: Engine, cp: Checkpoint | None, as_node: str | None) -> str:
