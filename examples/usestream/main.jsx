@@ -19,8 +19,9 @@ const api = new URLSearchParams(location.search).get("api");
 function connection() {
   if (api) return { apiUrl: api };
   const worker = new Worker(new URL("./worker.js", location.href), { type: "module" });
-  // The requests never leave the page: this URL only names the in-page server's paths.
-  const apiUrl = new URL("./agent-server", location.href).href;
+  // The requests never leave the page: createAgentServerFetch hands their path to the worker's
+  // server and ignores the origin, so the URL is a reserved name that resolves nowhere.
+  const apiUrl = "http://in-page.invalid";
   return { apiUrl, callerOptions: { fetch: createAgentServerFetch(worker) }, worker };
 }
 
