@@ -23,9 +23,12 @@ from tests.server.transcript import render
 # compared: its versions, plan, host and request ids in a run's and a checkpoint's metadata;
 # the user its authentication found (the in-page server has no authentication: the page is
 # its only user); and the time its HTTP layer received the run's request, in milliseconds
-# since the epoch, which its run records keep in their config.
+# since the epoch, which its run records keep in their config. Also ``lc_versions``, the
+# versions of the LangChain packages installed beside a server, which LangChain's callbacks
+# put in a chat model's metadata: the two servers run in environments of their own.
 SERVER_ONLY = frozenset(
     {
+        "lc_versions",
         "langgraph_api_url",
         "langgraph_api_version",
         "langgraph_auth_permissions",

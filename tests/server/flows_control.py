@@ -27,10 +27,11 @@ def _waiting(client: Recorder, tid: str) -> None:
 
 
 def _finished(client: Recorder, tid: str, rid: str) -> None:
-    """Wait (unrecorded) until the run has ended, however it ended."""
+    """Wait (unrecorded) until the run has ended, however it ended, and left its thread."""
     client.wait_for(
         f"/threads/{tid}/runs/{rid}", lambda run: run["status"] not in ("pending", "running")
     )
+    client.wait_for(f"/threads/{tid}", lambda thread: thread["status"] != "busy")
 
 
 def _thread(client: Recorder) -> str:
