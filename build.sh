@@ -10,7 +10,8 @@
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict; for the JavaScript,
 #                             ESLint, Prettier --check and TypeScript (tsc, checkJs over JSDoc)
 #   ./build.sh demo [--port N] [--api-origin ORIGIN]...
-#                             setup, then serve the demo on http://127.0.0.1:8000; each
+#                             setup, then serve the demo on http://127.0.0.1:8000 and the
+#                             useStream example (examples/usestream) at /usestream/; each
 #                             --api-origin is a model API the page may connect to
 #   ./build.sh bench [--quick] [--network]
 #                             setup and build/site, then the benchmark suite; --network: only
@@ -474,6 +475,40 @@ build_site() {  # build_site [--api-origin ORIGIN]...: build/site, for a static 
     echo "$want" >"$BUILD/site.stamp"
 }
 
+VENDOR="$BUILD/vendor"  # npm packages bundled for the browser (package-lock.json pins them)
+
+bundle_vendor() {  # build/vendor: the LangGraph SDK's Client, and React with the SDK's useStream, as ES modules
+    local want
+    want="$(stamp_of package-lock.json <(declare -f bundle_vendor))"
+    if fresh "$VENDOR/.stamp" "$want" && [ -f "$VENDOR/langgraph-sdk.mjs" ]; then return 0; fi
+    log "bundling the LangGraph SDK and React into build/vendor (esbuild)"
+    rm -rf "$VENDOR" && mkdir -p "$VENDOR"
+    local esbuild=(node_modules/.bin/esbuild --bundle --format=esm --platform=browser --target=es2022
+        --minify --legal-comments=eof --define:process.env.NODE_ENV='"production"' --log-level=warning)
+    # Everything the SDK's main entry exports: Client, overrideFetchImplementation...
+    echo 'export * from "@langchain/langgraph-sdk";' |
+        "${esbuild[@]}" --sourcefile=langgraph-sdk.mjs --outfile="$VENDOR/langgraph-sdk.mjs" ||
+        die "esbuild could not bundle @langchain/langgraph-sdk"
+    # One React for the page and the hook: React, react-dom's createRoot and the SDK's React entry.
+    printf '%s\n' 'import * as React from "react";' 'export { React };' \
+        'export { jsx, jsxs, Fragment } from "react/jsx-runtime";' \
+        'export { createRoot, hydrateRoot } from "react-dom/client";' \
+        'export * from "@langchain/langgraph-sdk/react";' |
+        "${esbuild[@]}" --sourcefile=langgraph-sdk-react.mjs --outfile="$VENDOR/langgraph-sdk-react.mjs" ||
+        die "esbuild could not bundle React and @langchain/langgraph-sdk/react"
+    echo "$want" >"$VENDOR/.stamp"
+}
+
+build_usestream() {  # build/usestream: the useStream example page, bundled (examples/usestream/build.mjs)
+    local want
+    want="$(stamp_of package-lock.json examples/usestream/*)"
+    if fresh "$BUILD/usestream/.stamp" "$want" && [ -f "$BUILD/usestream/main.js" ]; then return 0; fi
+    log "building the useStream example page into build/usestream (esbuild)"
+    rm -rf "$BUILD/usestream"
+    node examples/usestream/build.mjs "$BUILD/usestream" || die "examples/usestream/build.mjs failed"
+    echo "$want" >"$BUILD/usestream/.stamp"
+}
+
 setup() {
     check_node
     ensure_venv
@@ -493,6 +528,7 @@ setup() {
     build_demo_app
     build_dist
     build_demo_snapshot
+    bundle_vendor
 }
 
 # --- commands ------------------------------------------------------------------------------
@@ -540,7 +576,7 @@ case "$cmd" in
     lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
     suites) ensure_venv; ensure_suites; exec "$PY" tests/suites/run.py "$@" ;;
     server) ensure_venv; ensure_server_ref; exec "$PY" -m pytest tests/server "$@" ;;
-    demo) setup; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
+    demo) setup; build_usestream; exec "$PY" demo/serve.py --dist "$DIST" "$@" ;;
     bench) setup; build_site; exec "$PY" benchmarks/run.py --dist "$DIST" "$@" ;;
     page)
         llm=(); [ "${1:-}" = --llm ] && { llm=(--llm); shift; }

@@ -3,7 +3,9 @@
 ``/`` serves ``demo/``, ``/pyodide/`` serves the distribution that
 ``./build.sh dist`` assembles in ``build/dist``, and ``/app.zip`` and
 ``/demo.snapshot`` the demo app compiled to bytecode and the worker's memory snapshot,
-which ``./build.sh setup`` puts beside it in ``build/demo-app``. Every response carries the
+which ``./build.sh setup`` puts beside it in ``build/demo-app``; ``/usestream/`` serves the
+useStream example page that ``./build.sh demo`` builds into ``build/usestream``
+(examples/usestream). Every response carries the
 Content-Security-Policy of the page: scripts from this origin only, plus the
 WebAssembly compilation that Pyodide needs, and connections to this origin and
 to local ports only, plus each ``--api-origin`` (the model API the page may call).
@@ -61,6 +63,9 @@ SNAPSHOT_PATH = "/demo.snapshot"
 SDK_PATH = "/vendor/langgraph-sdk.mjs"
 """Where the page imports LangGraph's SDK from: the bundle ``./build.sh setup`` makes."""
 
+USESTREAM_PATH = "/usestream/"
+"""Where the useStream example page is served from: ``build/usestream`` (examples/usestream)."""
+
 EXTRA_TYPES = TYPES
 
 
@@ -99,6 +104,15 @@ class PageHandler(http.server.SimpleHTTPRequestHandler):
         if os.environ.get("PYCTX_DEMO_QUIET"):
             return
         super().log_message(format, *args)
+
+
+def _inside(folder: Path, relative: str) -> Path:
+    """``folder/relative``, or a missing file of ``folder`` when that names a file outside it."""
+    target = (folder / relative).resolve()
+    # Never serve anything outside the folder.
+    if folder.resolve() not in target.parents and target != folder.resolve():
+        return folder / "__missing__"
+    return target
 
 
 def make_handler(
@@ -141,6 +155,8 @@ def make_handler(
             clean = path.split("?", 1)[0].split("#", 1)[0]
             if clean in built:
                 return str(built[clean])
+            if clean.startswith(USESTREAM_PATH):
+                return str(_inside(dist_dir.parent / "usestream", clean[len(USESTREAM_PATH) :]))
             if clean.startswith("/pyodide/"):
                 relative = clean[len("/pyodide/") :]
                 target = (dist_dir / relative).resolve()

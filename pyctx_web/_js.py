@@ -20,11 +20,12 @@ serves it, and ``./build.sh dist`` writes it to ``build/dist/pyctx_web.mjs``. It
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from pyctx_web.errors import ArgumentValueError
 
-__all__ = ["JS_MODULE_NAME", "NAMES", "load_js", "module_source", "source"]
+__all__ = ["JS_MODULE_NAME", "MODULES", "NAMES", "load_js", "module_source", "source"]
 
 JS_MODULE_NAME: Final = "pyctx_web_js"
 """The name under which a host registers :func:`module_source`'s module."""
@@ -32,6 +33,13 @@ JS_MODULE_NAME: Final = "pyctx_web_js"
 NAMES: Final = ("idb", "indexeddb", "idbstore", "jsbridge", "tabs")
 """The JavaScript files of the package, by name. ``indexeddb`` and ``idbstore`` are
 functions of ``idb``'s value, the IndexedDB connection helpers they share."""
+
+
+MODULES: Final = ("agentfetch",)
+"""The ES modules of the package (``js/<name>.mjs``, no imports of their own) that ``loader.mjs``
+re-exports: :func:`module_source` puts each one's text in place of its re-export line."""
+
+_REEXPORT = re.compile(r'^export \{[^}]*\} from "\./(\w+)\.mjs";\n', re.MULTILINE)
 
 
 def source(name: str) -> str:
@@ -51,12 +59,20 @@ def _package_text(name: str) -> str:
 
 def module_source() -> str:
     """An ES module that exports every file of :data:`NAMES` under its name, and
-    ``loadPyctxWeb`` (``js/loader.mjs``), which installs the wheel and registers the module.
+    ``loadPyctxWeb`` (``js/loader.mjs``), which installs the wheel and registers the module,
+    with the exports of :data:`MODULES` (``createAgentServerFetch``, ``serveAgentServer``).
     """
     exports = [f"export const {name} =\n{source(name).strip().rstrip(';')};\n" for name in NAMES]
-    loader = _package_text("loader.mjs")
+    loader = _REEXPORT.sub(_inlined, _package_text("loader.mjs"))
     header = "// pyctx_web's JavaScript, for hosts whose policy forbids eval.\n"
     return header + "\n".join([*exports, loader])
+
+
+def _inlined(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name not in MODULES:
+        raise ArgumentValueError(f"loader.mjs re-exports {name}.mjs, which MODULES does not name")
+    return _package_text(f"{name}.mjs")
 
 
 def load_js(name: str) -> Any:

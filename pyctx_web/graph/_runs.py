@@ -70,6 +70,10 @@ class RunFactory:
             stream.update(namespace=place.namespace, checkpoint_ns=place.checkpoint_ns)
             if store is None and place.parent is not None:
                 store = place.parent.run.store  # a subgraph without its own uses its parent's
+            if place.parent is not None:
+                parent = place.parent
+                outer = parent.run.parents or {}
+                stream["parents"] = {**outer, parent.run.checkpoint_ns: parent.checkpoint_id}
         else:
             stream = stream_of(stream, {}, options)
         return Run(

@@ -7,10 +7,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pyctx_web.graph._engine.frames import current_run
 from pyctx_web.graph._engine.options import ParsedConfig, config_of, parse_config
+from pyctx_web.graph._subgraph import with_child_configs
 from pyctx_web.graph._values import StateSnapshot
+from pyctx_web.graph.errors import CorruptCheckpointError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.loop import Engine
+    from pyctx_web.graph._engine.records import Checkpoint
     from pyctx_web.graph._engine.serde import JsonSerde
     from pyctx_web.graph._engine.spec import GraphSpec
     from pyctx_web.graph._runs import RunFactory
@@ -75,8 +78,29 @@ class ThreadStates:
         if loaded is None:
             state = StateSnapshot({}, (), config_of(thread_id), None, None, None)
         else:
-            state = snapshot(self._graph.spec.schema, *loaded)
+            child = None if checkpoint_id is None else await self._child(thread_id, checkpoint_id)
+            state = snapshot(self._graph.spec.schema, *loaded, child)
+            state = with_child_configs(self._graph.spec.nodes, state)
         return self._view(state)
+
+    async def _child(self, thread_id: str, checkpoint_id: str) -> Checkpoint | None:
+        """The first checkpoint a step of ``checkpoint_id`` wrote (its tasks' results)."""
+        from pyctx_web.graph._engine.records import decode_record
+
+        graph = self._graph
+        if graph.checkpointer is None:
+            return None
+        found = None
+        # Newest first: the last match is the first run's step.
+        async for record in graph.checkpointer.alist(thread_id):
+            if record.checkpoint.parent_id == checkpoint_id:
+                try:
+                    cp = decode_record(graph.serde, record)[0]
+                except CorruptCheckpointError:
+                    # The older checkpoint still reads; only its tasks' results are lost.
+                    continue
+                found = cp if cp.source == "loop" else found
+        return found
 
     async def history(
         self, config: Any, limit: int | None, before: str | Mapping[str, Any] | None
@@ -91,9 +115,18 @@ class ThreadStates:
         assert request.thread_id is not None
         if isinstance(before, Mapping):
             before = parse_config(before, what="before").checkpoint_id
+        # Newest first: a checkpoint's children were listed before it, unless they are
+        # above ``before``; the last one listed is the first run's step.
+        children: dict[str, Checkpoint] = {}
         async for record in graph.checkpointer.alist(request.thread_id, limit=limit, before=before):
             cp, pending = decode_record(graph.serde, record)
-            yield self._view(snapshot(graph.spec.schema, cp, pending))
+            child = children.get(cp.id)
+            if child is None and before is not None:
+                child = await self._child(request.thread_id, cp.id)
+            state = snapshot(graph.spec.schema, cp, pending, child)
+            yield self._view(with_child_configs(graph.spec.nodes, state))
+            if cp.parent_id is not None and cp.source == "loop":
+                children[cp.parent_id] = cp
 
     async def update(
         self, config: Any, values: Mapping[str, Any] | None, as_node: str | None

@@ -55,7 +55,7 @@ class ChildGraph(Protocol):
         """Run the graph."""
 
 
-__all__ = ["ChildGraph", "ChildPlace", "Subgraphs", "subgraph_node"]
+__all__ = ["ChildGraph", "ChildPlace", "Subgraphs", "subgraph_node", "with_child_configs"]
 
 
 @record(frozen=True, slots=True)
@@ -88,7 +88,10 @@ class Subgraphs:
     def _place(self, parent: TaskFrame) -> ChildPlace:
         namespace = (*parent.run.namespace, f"{parent.task.name}:{parent.task.id}")
         checkpointer = self._graph.checkpointer or parent.run.checkpointer
+        # The parent's key holds its own namespace: the subgraph's key starts from the thread.
         thread = parent.run.thread_id
+        if thread is not None:
+            thread = thread.split(NAMESPACE_SEPARATOR, 1)[0]
         key = child_thread(thread, namespace) if thread is not None and checkpointer else None
         return ChildPlace(parent, namespace, checkpointer, key)
 
@@ -199,6 +202,25 @@ def subgraph_node(graph: ChildGraph, keys: Callable[[], frozenset[str]]) -> Any:
     run_subgraph.__name__ = graph.name
     run_subgraph.subgraph = graph  # type: ignore[attr-defined]
     return run_subgraph
+
+
+def with_child_configs(nodes: Mapping[str, Any], state: StateSnapshot) -> StateSnapshot:
+    """``state`` with, as each subgraph node's task ``state``, the config naming the
+    subgraph's place in the thread (``checkpoint_ns`` ``"node:task_id"``), as LangGraph's
+    ``get_state`` gives it without ``subgraphs=True``."""
+    conf = state.config["configurable"]
+    outer = conf.get("checkpoint_ns") or ""
+    tasks = list(state.tasks)
+    changed = False
+    for index, task in enumerate(tasks):
+        node = nodes.get(task.name)
+        if task.state is None and getattr(getattr(node, "fn", None), "subgraph", None):
+            own = f"{task.name}:{task.id}"
+            namespace = f"{outer}|{own}" if outer else own
+            place = {"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": namespace}}
+            tasks[index] = dataclasses.replace(task, state=place)
+            changed = True
+    return dataclasses.replace(state, tasks=tuple(tasks)) if changed else state
 
 
 def _namespace_of(key: str) -> tuple[str, ...]:

@@ -10,6 +10,13 @@ Threads and runs are plain JSON-ready dicts (see :mod:`.threads` and
 reconnects, in an :class:`EventLog`. The stores' methods are coroutines so that
 ones kept in IndexedDB or SQLite fit the same protocols; the ``Memory`` ones
 keep everything in dicts for the process's life.
+
+A :class:`ServerStorage` is the four together (checkpointer, threads, runs,
+events), as a LangGraph Server keeps them in one database:
+``AgentServer(graphs, storage=SqliteStorage("app.db"))`` (from
+:mod:`.store_sqlite`) or ``storage=IndexedDBStorage("pyctx_web")`` (from
+:mod:`.store_indexeddb`, in a browser) keep them across reloads, next to the
+checkpoints; :class:`MemoryStorage` is the default.
 """
 
 from __future__ import annotations
@@ -20,9 +27,9 @@ import time
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
-from pyctx_web.errors import ArgumentTypeError, ArgumentValueError
+from pyctx_web.errors import ArgumentTypeError, ArgumentValueError, PyctxError
 from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
 from pyctx_web.graph.state import CompiledStateGraph
@@ -31,9 +38,12 @@ __all__ = [
     "EventLog",
     "MemoryEventLog",
     "MemoryRunStore",
+    "MemoryStorage",
     "MemoryThreadStore",
     "RunStore",
     "ServerCore",
+    "ServerStorage",
+    "ServerStorageError",
     "StoredEvent",
     "ThreadStore",
     "new_uuid7",
@@ -195,19 +205,74 @@ class MemoryEventLog:
         self._events.pop(run_id, None)
 
 
-class ServerCore:
-    """The graphs an agent server serves, the checkpointer they keep threads in, the thread store.
+class ServerStorageError(PyctxError, RuntimeError):
+    """A store of the server failed an operation; a failed write stored nothing.
 
-    A graph compiled without a checkpointer is given the server's (an
-    :class:`InMemorySaver` unless ``checkpointer``, a pyctx_web checkpointer, is
-    given), as a LangGraph Server gives every graph one: threads need one to
-    have state. Graphs compiled with their own keep it.
+    ``action`` is what was attempted, ``detail`` what the storage reported.
+    """
+
+    def __init__(self, action: str, detail: str) -> None:
+        super().__init__(f"cannot {action}: {detail}")
+        self.action = action
+        self.detail = detail
+
+
+class ServerStorage:
+    """Everything an agent server keeps: the checkpointer its graphs save threads in,
+    and its thread, run and event stores.
+
+    :meth:`close` closes what the storage opened; a run it stored that has not
+    ended is then lost for every other server on the same storage (see
+    :mod:`.store_lost`).
+    """
+
+    def __init__(
+        self, *, checkpointer: Checkpointer, threads: ThreadStore, runs: RunStore, events: EventLog
+    ) -> None:
+        self.checkpointer = checkpointer
+        self.threads = threads
+        self.runs = runs
+        self.events = events
+
+    def close(self) -> None:
+        """Close what the storage opened (nothing, here)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class MemoryStorage(ServerStorage):
+    """A :class:`ServerStorage` in this process's memory: an :class:`InMemorySaver` and
+    the ``Memory`` stores, gone with the process."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            checkpointer=InMemorySaver(),
+            threads=MemoryThreadStore(),
+            runs=MemoryRunStore(),
+            events=MemoryEventLog(),
+        )
+
+
+class ServerCore:
+    """The graphs an agent server serves, the checkpointer they keep threads in, the stores.
+
+    ``storage`` (a :class:`ServerStorage`, a :class:`MemoryStorage` when none)
+    gives the checkpointer and the thread, run and event stores; each of
+    ``checkpointer``, ``threads``, ``runs`` and ``events`` given replaces the
+    storage's. A graph compiled without a checkpointer is given the server's,
+    as a LangGraph Server gives every graph one: threads need one to have
+    state. Graphs compiled with their own keep it.
     """
 
     def __init__(
         self,
         graphs: Mapping[str, CompiledStateGraph],
         *,
+        storage: ServerStorage | None = None,
         checkpointer: Checkpointer | None = None,
         threads: ThreadStore | None = None,
         runs: RunStore | None = None,
@@ -215,7 +280,17 @@ class ServerCore:
     ) -> None:
         if not graphs:
             raise ArgumentValueError("an agent server needs at least one graph")
-        self.checkpointer: Checkpointer = InMemorySaver() if checkpointer is None else checkpointer
+        if storage is None:
+            storage = MemoryStorage()
+        elif not isinstance(storage, ServerStorage):
+            raise ArgumentTypeError(
+                f"storage is a {type(storage).__name__}, not a ServerStorage "
+                "(MemoryStorage, SqliteStorage or IndexedDBStorage)"
+            )
+        self.storage = storage
+        self.checkpointer: Checkpointer = (
+            storage.checkpointer if checkpointer is None else checkpointer
+        )
         self.graphs: dict[str, CompiledStateGraph] = {}
         for graph_id, graph in graphs.items():
             if not isinstance(graph, CompiledStateGraph):
@@ -227,8 +302,8 @@ class ServerCore:
                 # Set on the graph itself: its runs read the attribute at each call.
                 graph.checkpointer = self.checkpointer
             self.graphs[graph_id] = graph
-        self.threads: ThreadStore = MemoryThreadStore() if threads is None else threads
-        self.runs: RunStore = MemoryRunStore() if runs is None else runs
-        self.events: EventLog = MemoryEventLog() if events is None else events
+        self.threads: ThreadStore = storage.threads if threads is None else threads
+        self.runs: RunStore = storage.runs if runs is None else runs
+        self.events: EventLog = storage.events if events is None else events
         self.created_at = utc_now()
         """When the server started: its assistants' ``created_at`` and ``updated_at``."""

@@ -20,7 +20,7 @@ from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.checkpoint import Checkpointer
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server import assistants, run_control, runs, state_routes, threads
-from pyctx_web.server._core import ServerCore, ThreadStore
+from pyctx_web.server._core import EventLog, RunStore, ServerCore, ServerStorage, ThreadStore
 from pyctx_web.server._http import ApiError, Handler, Request, Response, json_response
 
 __all__ = ["ROUTE_MODULES", "AgentServer", "Route"]
@@ -63,16 +63,34 @@ class Route:
 
 
 class AgentServer(ServerCore):
-    """The LangGraph Server API over ``graphs`` (graph id -> compiled graph)."""
+    """The LangGraph Server API over ``graphs`` (graph id -> compiled graph).
+
+    ``storage`` keeps the checkpoints, threads, runs and their events: a
+    :class:`~pyctx_web.server._core.MemoryStorage` when none is given;
+    ``SqliteStorage(path)`` (:mod:`.store_sqlite`) or, in a browser,
+    ``IndexedDBStorage(name)`` (:mod:`.store_indexeddb`) keep them across
+    reloads and share them between tabs or processes. ``checkpointer``,
+    ``threads``, ``runs`` and ``events`` replace the storage's one by one.
+    """
 
     def __init__(
         self,
         graphs: Mapping[str, CompiledStateGraph],
         *,
+        storage: ServerStorage | None = None,
         checkpointer: Checkpointer | None = None,
         threads: ThreadStore | None = None,
+        runs: RunStore | None = None,
+        events: EventLog | None = None,
     ) -> None:
-        super().__init__(graphs, checkpointer=checkpointer, threads=threads)
+        super().__init__(
+            graphs,
+            storage=storage,
+            checkpointer=checkpointer,
+            threads=threads,
+            runs=runs,
+            events=events,
+        )
         routes = [Route(*entry) for module in ROUTE_MODULES for entry in module.ROUTES]
         self.routes = sorted(routes, key=lambda route: -route.literal_count)
 

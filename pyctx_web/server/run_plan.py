@@ -13,17 +13,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
-from pyctx_web.server._http import ApiError
+from pyctx_web.server._http import ApiError, not_of_type, not_one_of
 from pyctx_web.server.assistants import resolve_assistant
 from pyctx_web.server.run_events import command_from_json, graph_modes
 from pyctx_web.server.state_json import to_jsonable
 
-__all__ = ["RunPlan", "object_of", "plan_run"]
+__all__ = [
+    "DISCONNECT_MODES",
+    "DURABILITIES",
+    "MULTITASK_STRATEGIES",
+    "RunPlan",
+    "object_of",
+    "plan_run",
+]
+
+MULTITASK_STRATEGIES: Final = ("reject", "rollback", "interrupt", "enqueue")
+"""What a run does on a thread that has one pending or running (``enqueue`` by default)."""
+
+DURABILITIES: Final = ("sync", "async", "exit")
+"""When the run's checkpoints are written (``async`` by default)."""
+
+DISCONNECT_MODES: Final = ("cancel", "continue")
+"""What a client leaving a streamed or waited run does to it (``continue`` by default)."""
 
 
 @dataclass
@@ -38,6 +54,8 @@ class RunPlan:
     subgraphs: bool
     resumable: bool
     options: dict[str, Any]
+    on_disconnect: str = "continue"
+    """``cancel``: a client that leaves cancels the run; ``continue``: it goes on."""
 
 
 def _stream_modes(body: Mapping[str, Any]) -> list[str]:
@@ -121,6 +139,33 @@ def _config_of(
     return config
 
 
+def _option(body: Mapping[str, Any], name: str, options: tuple[str, ...], schema: str) -> Any:
+    """The body's ``name`` when one of ``options`` (None when absent); the server's 422 if not.
+
+    ``schema`` is where the server's schema holds the run's properties, as its message names it.
+    """
+    value = body.get(name)
+    if value is not None and value not in options:
+        error = not_one_of(value, options, (name,))
+        raise ApiError(422, error.detail.replace("in schema[", f"in schema{schema}[", 1))
+    return value
+
+
+def _checked(body: Mapping[str, Any], schema: str, streamed: bool) -> tuple[str, str]:
+    """The run's multitask strategy and disconnect mode, its enums and flags checked."""
+    strategy = _option(body, "multitask_strategy", MULTITASK_STRATEGIES, schema)
+    _option(body, "durability", DURABILITIES, schema)
+    resumable = body.get("stream_resumable")
+    if resumable is not None and not isinstance(resumable, bool):
+        error = not_of_type(resumable, "boolean", ("stream_resumable",))
+        raise ApiError(422, error.detail.replace("in schema[", f"in schema{schema}[", 1))
+    # The streamed and waited bodies add on_disconnect to the run's schema (allOf's second).
+    disconnect = (
+        _option(body, "on_disconnect", DISCONNECT_MODES, '["allOf"][1]') if streamed else None
+    )
+    return strategy or "enqueue", disconnect or "continue"
+
+
 def _options_of(body: Mapping[str, Any]) -> dict[str, Any]:
     options: dict[str, Any] = {}
     for name in ("context", "interrupt_before", "interrupt_after", "durability"):
@@ -131,10 +176,23 @@ def _options_of(body: Mapping[str, Any]) -> dict[str, Any]:
     return options
 
 
-def plan_run(server: ServerCore, body: Mapping[str, Any], thread: dict[str, Any]) -> RunPlan:
-    """The run a request body asks for; 422 or 404 for a bad one, before anything runs."""
+def plan_run(
+    server: ServerCore,
+    body: Mapping[str, Any],
+    thread: dict[str, Any],
+    *,
+    schema: str = "",
+    streamed: bool = False,
+) -> RunPlan:
+    """The run a request body asks for; 422 or 404 for a bad one, before anything runs.
+
+    ``streamed``: a streamed or waited run, whose body may say ``on_disconnect``;
+    ``schema`` is where the server's schema for the body holds the run's
+    properties (its 422 messages name it).
+    """
     if "assistant_id" not in body:
         raise ApiError(422, "Invalid run: assistant_id is required")
+    strategy, disconnect = _checked(body, schema, streamed)
     assistant, graph = resolve_assistant(server, body["assistant_id"])
     now = utc_now()
     record: dict[str, Any] = {
@@ -145,7 +203,7 @@ def plan_run(server: ServerCore, body: Mapping[str, Any], thread: dict[str, Any]
         "updated_at": now,
         "status": "pending",
         "metadata": _run_metadata(body, assistant, thread),
-        "multitask_strategy": body.get("multitask_strategy") or "reject",
+        "multitask_strategy": strategy,
         "kwargs": {},
     }
     modes = _stream_modes(body)
@@ -158,6 +216,7 @@ def plan_run(server: ServerCore, body: Mapping[str, Any], thread: dict[str, Any]
         subgraphs=bool(body.get("stream_subgraphs")),
         resumable=bool(body.get("stream_resumable")),
         options=_options_of(body),
+        on_disconnect=disconnect,
     )
     record["kwargs"] = {
         "input": to_jsonable(body.get("input")),

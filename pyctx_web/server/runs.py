@@ -1,30 +1,36 @@
-"""Runs: stream a run of a thread (or of no thread), wait for one, list and get their records.
+"""Runs: start one on a thread (or on none), stream it, wait for it, list and get their records.
 
+Every run executes in a task of its own (:mod:`.run_exec`), whoever listens.
 ``POST /threads/{thread_id}/runs/stream`` answers ``text/event-stream``: the
 run's events (:mod:`.run_events`) as SSE (:mod:`.sse`), with ``Content-Location``
 naming the run and ``Location`` its stream. ``POST /runs/stream`` runs on a
 fresh thread that is deleted afterwards (a stateless run). ``.../runs/wait``
 answers the run's last values as JSON (:mod:`.run_plan` reads the request
-body). A run's record::
+body). ``POST /threads/{thread_id}/runs`` and ``POST /runs`` start a background
+run and answer its ``pending`` record at once. A run's record::
 
     {"run_id", "thread_id", "assistant_id", "created_at", "updated_at",
      "status", "metadata", "multitask_strategy", "kwargs"}
 
 ``status`` goes ``pending`` -> ``running`` -> ``success`` or ``error`` (the graph
-raised); ``interrupted`` when the client left before the run ended (which
-cancels it). A run that pauses on an interrupt is a ``success``: its thread is
-``interrupted``. Records are kept per server, for the process's life.
+raised); ``interrupted`` when cancelled (a cancel request, a later run's
+``interrupt`` strategy, or a streaming client that leaves with
+``on_disconnect: "cancel"``; by default, ``continue``, the run goes on). A run
+that pauses on an interrupt is a ``success``: its thread is ``interrupted``.
+On a thread with a run pending or running, ``multitask_strategy`` decides:
+``reject`` (409), ``enqueue`` (the default: the new run starts when the others
+ended), ``interrupt`` or ``rollback`` (the others are cancelled so, and the new
+run starts once they ended). Records live in the server's ``RunStore``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import weakref
+import json
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 from pyctx_web.server import sse
-from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
+from pyctx_web.server._core import ServerCore, new_uuid7
 from pyctx_web.server._http import (
     ApiError,
     Handler,
@@ -34,9 +40,17 @@ from pyctx_web.server._http import (
     page_of,
     parse_uuid,
 )
-from pyctx_web.server.run_events import RunOutcome, run_events
-from pyctx_web.server.run_plan import RunPlan, object_of, plan_run
-from pyctx_web.server.state_json import interrupt_json, to_jsonable
+from pyctx_web.server.run_exec import (
+    CANCEL_ACTIONS,
+    ActiveRun,
+    Listener,
+    cancel,
+    cancel_soon,
+    inflight,
+    launch,
+)
+from pyctx_web.server.run_plan import object_of, plan_run
+from pyctx_web.server.state_json import to_jsonable
 from pyctx_web.server.threads import (
     ensure_thread_metadata,
     get_thread,
@@ -48,11 +62,10 @@ __all__ = [
     "ROUTES",
     "RUN_STATUSES",
     "SSE_HEADERS",
-    "ActiveRun",
-    "active_runs",
+    "create_stateless_run",
+    "create_thread_run",
     "get_run",
     "list_runs",
-    "runs_of",
     "stream_stateless_run",
     "stream_thread_run",
     "wait_stateless_run",
@@ -69,158 +82,84 @@ SSE_HEADERS: Final = {
 }
 """The headers of a run's event stream, besides the ones naming the run."""
 
-_RUNS: weakref.WeakKeyDictionary[ServerCore, dict[str, dict[str, Any]]] = (
-    weakref.WeakKeyDictionary()
+_CREATE_SCHEMA: Final = ""
+_STREAM_SCHEMA: Final = '["components"]["schemas"]["RunCreateStateful"]'
+_STATELESS_STREAM_SCHEMA: Final = '["components"]["schemas"]["RunCreateStateless"]'
+
+_REJECTED: Final = (
+    "Thread is already running a task. Wait for it to finish or choose a different"
+    " multitask strategy."
 )
 
 
-def runs_of(server: ServerCore) -> dict[str, dict[str, Any]]:
-    """The server's run records by run id, oldest first."""
-    return _RUNS.setdefault(server, {})
+async def _start(
+    server: ServerCore, request: Request, thread_id: str | None, kind: str
+) -> tuple[ActiveRun, Listener]:
+    """Check the request and its thread, store the pending run, launch it (multitask strategy).
 
-
-class ActiveRun:
-    """A run being executed: the task running it now, an event set when it ends, a cancel flag."""
-
-    def __init__(self, task: asyncio.Task[Any] | None) -> None:
-        self.task = task
-        self.done = asyncio.Event()
-        self.cancelled = False
-
-
-_ACTIVE: weakref.WeakKeyDictionary[ServerCore, dict[str, ActiveRun]] = weakref.WeakKeyDictionary()
-
-
-def active_runs(server: ServerCore) -> dict[str, ActiveRun]:
-    """The server's runs being executed now, by run id."""
-    return _ACTIVE.setdefault(server, {})
-
-
-async def _start(server: ServerCore, request: Request, thread_id: str | None) -> RunPlan:
-    """Check the request and its thread, store the pending run, mark the thread busy."""
+    ``kind`` is ``stream``, ``wait`` (both say ``on_disconnect``) or ``create``;
+    the queue listens to the run from its first event.
+    """
     body = request.json_body()
-    if thread_id is None:  # a stateless run: its own thread, deleted when it ends
+    streamed = kind != "create"
+    stateless = thread_id is None
+    if stateless:  # a stateless run: its own thread, deleted when it ends
+        schema = _STATELESS_STREAM_SCHEMA if streamed else _CREATE_SCHEMA
         thread = new_thread(new_uuid7(), {})
-        plan = plan_run(server, body, thread)
+        plan = plan_run(server, body, thread, schema=schema, streamed=streamed)
         await server.threads.put(thread)
     else:
         thread = await get_thread(server, thread_id)
-        if thread["status"] == "busy":
-            raise ApiError(409, "Thread is already running a task. Wait for it to finish.")
-        plan = plan_run(server, body, thread)
-    thread_id = plan.record["thread_id"]
-    runs_of(server)[plan.record["run_id"]] = plan.record
-    graph_id = plan.config["configurable"]["graph_id"]
-    assistant_id = plan.record["assistant_id"]
-    config = object_of(body, "config")
-    await ensure_thread_metadata(server, thread_id, graph_id, assistant_id, config)
-    await set_thread_status(server, thread_id, "busy")
-    return plan
-
-
-async def _finish(server: ServerCore, plan: RunPlan, outcome: RunOutcome) -> None:
-    """Record how the run ended, on the run and on its thread (status, values, interrupts)."""
+        schema = _STREAM_SCHEMA if streamed else _CREATE_SCHEMA
+        plan = plan_run(server, body, thread, schema=schema, streamed=streamed)
+    if kind == "wait" and "values" not in plan.stream_modes:
+        plan.stream_modes = [*plan.stream_modes, "values"]
     record = plan.record
-    ended = outcome.status if outcome.status in ("success", "error") else "interrupted"
-    record.update(status=ended, updated_at=utc_now())
     thread_id = record["thread_id"]
-    if await server.threads.get(thread_id) is None:  # deleted while the run went on
-        return
-    snapshot = await plan.graph.aget_state({"configurable": {"thread_id": thread_id}})
-    interrupts = {
-        task.id: [interrupt_json(i) for i in task.interrupts]
-        for task in snapshot.tasks
-        if task.interrupts
-    }
-    if ended == "error":
-        status = "error"
-    elif ended == "interrupted" or snapshot.next:
-        status = "interrupted"
-    else:
-        status = "idle"
-    values = to_jsonable(snapshot.values) if snapshot.config else None
-    error = outcome.error
-    raised = None if error is None else to_jsonable(error)
-    await set_thread_status(
-        server, thread_id, status, values=values, interrupts=interrupts, error=raised
-    )
+    earlier = inflight(server, thread_id)
+    if earlier and record["multitask_strategy"] == "reject":
+        raise ApiError(409, _REJECTED)
+    await server.runs.put(record)
+    graph_id = plan.config["configurable"]["graph_id"]
+    config = object_of(body, "config")
+    await ensure_thread_metadata(server, thread_id, graph_id, record["assistant_id"], config)
+    await set_thread_status(server, thread_id, "busy")
+    active = launch(server, plan, stateless=stateless)
+    queue = active.listen()
+    if record["multitask_strategy"] in CANCEL_ACTIONS:  # interrupt or rollback: end the others
+        for other in earlier:
+            await cancel(server, other, record["multitask_strategy"])
+    return active, queue
 
 
-async def _forget_thread(server: ServerCore, plan: RunPlan) -> None:
-    """Delete a stateless run's thread and its checkpoints."""
-    thread_id = plan.record["thread_id"]
-    await server.threads.delete(thread_id)
-    checkpointer = plan.graph.checkpointer
-    if checkpointer is not None:
-        await checkpointer.adelete_thread(thread_id)
-
-
-async def _events(
-    server: ServerCore, plan: RunPlan, outcome: RunOutcome, stateless: bool
-) -> AsyncGenerator[tuple[str, Any], None]:
-    """The run's events; its record and thread are updated when it ends or is left."""
-    plan.record.update(status="running", updated_at=utc_now())
-    active = active_runs(server)[plan.record["run_id"]] = ActiveRun(None)
-    events = run_events(
-        plan.graph,
-        plan.input,
-        plan.config,
-        run_id=plan.record["run_id"],
-        stream_modes=plan.stream_modes,
-        subgraphs=plan.subgraphs,
-        outcome=outcome,
-        options=plan.options,
-    )
-    try:
-        while not active.cancelled:
-            # The run goes on in whichever task reads the next event: that one a cancel cancels.
-            active.task = asyncio.current_task()
-            try:
-                item = await anext(events)
-            except StopAsyncIteration:
-                break
-            yield item
-    except asyncio.CancelledError:
-        if not active.cancelled:  # cancelled by its client, not by a cancel request
-            raise
-        if active.task is not None:  # the cancel request ends the run, not its client's task
-            active.task.uncancel()
-    finally:
-        await events.aclose()
-        await _finish(server, plan, outcome)
-        if stateless:
-            await _forget_thread(server, plan)
-        active_runs(server).pop(plan.record["run_id"], None)
-        active.done.set()
+def _run_path(active: ActiveRun) -> str:
+    if active.stateless:
+        return f"/runs/{active.run_id}"
+    return f"/threads/{active.thread_id}/runs/{active.run_id}"
 
 
 async def _sse_body(
-    server: ServerCore, plan: RunPlan, stateless: bool
+    server: ServerCore, active: ActiveRun, queue: Listener
 ) -> AsyncGenerator[bytes, None]:
-    """The run's events as SSE, with ids when the run is resumable."""
-    ids = sse.EventIds()
-    events = _events(server, plan, RunOutcome(), stateless)
+    """The run's events as SSE (ids when resumable); a client that leaves may cancel it."""
+    ended = False
+    resumable = active.plan.resumable
     try:
-        async for name, data in events:
-            yield sse.event(name, data, ids.next() if plan.resumable else None)
+        while (event := await queue.get()) is not None:
+            event_id, name, data = event
+            yield sse.raw_event(name, data, event_id if resumable else None)
+        ended = True
     finally:
-        await events.aclose()
-
-
-def _run_path(plan: RunPlan, stateless: bool) -> str:
-    record = plan.record
-    if stateless:
-        return f"/runs/{record['run_id']}"
-    return f"/threads/{record['thread_id']}/runs/{record['run_id']}"
+        active.leave(queue)
+        if not ended and active.plan.on_disconnect == "cancel":
+            cancel_soon(server, active)
 
 
 async def _stream(server: ServerCore, request: Request, thread_id: str | None) -> Response:
-    stateless = thread_id is None
-    plan = await _start(server, request, thread_id)
-    path = _run_path(plan, stateless)
+    active, queue = await _start(server, request, thread_id, "stream")
+    path = _run_path(active)
     headers = {**SSE_HEADERS, "content-location": path, "location": f"{path}/stream"}
-    body = sse.with_heartbeats(_sse_body(server, plan, stateless))
-    return Response(200, headers, body)
+    return Response(200, headers, sse.with_heartbeats(_sse_body(server, active, queue)))
 
 
 async def stream_thread_run(server: ServerCore, request: Request, thread_id: str) -> Response:
@@ -234,17 +173,22 @@ async def stream_stateless_run(server: ServerCore, request: Request) -> Response
 
 
 async def _wait(server: ServerCore, request: Request, thread_id: str | None) -> Response:
-    stateless = thread_id is None
-    plan = await _start(server, request, thread_id)
-    if "values" not in plan.stream_modes:
-        plan.stream_modes = [*plan.stream_modes, "values"]
+    active, queue = await _start(server, request, thread_id, "wait")
     last: Any = None
-    async for name, data in _events(server, plan, RunOutcome(), stateless):
-        if name == "values":
-            last = data
-        elif name == "error":
-            last = {"__error__": data}
-    path = _run_path(plan, stateless)
+    ended = False
+    try:
+        while (event := await queue.get()) is not None:
+            _, name, data = event
+            if name == "values":
+                last = json.loads(data)
+            elif name == "error":
+                last = {"__error__": json.loads(data)}
+        ended = True
+    finally:
+        active.leave(queue)
+        if not ended and active.plan.on_disconnect == "cancel":
+            cancel_soon(server, active)
+    path = _run_path(active)
     return json_response(200, last, {"content-location": path, "location": f"{path}/join"})
 
 
@@ -258,6 +202,22 @@ async def wait_stateless_run(server: ServerCore, request: Request) -> Response:
     return await _wait(server, request, None)
 
 
+async def create_thread_run(server: ServerCore, request: Request, thread_id: str) -> Response:
+    """``POST /threads/{thread_id}/runs``: start a background run; its pending record at once."""
+    active, queue = await _start(server, request, thread_id, "create")
+    active.leave(queue)
+    record = to_jsonable(active.plan.record)
+    return json_response(200, record, {"content-location": _run_path(active)})
+
+
+async def create_stateless_run(server: ServerCore, request: Request) -> Response:
+    """``POST /runs``: start a background run on a thread of its own; its pending record."""
+    active, queue = await _start(server, request, None, "create")
+    active.leave(queue)
+    record = to_jsonable(active.plan.record)
+    return json_response(200, record, {"content-location": _run_path(active)})
+
+
 async def list_runs(server: ServerCore, request: Request, thread_id: str) -> Response:
     """``GET /threads/{thread_id}/runs``: its runs, newest first (limit, offset, status)."""
     thread_id = (await get_thread(server, thread_id))["thread_id"]
@@ -266,8 +226,8 @@ async def list_runs(server: ServerCore, request: Request, thread_id: str) -> Res
         raise ApiError(422, f"Invalid status {status!r}: expected one of {', '.join(RUN_STATUSES)}")
     runs = [
         run
-        for run in reversed(runs_of(server).values())
-        if run["thread_id"] == thread_id and status in (None, run["status"])
+        for run in reversed(await server.runs.of_thread(thread_id))
+        if status in (None, run["status"])
     ]
     query = {name: request.query_value(name) for name in ("limit", "offset")}
     paging = {name: int(v) if v and v.isdigit() else v for name, v in query.items() if v}
@@ -277,9 +237,9 @@ async def list_runs(server: ServerCore, request: Request, thread_id: str) -> Res
 async def get_run(server: ServerCore, request: Request, thread_id: str, run_id: str) -> Response:
     """``GET /threads/{thread_id}/runs/{run_id}``: the run's record; 404 when it has none."""
     thread_id = (await get_thread(server, thread_id))["thread_id"]
-    run = runs_of(server).get(parse_uuid(run_id, "run"))
+    run = await server.runs.get(parse_uuid(run_id, "run"))
     if run is None or run["thread_id"] != thread_id:
-        raise ApiError(404, "Run not found")
+        raise ApiError(404, "Not Found")
     return json_response(200, run)
 
 
@@ -288,6 +248,8 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", "/runs/stream", stream_stateless_run),
     ("POST", "/threads/{thread_id}/runs/wait", wait_thread_run),
     ("POST", "/runs/wait", wait_stateless_run),
+    ("POST", "/threads/{thread_id}/runs", create_thread_run),
+    ("POST", "/runs", create_stateless_run),
     ("GET", "/threads/{thread_id}/runs", list_runs),
     ("GET", "/threads/{thread_id}/runs/{run_id}", get_run),
 ]

@@ -18,7 +18,15 @@ from typing import Any, Final
 
 from pyctx_web.errors import ArgumentValueError
 
-__all__ = ["HEARTBEAT", "HEARTBEAT_SECONDS", "EventIds", "event", "id_key", "with_heartbeats"]
+__all__ = [
+    "HEARTBEAT",
+    "HEARTBEAT_SECONDS",
+    "EventIds",
+    "event",
+    "id_key",
+    "raw_event",
+    "with_heartbeats",
+]
 
 HEARTBEAT: Final = b": heartbeat\r\n\r\n"
 """The comment sent on an idle stream."""
@@ -29,13 +37,19 @@ HEARTBEAT_SECONDS: Final = 5.0
 
 def event(name: str, data: Any, id: str | None = None) -> bytes:
     """One SSE event: ``data`` as compact JSON (non-ASCII kept), ``id`` when given."""
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return raw_event(name, payload.encode(), id)
+
+
+def raw_event(name: str, data: bytes, id: str | None = None) -> bytes:
+    """One SSE event whose data is already JSON (compact: one line), ``id`` when given."""
     if not name or any(c in name for c in "\r\n"):
         raise ArgumentValueError(f"an SSE event name must be one non-empty line, not {name!r}")
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    text = f"event: {name}\r\ndata: {payload}\r\n"
-    if id is not None:
-        text += f"id: {id}\r\n"
-    return (text + "\r\n").encode()
+    if b"\n" in data or b"\r" in data:
+        raise ArgumentValueError("an SSE event's data must be one line of JSON")
+    head = f"event: {name}\r\ndata: ".encode()
+    tail = b"\r\n\r\n" if id is None else f"\r\nid: {id}\r\n\r\n".encode()
+    return head + data + tail
 
 
 def id_key(event_id: str) -> tuple[int, int]:

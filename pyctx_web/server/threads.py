@@ -17,9 +17,12 @@ graphs' checkpointer under the same thread id.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pyctx_web.errors import ArgumentValueError
+from pyctx_web.graph._thread_copy import acopy_thread
+from pyctx_web.graph.checkpoint.base import Checkpointer
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
 from pyctx_web.server._http import (
     ApiError,
@@ -183,13 +186,40 @@ async def _delete(server: ServerCore, request: Request, thread_id: str) -> Respo
     """``DELETE /threads/{thread_id}``: forget the thread and its checkpoints; 204."""
     thread = await get_thread(server, thread_id)
     await server.threads.delete(thread["thread_id"])
-    savers = {
-        id(s): s for s in (server.checkpointer, *(g.checkpointer for g in server.graphs.values()))
-    }
-    for saver in savers.values():
-        if saver is not None:
-            await saver.adelete_thread(thread["thread_id"])
+    for saver in _savers(server):
+        await saver.adelete_thread(thread["thread_id"])
     return Response(204)
+
+
+def _savers(server: ServerCore) -> list[Checkpointer]:
+    """The checkpointers the server's threads are stored in, each once."""
+    every = (server.checkpointer, *(g.checkpointer for g in server.graphs.values()))
+    return list({id(s): s for s in every if s is not None}.values())
+
+
+async def _copy(server: ServerCore, request: Request, thread_id: str) -> Response:
+    """``POST /threads/{thread_id}/copy``: a new idle thread with the thread's metadata and
+    checkpoints (same checkpoint ids), as the LangGraph Server copies one: its record has
+    no values until a run or a state update gives them; an unknown thread is 409."""
+    wanted = parse_uuid(thread_id, "thread")
+    thread = await server.threads.get(wanted)
+    if thread is None:
+        raise ApiError(409, "Conflict")
+    now = utc_now()
+    new_id = new_uuid7()
+    record = {
+        "thread_id": new_id,
+        "created_at": now,
+        "updated_at": now,
+        "state_updated_at": now,
+        "metadata": copy.deepcopy(thread["metadata"]),
+        "status": "idle",
+        "config": {},
+    }
+    await server.threads.put(record)
+    for saver in _savers(server):
+        await acopy_thread(saver, wanted, new_id)
+    return json_response(200, record)
 
 
 async def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -201,7 +231,7 @@ async def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, 
         if (status is None or thread["status"] == status)
         and (ids is None or thread["thread_id"] in ids)
         and contains(thread["metadata"], metadata)
-        and (values is None or contains(thread["values"], values))
+        and (values is None or contains(thread.get("values"), values))
     ]
 
 
@@ -249,4 +279,5 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", "/threads/{thread_id}", _get),
     ("PATCH", "/threads/{thread_id}", _patch),
     ("DELETE", "/threads/{thread_id}", _delete),
+    ("POST", "/threads/{thread_id}/copy", _copy),
 ]

@@ -19,25 +19,43 @@ from tests.server.flows import FLOWS, run_flow
 from tests.server.reference import langgraph_dev
 from tests.server.transcript import render
 
-# What only the real server says about itself (its versions, plan, host and request ids in
-# a run's and a checkpoint's metadata), left out of both sides before they are compared.
+# What only the real server says about itself, left out of both sides before they are
+# compared: its versions, plan, host and request ids in a run's and a checkpoint's metadata;
+# the user its authentication found (the in-page server has no authentication: the page is
+# its only user); and the time its HTTP layer received the run's request, in milliseconds
+# since the epoch, which its run records keep in their config. Also ``lc_versions``, the
+# versions of the LangChain packages installed beside a server, which LangChain's callbacks
+# put in a chat model's metadata: the two servers run in environments of their own.
 SERVER_ONLY = frozenset(
     {
+        "lc_versions",
         "langgraph_api_url",
         "langgraph_api_version",
+        "langgraph_auth_permissions",
+        "langgraph_auth_user",
         "langgraph_auth_user_id",
         "langgraph_host",
         "langgraph_plan",
         "langgraph_request_id",
         "langgraph_version",
+        "__request_start_time_ms__",
     }
 )
 
 
-def difference(name: str, reference_url: str, pyctx_url: str) -> str:
-    """The unified diff of flow ``name``'s transcripts (empty when they are the same)."""
-    expected = render(run_flow(reference_url, name), reference_url, SERVER_ONLY)
-    actual = render(run_flow(pyctx_url, name), pyctx_url, SERVER_ONLY)
+def normalized(base_url: str, name: str) -> str:
+    """Flow ``name`` run against the server at ``base_url``: its transcript, less SERVER_ONLY."""
+    return render(run_flow(base_url, name), base_url, SERVER_ONLY)
+
+
+def difference(name: str, reference_url: str, pyctx_url: str, expected: str | None = None) -> str:
+    """The unified diff of flow ``name``'s transcripts (empty when they are the same).
+
+    ``expected``, when given, is the real server's transcript of the flow already taken.
+    """
+    if expected is None:
+        expected = normalized(reference_url, name)
+    actual = normalized(pyctx_url, name)
     lines = difflib.unified_diff(
         expected.splitlines(), actual.splitlines(), "langgraph-server", "pyctx_web", lineterm=""
     )

@@ -1,15 +1,18 @@
 """The server tier's fixtures: the real LangGraph Server, and pyctx_web's server, each on a port.
 
 Both serve the graphs of ``graphs/langgraph.json``; the flows reach them over real HTTP.
+The real server's transcript of each flow is taken once per session and shared by the
+test of its stability and the comparison with pyctx_web.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from tests.server import pyctx_side
+from tests.server.compare import normalized
 from tests.server.reference import ServerStartError, langgraph_dev
 
 
@@ -28,3 +31,16 @@ def pyctx_web_server() -> Iterator[str]:
     """The base URL of ``pyctx_web.server`` serving the same graphs, stopped after the session."""
     with pyctx_side.serve() as base_url:
         yield base_url
+
+
+@pytest.fixture(scope="session")
+def reference_transcript(langgraph_server: str) -> Callable[[str], str]:
+    """The real server's normalized transcript of a flow (less SERVER_ONLY), taken once."""
+    taken: dict[str, str] = {}
+
+    def transcript(name: str) -> str:
+        if name not in taken:
+            taken[name] = normalized(langgraph_server, name)
+        return taken[name]
+
+    return transcript

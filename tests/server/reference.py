@@ -85,12 +85,13 @@ class ServerStartError(RuntimeError):
 
 
 @contextmanager
-def langgraph_dev(workdir: Path) -> Iterator[str]:
-    """The base URL of the real LangGraph Server serving ``graphs/`` from ``workdir``, meanwhile."""
+def langgraph_dev(workdir: Path, graphs: Path = GRAPHS) -> Iterator[str]:
+    """The base URL of the real LangGraph Server serving ``graphs`` (by default this folder's
+    ``graphs/``: a folder with its ``langgraph.json``) from a copy in ``workdir``, meanwhile."""
     if not LANGGRAPH.exists():
         raise ServerStartError(f"{LANGGRAPH} is missing: run ./build.sh server (it installs it)")
     work = workdir / "graphs"
-    shutil.copytree(GRAPHS, work, ignore=shutil.ignore_patterns("__pycache__", ".langgraph_api"))
+    shutil.copytree(graphs, work, ignore=shutil.ignore_patterns("__pycache__", ".langgraph_api"))
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     log = workdir / "server.log"

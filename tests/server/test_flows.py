@@ -1,27 +1,29 @@
 """Each client flow gives, on the real LangGraph Server, the transcript its expected file holds.
 
-Regenerate an expected file from the real server with ``PYCTX_SERVER_UPDATE=1`` (the test
-then writes the transcript it got and fails, so that an update is never a silent pass).
+This proves the flows' transcripts are stable from run to run on the real server, so that
+a difference from pyctx_web's (test_compare.py) is a difference of the servers. Regenerate
+an expected file from the real server with ``PYCTX_SERVER_UPDATE=1`` (the test then writes
+the transcript it got and fails, so that an update is never a silent pass).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.server.flows import FLOWS, transcript
+from tests.server.flows import FLOWS
 
 EXPECTED = Path(__file__).resolve().parent / "expected"
 
 
-@pytest.mark.parametrize("name", sorted(FLOWS))
-def test_flow_on_langgraph_server(name: str, langgraph_server: str) -> None:
+@pytest.mark.parametrize("name", list(FLOWS))
+def test_flow_on_langgraph_server(name: str, reference_transcript: Callable[[str], str]) -> None:
     """The real LangGraph Server answers the flow as its expected transcript records."""
-    actual = transcript(langgraph_server, name)
-    print(actual)
+    actual = reference_transcript(name)
     path = EXPECTED / f"{name}.txt"
     if os.environ.get("PYCTX_SERVER_UPDATE") == "1":
         path.write_text(actual, encoding="utf-8")

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +64,9 @@ class Recorder:
     base_url: str
     exchanges: list[Exchange] = field(default_factory=list)
     timeout: float = 60.0
+    # A value unique to this recorder, for the metadata of the threads a flow makes, so
+    # that its searches find only its own threads on a server that other flows used too.
+    tag: str = field(default_factory=lambda: str(uuid.uuid4()))
 
     def __post_init__(self) -> None:
         self._client = httpx.Client(base_url=self.base_url, timeout=self.timeout)
@@ -77,16 +82,40 @@ class Recorder:
         self.exchanges.append(_exchange(method, path, body, {}, response, json_data=data))
         return data
 
+    def peek(self, method: str, path: str, body: Any = None) -> Any:
+        """Send a request whose response is JSON and return the data, without recording it."""
+        response = self._client.request(method, path, **_body_arguments(body))
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def wait_for(self, path: str, ready: Callable[[Any], bool], limit: float = 30.0) -> Any:
+        """GET ``path`` unrecorded until ``ready`` holds for its JSON (how often varies)."""
+        deadline = time.monotonic() + limit
+        while True:
+            data = self.peek("GET", path)
+            if ready(data):
+                return data
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"GET {path} still answers {data!r} after {limit} s")
+            time.sleep(0.05)
+
     def stream(
-        self, method: str, path: str, body: Any = None, last_event_id: str | None = None
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        last_event_id: str | None = None,
+        stop_after: int | None = None,
     ) -> list[SseEvent]:
         """Send a request answered with server-sent events, read them all, record and return them.
 
-        A response that is not an event stream (an error before streaming) is recorded with
-        its JSON body, and no events are returned.
+        With ``stop_after``, the client reads that many events and then closes the
+        connection (a client that goes away). A response that is not an event stream (an
+        error before streaming) is recorded with its JSON body, and no events are returned.
         """
         headers = {} if last_event_id is None else {"last-event-id": last_event_id}
         kwargs = _body_arguments(body)
+        events: list[SseEvent] = []
         with self._client.stream(method, path, headers=headers, **kwargs) as response:
             if not response.headers.get("content-type", "").startswith("text/event-stream"):
                 response.read()
@@ -95,7 +124,10 @@ class Recorder:
                     _exchange(method, path, body, headers, response, json_data=data)
                 )
                 return []
-            events = list(parse_sse(response.iter_lines()))
+            for event in parse_sse(response.iter_lines()):
+                events.append(event)
+                if stop_after is not None and len(events) >= stop_after:
+                    break
         self.exchanges.append(_exchange(method, path, body, headers, response, events=events))
         return events
 

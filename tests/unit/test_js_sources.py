@@ -14,8 +14,8 @@ from pyctx_web.errors import ArgumentValueError
 
 
 def test_module_exports_every_file_under_its_name(tmp_path: Path) -> None:
-    """The module exports each file's value under its name and the loader's two functions,
-    and Node parses it."""
+    """The module exports each file's value under its name, the loader's two functions and the
+    agent server's fetch functions, and Node parses it."""
     text = module_source()
     for name in NAMES:
         assert f"export const {name} =" in text
@@ -36,7 +36,8 @@ def test_module_exports_every_file_under_its_name(tmp_path: Path) -> None:
         check=True,
         timeout=60,
     ).stdout.strip()
-    assert names == ",".join(sorted([*NAMES, "loadPyctxWeb", "resumePyctxWeb"]))
+    loader = ["loadPyctxWeb", "resumePyctxWeb", "createAgentServerFetch", "serveAgentServer"]
+    assert names == ",".join(sorted([*NAMES, *loader]))
 
 
 def test_each_file_is_one_expression(tmp_path: Path) -> None:

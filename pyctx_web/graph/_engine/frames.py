@@ -92,6 +92,9 @@ class Run:
     """Whether the run executes on another event loop than ``loop`` (its chunks cross over)."""
     message_events: bool = False
     """Whether ``messages`` carries LangChain's message events (``stream_events`` v3 reads them)."""
+    parents: dict[str, str] | None = None
+    """A subgraph's run: the checkpoint id of each graph it runs in, by namespace (``""``
+    for the outermost), as its checkpoints' metadata ``parents`` gives them."""
     _meta: dict[str, Any] | EllipsisType | None = ...
     """:meth:`checkpoint_meta`, once made (``...`` before)."""
 
@@ -100,7 +103,10 @@ class Run:
         LangGraph's savers add them (:func:`~.run_metadata.config_metadata`)."""
         meta = self._meta
         if meta is ...:
-            meta = self._meta = config_metadata(self.config)
+            meta = config_metadata(self.config)
+            if self.parents:
+                meta = {**(meta or {}), "parents": dict(self.parents)}
+            self._meta = meta
         return meta
 
     def listens(self, mode: str) -> bool:

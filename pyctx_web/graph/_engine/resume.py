@@ -70,6 +70,11 @@ def plan_resume(resume: Any, cp: Checkpoint, pending: Pending) -> dict[str, Any]
         )
 
     if not waiting:
+        due = [t for t in cp.tasks if t.name != "__start__" and t.id not in pending.tasks]
+        if due and resume is not None and not _is_resume_map(resume):
+            # As LangGraph: with no question waiting (a breakpoint, an update by hand), a
+            # single answer goes to the first question the next step asks.
+            return {due[0].id: resume}
         raise refuse(f"nothing to resume: no interrupt is pending on thread {cp.thread_id!r}")
     if resume is None:
         raise refuse(
@@ -146,7 +151,7 @@ def _take_answers(
     that leaves the question waiting, to be answered again.
     """
     for task_id, answer in answers.items():
-        rec = pending.tasks[task_id]
+        rec = pending.record(task_id)
         rec.answers = [*rec.answers, answer]
         pending.unsaved_answers |= {task_id}
     if updates:

@@ -27,36 +27,71 @@ if TYPE_CHECKING:
 __all__ = ["snapshot", "update_state"]
 
 
-def snapshot(schema: StateSchema, cp: Checkpoint, pending: Pending) -> StateSnapshot:
-    """The :class:`StateSnapshot` of ``cp`` with its pending writes."""
+def _done_results(cp: Checkpoint, child: Checkpoint | None) -> dict[str, dict[str, Any]]:
+    """The results of ``cp``'s tasks the step's next checkpoint ``child`` holds.
+
+    A step's lone task writes no pending write: its update is the next
+    checkpoint's ``writes`` entry, given here by node when the node ran once.
+    """
+    if child is None or child.source != "loop" or child.parent_id != cp.id or not child.writes:
+        return {}
+    names = [t.name for t in cp.tasks]
+    return {
+        name: update
+        for name, update in child.writes.items()
+        if type(update) is dict and names.count(name) == 1
+    }
+
+
+def snapshot(
+    schema: StateSchema, cp: Checkpoint, pending: Pending, child: Checkpoint | None = None
+) -> StateSnapshot:
+    """The :class:`StateSnapshot` of ``cp`` with its pending writes; ``child``, the
+    checkpoint its step wrote (if known), gives the results of its finished tasks."""
     tasks = []
+    done = _done_results(cp, child)
     for index, t in enumerate(cp.tasks):
         path = ("__pregel_pull", t.name) if t.arg is NO_ARG else ("__pregel_push", index)
         rec = pending.tasks.get(t.id)
         if rec is None:
-            tasks.append(PregelTask(t.id, t.name, path))
+            tasks.append(PregelTask(t.id, t.name, path, result=done.get(t.name)))
             continue
+        result = dict(rec.result.updates) if rec.result is not None else done.get(t.name)
         tasks.append(
             PregelTask(
                 t.id,
                 t.name,
                 path,
                 interrupts=(rec.interrupt,) if rec.waiting and rec.interrupt else (),
-                error=rec.error if rec.result is None else None,
-                result=dict(rec.result.updates) if rec.result is not None else None,
+                error=rec.error if result is None else None,
+                result=result,
             )
         )
+    metadata = cp.metadata()
     return StateSnapshot(
         values=schema.output(state_values(schema, cp, pending)),
         # The input's __start__ task is listed until the step that applies it has run.
-        next=tuple(t.name for t in tasks if t.result is None or t.name == START),
-        config=config_of(cp.thread_id, cp.id),
-        metadata=cp.metadata(),
+        next=tuple(t.name for t in tasks if t.result is None or t.name == START or t.name in done),
+        config=_mapped(config_of(cp.thread_id, cp.id), metadata),
+        metadata=metadata,
         created_at=cp.created_at,
-        parent_config=config_of(cp.thread_id, cp.parent_id) if cp.parent_id else None,
+        parent_config=(
+            _mapped(config_of(cp.thread_id, cp.parent_id), metadata) if cp.parent_id else None
+        ),
         tasks=tuple(tasks),
         interrupts=tuple(pending.waiting(cp.tasks)),
     )
+
+
+def _mapped(config: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A subgraph checkpoint's config with its ``checkpoint_map`` (the checkpoint id of
+    each enclosing graph and its own, by namespace), as LangGraph's snapshots give it."""
+    parents = metadata.get("parents")
+    if not parents:
+        return config
+    conf = config["configurable"]
+    conf["checkpoint_map"] = {**parents, conf["checkpoint_ns"]: conf["checkpoint_id"]}
+    return config
 
 
 def _as_node(engine: Engine, cp: Checkpoint | None, as_node: str | None) -> str:
@@ -76,25 +111,6 @@ def _as_node(engine: Engine, cp: Checkpoint | None, as_node: str | None) -> str:
     return as_node
 
 
-def _carry_questions(
-    cp: Checkpoint, pending: Pending, tasks: tuple[TaskSpec, ...]
-) -> tuple[tuple[TaskSpec, ...], Pending]:
-    """Keep the task, hence the question id, of a question still waiting on the same node."""
-    carried = Pending()
-    waiting = [t for t in cp.tasks if (r := pending.tasks.get(t.id)) and r.waiting]
-    replaced = list(tasks)
-    for i, task in enumerate(replaced):
-        match = next((w for w in waiting if w.name == task.name and w.arg == task.arg), None)
-        if match is not None:
-            waiting.remove(match)
-            replaced[i] = match
-            old = pending.tasks[match.id]
-            rec = carried.record(match.id)
-            rec.interrupt, rec.interrupt_index = old.interrupt, old.interrupt_index
-            rec.answers = list(old.answers)
-    return tuple(replaced), carried
-
-
 async def update_state(
     engine: Engine,
     thread_id: str,
@@ -110,6 +126,9 @@ async def update_state(
     cp, pending = loaded if loaded is not None else (None, Pending())
     as_node = _as_node(engine, cp, as_node)
     schema = engine.schema
+    if isinstance(values, Mapping):
+        # As LangGraph's update_state: keys outside the state schema are left out.
+        values = {k: v for k, v in values.items() if k in schema.reducers}
     updates = schema.check_update(as_node, values)
     # Keys another version of the graph wrote are left behind: the thread moves on.
     known = {
@@ -123,9 +142,6 @@ async def update_state(
     if as_node != END:
         finished = [(as_node, TaskResult(updates))]
         tasks, barriers = await engine.planner.plan(new_id, finished, new_values, barriers)
-    carried = Pending()
-    if cp is not None:
-        tasks, carried = _carry_questions(cp, pending, tasks)
     new = Checkpoint(
         id=new_id,
         thread_id=thread_id,
@@ -141,12 +157,6 @@ async def update_state(
         barriers=barriers,
         meta=engine.run.checkpoint_meta(),
     )
+    # The next step's tasks are new ones: a question a paused node asked is asked again.
     await engine.checkpoints.save_checkpoint(new)
-    task_of = {t.id: t for t in tasks}
-    items = []
-    for task_id, rec in carried.tasks.items():
-        items.append((task_of[task_id], "interrupt", rec))
-        if rec.answers:
-            items.append((task_of[task_id], "resume", rec))
-    await engine.checkpoints.save_writes(new, items)
     return config_of(thread_id, new_id)

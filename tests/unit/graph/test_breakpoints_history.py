@@ -135,10 +135,11 @@ async def test_update_state_as_end_clears_pending_interrupt(
 
 
 @pytest.mark.asyncio
-async def test_update_state_keeps_a_question_waiting_on_the_same_node(
+async def test_update_state_while_a_node_waits_asks_its_question_again(
     checkpointer: Checkpointer, mode: str
 ) -> None:
-    """An update while a node waits keeps its question; answering it sees the updated state."""
+    """An update while a node waits plans the node afresh: no question is pending until it
+    runs again, asks under a new id and then sees the updated state."""
     graph = (
         StateGraph(State)
         .add_node("a", node(lambda s: {"topic": "cats"}, mode))
@@ -148,31 +149,59 @@ async def test_update_state_keeps_a_question_waiting_on_the_same_node(
         .compile(checkpointer=checkpointer)
     )
     [q] = (await graph.ainvoke({"log": []}, thread_id="t"))["__interrupt__"]
-    await graph.aupdate_state("t", {"topic": "dogs"})
-    assert (await graph.aget_state("t")).interrupts == (q,)
-    final = await graph.ainvoke(Command(resume={q.id: "yes"}), thread_id="t")
+    await graph.aupdate_state("t", {"topic": "dogs"}, as_node="a")
+    state = await graph.aget_state("t")
+    assert (state.next, state.interrupts) == (("ask",), ())
+    assert [(t.name, t.interrupts) for t in state.tasks] == [("ask", ())]
+    [again] = (await graph.ainvoke(None, thread_id="t"))["__interrupt__"]
+    assert again.value == "q"
+    assert again.id != q.id
+    final = await graph.ainvoke(Command(resume={again.id: "yes"}), thread_id="t")
     assert final["answer"] == "dogs:yes"
 
 
 @pytest.mark.asyncio
-async def test_update_state_rejects_unknown_key_and_node(checkpointer: Checkpointer) -> None:
-    """aupdate_state names an unknown state key or as_node in its error."""
+async def test_update_state_leaves_out_unknown_keys_and_rejects_unknown_node(
+    checkpointer: Checkpointer,
+) -> None:
+    """aupdate_state leaves out keys outside the state schema and names an unknown as_node."""
     counts: Counter[str] = Counter()
     graph = _chain(checkpointer, "sync", counts, interrupt_before=["b"])
     await graph.ainvoke({"log": []}, thread_id="t")
-    with pytest.raises(
-        InvalidUpdateError,
-        match=(
-            r"^node 'a' wrote state key 'nope', which is not in State \(keys: "
-            r"topic, log, answers, results, answer\)$"
-        ),
-    ):
-        await graph.aupdate_state("t", {"nope": 1})
+    await graph.aupdate_state("t", {"nope": 1, "log": ["u"]})
+    state = await graph.aget_state("t")
+    assert state.values == {**EMPTY, "log": ["a", "u"]}
+    assert state.metadata is not None
+    assert state.metadata["source"] == "update"
     with pytest.raises(
         InvalidUpdateError,
         match=(r"^update_state\(\): as_node 'zzz' is not a node \(known nodes: 'a', 'b', 'c'\)$"),
     ):
         await graph.aupdate_state("t", {"log": ["x"]}, as_node="zzz")
+
+
+@pytest.mark.asyncio
+async def test_history_gives_each_finished_task_its_result(
+    checkpointer: Checkpointer, mode: str
+) -> None:
+    """In the history and at an earlier checkpoint, a task that finished has its update as
+    its result; the paused task has none."""
+    counts: Counter[str] = Counter()
+    graph = _asking_chain(checkpointer, mode, counts)
+    await graph.ainvoke({"log": []}, thread_id="t")
+    snaps = await history(graph, "t")
+    assert [[(t.name, t.result) for t in s.tasks] for s in snaps] == [
+        [("ask", None)],
+        [("a", {"log": ["a"]})],
+        [("__start__", {"log": []})],
+    ]
+    assert [s.next for s in snaps] == [("ask",), ("a",), ("__start__",)]
+    at = await graph.aget_state(
+        {"configurable": {"thread_id": "t", **snaps[1].config["configurable"]}}
+    )
+    assert [(t.name, t.result) for t in at.tasks] == [("a", {"log": ["a"]})]
+    [paged] = [s async for s in graph.aget_state_history("t", before=snaps[0].config, limit=1)]
+    assert [(t.name, t.result) for t in paged.tasks] == [("a", {"log": ["a"]})]
 
 
 def _asking_chain(

@@ -134,7 +134,7 @@ def test_cancel_with_rollback_deletes_the_run() -> None:
             {},
         )
         await stream
-        assert await _json(server, "GET", path) == (404, {"detail": "Run not found"})
+        assert await _json(server, "GET", path) == (404, {"detail": "Not Found"})
 
     asyncio.run(main())
 
@@ -198,13 +198,14 @@ def test_join_of_a_finished_run_answers_the_current_values() -> None:
     asyncio.run(main())
 
 
-def test_join_of_an_unknown_run_is_404() -> None:
-    """Joining a run the thread never had answers 404."""
+def test_join_of_an_unknown_run_answers_an_error_object() -> None:
+    """Joining a run the thread never had answers 200 with the server's __error__ object."""
 
     async def main() -> None:
         server = _server()
         thread = (await _json_post(server, "/threads", {}))["thread_id"]
         join = f"/threads/{thread}/runs/00000000-0000-0000-0000-000000000000/join"
-        assert await _json(server, "GET", join) == (404, {"detail": "Run not found"})
+        error = {"error": "HTTPException", "message": "404: Run not found"}
+        assert await _json(server, "GET", join) == (200, {"__error__": error})
 
     asyncio.run(main())

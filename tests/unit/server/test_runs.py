@@ -13,7 +13,6 @@ from pyctx_web.graph.runtime import Runtime
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.graph.types import interrupt
 from pyctx_web.server import AgentServer, Request, Response
-from pyctx_web.server.runs import runs_of
 from pyctx_web.server.sse import id_key
 
 
@@ -212,14 +211,14 @@ def test_refusals_come_before_any_event() -> None:
         )
         assert await _json(server, "GET", f"/threads/{tid}/runs/{unknown}") == (
             404,
-            {"detail": "Run not found"},
+            {"detail": "Not Found"},
         )
 
     asyncio.run(main())
 
 
 def test_a_busy_thread_refuses_a_second_run() -> None:
-    """While a run streams on a thread, another run on it gets 409."""
+    """While a run streams on a thread, another run on it with the reject strategy gets 409."""
 
     async def main() -> None:
         server = _server()
@@ -231,9 +230,13 @@ def test_a_busy_thread_refuses_a_second_run() -> None:
         assert isinstance(response.body, AsyncIterator)
         first = await anext(response.body)
         assert first.startswith(b"event: metadata")
-        assert await _json(server, "POST", path, {"assistant_id": "agent"}) == (
+        second = {"assistant_id": "agent", "multitask_strategy": "reject"}
+        assert await _json(server, "POST", path, second) == (
             409,
-            {"detail": "Thread is already running a task. Wait for it to finish."},
+            {
+                "detail": "Thread is already running a task. Wait for it to finish or choose"
+                " a different multitask strategy."
+            },
         )
         rest = b"".join([chunk async for chunk in response.body])
         assert _parse(rest)[-1]["data"] == {"count": 1}
@@ -306,17 +309,24 @@ def test_list_runs_newest_first() -> None:
 
 
 def test_a_client_that_leaves_cancels_the_run() -> None:
-    """Closing the stream mid-run cancels the run: run and thread end interrupted."""
+    """With on_disconnect cancel, closing the stream mid-run cancels it: both end interrupted."""
 
     async def main() -> None:
         server = _server()
         tid = await _thread(server)
-        body = {"assistant_id": "stuck", "input": {"steps": []}, "stream_mode": ["custom"]}
+        body = {
+            "assistant_id": "stuck",
+            "input": {"steps": []},
+            "stream_mode": ["custom"],
+            "on_disconnect": "cancel",
+        }
         response = await _send(server, "POST", f"/threads/{tid}/runs/stream", body)
         assert isinstance(response.body, AsyncGenerator)
         assert (await anext(response.body)).startswith(b"event: metadata")
         assert (await anext(response.body)).startswith(b'event: custom\r\ndata: "started"')
         await response.body.aclose()
+        rid = response.headers["content-location"].rsplit("/", 1)[1]
+        await _send(server, "GET", f"/threads/{tid}/runs/{rid}/join")
         _, runs = await _json(server, "GET", f"/threads/{tid}/runs")
         _, thread = await _json(server, "GET", f"/threads/{tid}")
         assert ([r["status"] for r in runs], thread["status"]) == (["interrupted"], "interrupted")
@@ -396,7 +406,7 @@ def test_run_metadata_merges_assistant_thread_and_body() -> None:
 
 
 def test_a_thread_deleted_during_its_run() -> None:
-    """A thread deleted while its run streams ends the stream cleanly; the run is recorded."""
+    """A thread deleted while its run streams ends the stream cleanly; the run has ended."""
 
     async def main() -> None:
         server = _server()
@@ -407,8 +417,11 @@ def test_a_thread_deleted_during_its_run() -> None:
         first = await anext(response.body)
         assert (await _send(server, "DELETE", f"/threads/{tid}")).status == 204
         rest = b"".join([chunk async for chunk in response.body])
-        assert _parse(first + rest)[-1]["data"] == {"count": 1}
-        assert next(iter(runs_of(server).values()))["status"] == "success"
+        assert _parse(first + rest)[0]["event"] == "metadata"
+        rid = response.headers["content-location"].rsplit("/", 1)[1]
+        record = await server.runs.get(rid)
+        assert record is None or record["status"] not in ("pending", "running")
+        assert (await _send(server, "GET", f"/threads/{tid}")).status == 404
 
     asyncio.run(main())
 

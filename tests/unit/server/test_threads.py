@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.types import interrupt
 from pyctx_web.server import AgentServer
 from pyctx_web.server.threads import ensure_thread_metadata, set_thread_status
 from tests.unit.server.server_support import call, call_json, make_server
@@ -250,3 +253,78 @@ def test_store_hands_out_copies() -> None:
     assert record is not None
     record["metadata"]["x"] = 1
     assert call_json(server, "GET", f"/threads/{tid}")[1]["metadata"] == {}
+
+
+class Nested(TypedDict):
+    """The copied graph's state."""
+
+    steps: list[str]
+
+
+def _nested_server() -> AgentServer:
+    """A server over a graph whose subgraph node asks a question."""
+
+    def check(state: Nested) -> dict[str, Any]:
+        return {"steps": [*state["steps"], f"ok:{interrupt('approve?')}"]}
+
+    inner = StateGraph(Nested).add_node("check", check).add_edge(START, "check").compile()
+    outer = (
+        StateGraph(Nested)
+        .add_node("first", lambda state: {"steps": [*state["steps"], "first"]})
+        .add_node("child", inner)
+        .add_edge(START, "first")
+        .add_edge("first", "child")
+        .compile()
+    )
+    return AgentServer({"nested": outer})
+
+
+def _without_thread(state: Any, tid: str) -> str:
+    return json.dumps(state, sort_keys=True).replace(tid, "<thread>")
+
+
+def test_copy_gives_a_new_thread_with_the_same_checkpoints() -> None:
+    """``POST /threads/{id}/copy`` makes an idle thread with the metadata and checkpoints
+    (subgraphs' too) of the original; resuming the copy leaves the original paused."""
+    server = _nested_server()
+    tid = _create(server, metadata={"user": "u1"})["thread_id"]
+    body = {"assistant_id": "nested", "input": {"steps": []}}
+    assert call_json(server, "POST", f"/threads/{tid}/runs/wait", body)[0] == 200
+    status, copied = call_json(server, "POST", f"/threads/{tid}/copy")
+    assert status == 200
+    new = copied["thread_id"]
+    assert new != tid
+    assert copied == {
+        "thread_id": new,
+        "created_at": copied["created_at"],
+        "updated_at": copied["created_at"],
+        "state_updated_at": copied["created_at"],
+        "metadata": {
+            "user": "u1",
+            "graph_id": "nested",
+            "assistant_id": copied["metadata"]["assistant_id"],
+        },
+        "status": "idle",
+        "config": {},
+    }
+    for path in ("/state?subgraphs=true", "/history"):
+        method = "GET" if path.startswith("/state") else "POST"
+        original = call(server, method, f"/threads/{tid}{path}", {} if method == "POST" else None)
+        twin = call(server, method, f"/threads/{new}{path}", {} if method == "POST" else None)
+        assert isinstance(original.body, bytes)
+        assert isinstance(twin.body, bytes)
+        assert _without_thread(json.loads(twin.body), new) == _without_thread(
+            json.loads(original.body), tid
+        )
+    resume = {"assistant_id": "nested", "command": {"resume": "yes"}}
+    assert call_json(server, "POST", f"/threads/{new}/runs/wait", resume) == (
+        200,
+        {"steps": ["first", "ok:yes"]},
+    )
+    _, state = call_json(server, "GET", f"/threads/{tid}/state")
+    assert state["next"] == ["child"]
+
+
+def test_copy_of_an_unknown_thread_is_a_conflict() -> None:
+    """Copying a thread that does not exist answers 409, as the LangGraph Server does."""
+    assert call_json(make_server(), "POST", f"/threads/{TID}/copy") == (409, {"detail": "Conflict"})

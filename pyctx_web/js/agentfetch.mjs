@@ -1,0 +1,291 @@
+// createAgentServerFetch and serveAgentServer: a pyctx_web.server AgentServer (the LangGraph
+// Server API) running in a Web Worker or in the same thread, behind a function with fetch's
+// contract, for LangGraph's SDK: new Client({ apiUrl, callerOptions: { fetch } }).
+//
+// Each request travels over a MessageChannel of its own. The page posts
+//   { type: "pyctx_web/agent-fetch", method, path, query, headers, body } with one port,
+// and the server answers on that port with { type: "head", status, headers }, then
+// { type: "chunk", chunk } for each part of the body, then { type: "end" } (or
+// { type: "error", message } when the server failed). The page posts { type: "abort" } on the
+// port when the fetch is aborted: the server sees an HTTP client disconnect
+// (pyctx_web/server/_jsfetch.py drives its ASGI application).
+
+const AGENT_FETCH = "pyctx_web/agent-fetch";
+
+/** The statuses whose response has no body (the Response constructor refuses one). */
+const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
+
+/**
+ * @import { PyodideAPI } from "pyodide"
+ *
+ * A request as createAgentServerFetch posts it.
+ * @typedef {object} AgentFetchRequest
+ * @property {typeof AGENT_FETCH} type
+ * @property {string} method
+ * @property {string} path the URL's path, percent-encoded as the URL has it
+ * @property {string} query the URL's query, without its "?"
+ * @property {[string, string][]} headers
+ * @property {Uint8Array | null} body
+ *
+ * What the server answers on a request's port.
+ * @typedef {{ type: "head", status: number, headers: [string, string][] }
+ *   | { type: "chunk", chunk: Uint8Array }
+ *   | { type: "end" }
+ *   | { type: "error", message: string }} AgentFetchReply
+ *
+ * Where createAgentServerFetch sends its requests: a Worker, a MessagePort, or what
+ * serveAgentServer returned.
+ * @typedef {{ postMessage(message: AgentFetchRequest, transfer: Transferable[]): void }} AgentFetchTarget
+ *
+ * @typedef {(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>} AgentFetch
+ *
+ * createAgentServerFetch's options.
+ * @typedef {object} AgentFetchOptions
+ * @property {string | URL} [base] what a relative URL is resolved against (the page's or
+ *   worker's location, or http://localhost/ where there is none); only its path and query
+ *   reach the server
+ *
+ * What serveAgentServer returns: a target for createAgentServerFetch in the same thread.
+ * @typedef {object} AgentServerHost
+ * @property {(message: AgentFetchRequest, transfer: Transferable[]) => void} postMessage
+ *   answers one request (as a message on the endpoint would be)
+ * @property {() => void} close stops listening on the endpoint and releases the server
+ *
+ * serveAgentServer's options.
+ * @typedef {object} ServeOptions
+ * @property {MessagePort | null} [endpoint] where requests arrive; by default the worker's
+ *   own scope in a worker, and nowhere elsewhere (requests then come through the host)
+ */
+
+/**
+ * What a thrown value says: an Error's message, or the value as text.
+ * @param {unknown} error
+ */
+function agentFetchReason(error) {
+  const message =
+    typeof error === "object" && error !== null && "message" in error ? error.message : undefined;
+  return String(message ?? error);
+}
+
+/**
+ * The request fetch(input, init) would send, with relative URLs resolved against `base`.
+ * @param {RequestInfo | URL} input
+ * @param {RequestInit | undefined} init
+ * @param {string} base
+ */
+function agentFetchRequest(input, init, base) {
+  if (input instanceof Request) return init === undefined ? input : new Request(input, init);
+  return new Request(new URL(String(input), base), init);
+}
+
+/**
+ * A function with fetch's contract that sends each request to the pyctx_web.server AgentServer
+ * behind `target` instead of the network: a Worker (or a MessagePort) whose other side called
+ * serveAgentServer, or what serveAgentServer returned in this thread.
+ *
+ * The URL's origin is ignored (any apiUrl works); its path and query, the method, headers and
+ * body reach the server. The promise resolves with a Response as soon as the server's status
+ * and headers arrive; its body streams the server's chunks. Aborting the request's signal
+ * rejects the promise with the signal's reason (or errors the body with it once the response
+ * came) and tells the server, which sees an HTTP client disconnect. A server that fails
+ * rejects the promise (or errors the body) with a TypeError, as fetch does on a network error.
+ *
+ * @param {AgentFetchTarget} target
+ * @param {AgentFetchOptions} [options]
+ * @returns {AgentFetch}
+ */
+export function createAgentServerFetch(target, { base } = {}) {
+  if (target === null || typeof target !== "object" || typeof target.postMessage !== "function") {
+    throw new TypeError(
+      "createAgentServerFetch: the target must be a Worker or MessagePort whose other side " +
+        "called serveAgentServer, or what serveAgentServer returned",
+    );
+  }
+  const resolvedBase = String(base ?? globalThis.location?.href ?? "http://localhost/");
+  return async (input, init) => {
+    const request = agentFetchRequest(input, init, resolvedBase);
+    const signal = request.signal;
+    signal.throwIfAborted();
+    const body = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
+    signal.throwIfAborted();
+    const url = new URL(request.url);
+    const { port1, port2 } = new MessageChannel();
+    /** @type {AgentFetchRequest} */
+    const message = {
+      type: AGENT_FETCH,
+      method: request.method,
+      path: url.pathname,
+      query: url.search.slice(1),
+      headers: [...request.headers],
+      body,
+    };
+    const answer = agentFetchAnswer(port1, signal, request.url);
+    target.postMessage(message, body === null ? [port2] : [port2, body.buffer]);
+    return answer;
+  };
+}
+
+/**
+ * The response that arrives on `port`, until it ends, fails or `signal` aborts it.
+ * @param {MessagePort} port
+ * @param {AbortSignal} signal
+ * @param {string} url
+ * @returns {Promise<Response>}
+ */
+function agentFetchAnswer(port, signal, url) {
+  return new Promise((resolve, reject) => {
+    /** @type {ReadableStreamDefaultController<Uint8Array> | null} */
+    let body = null;
+    let answered = false;
+    let open = true;
+    const finish = () => {
+      open = false;
+      signal.removeEventListener("abort", onAbort);
+      port.onmessage = null;
+      port.close();
+    };
+    // The server learns that the page left; its side closes the channel once it has read it.
+    const leave = () => {
+      if (!open) return;
+      open = false;
+      signal.removeEventListener("abort", onAbort);
+      port.onmessage = null;
+      port.postMessage({ type: "abort" });
+    };
+    /** @param {unknown} reason */
+    const fail = (reason) => {
+      if (!answered) reject(reason);
+      else body?.error(reason);
+    };
+    const onAbort = () => {
+      fail(signal.reason);
+      leave();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    port.onmessage = (/** @type {MessageEvent<AgentFetchReply>} */ event) => {
+      const reply = event.data;
+      if (reply.type === "head") {
+        answered = true;
+        const stream = NULL_BODY_STATUSES.includes(reply.status)
+          ? null
+          : new ReadableStream({
+              start: (controller) => void (body = controller),
+              cancel: leave,
+            });
+        const response = new Response(stream, { status: reply.status, headers: reply.headers });
+        Object.defineProperty(response, "url", { value: url });
+        resolve(response);
+      } else if (reply.type === "chunk") {
+        body?.enqueue(reply.chunk);
+      } else if (reply.type === "end") {
+        finish();
+        body?.close();
+      } else {
+        finish();
+        fail(new TypeError(`the agent server failed: ${reply.message}`));
+      }
+    };
+  });
+}
+
+/**
+ * Answers the requests of createAgentServerFetch with `server`, a PyProxy of a
+ * pyctx_web.server.AgentServer, in this Pyodide. In a worker, requests that the page posts to
+ * the worker arrive on the worker's scope (other messages are left alone); `endpoint` names
+ * another MessagePort to listen on. The host returned is a target for createAgentServerFetch in
+ * this same thread.
+ *
+ * @param {PyodideAPI} pyodide
+ * @param {any} server a PyProxy of a pyctx_web.server.AgentServer
+ * @param {ServeOptions} [options]
+ * @returns {AgentServerHost}
+ */
+export function serveAgentServer(pyodide, server, { endpoint } = {}) {
+  if (!pyodide || typeof pyodide.pyimport !== "function") {
+    throw new TypeError(
+      "serveAgentServer: the first argument must be the Pyodide that loadPyodide() resolved with",
+    );
+  }
+  if (!server || typeof server.handle !== "function") {
+    throw new TypeError("serveAgentServer: the server must be a PyProxy of an AgentServer");
+  }
+  const bridge = pyodide.pyimport("pyctx_web.server._jsfetch");
+  const open = bridge.open_exchange;
+  /** @param {AgentFetchRequest} request @param {MessagePort} port */
+  const answer = (request, port) => {
+    /** @type {{ disconnect(): void, destroy(): void } | null} */
+    let exchange = null;
+    let done = false;
+    const close = () => {
+      done = true;
+      port.onmessage = null;
+      port.close();
+      exchange?.destroy();
+      exchange = null;
+    };
+    /** @param {string} kind @param {any[]} args */
+    const post = (kind, ...args) => {
+      if (done) return;
+      if (kind === "head") {
+        port.postMessage({ type: "head", status: args[0], headers: JSON.parse(args[1]) });
+      } else if (kind === "chunk") {
+        // A Python bytes object, proxied for this call only: copied out before it returns.
+        const view = args[0].getBuffer("u8");
+        let chunk;
+        try {
+          chunk = view.data.slice();
+        } finally {
+          view.release();
+        }
+        port.postMessage({ type: "chunk", chunk }, [chunk.buffer]);
+      } else if (kind === "end") {
+        port.postMessage({ type: "end" });
+        close();
+      } else {
+        port.postMessage({ type: "error", message: String(args[0]) });
+        close();
+      }
+    };
+    port.onmessage = (/** @type {MessageEvent<{ type?: string }>} */ event) => {
+      if (event.data?.type !== "abort") return;
+      exchange?.disconnect();
+      // Nothing more goes to a page that left; the exchange goes on to its end in Python.
+      close();
+    };
+    try {
+      const { method, path, query, headers, body } = request;
+      const bytes = body ?? new Uint8Array(0);
+      exchange = open(server, method, path, query, JSON.stringify(headers), bytes, post);
+    } catch (error) {
+      port.postMessage({ type: "error", message: agentFetchReason(error) });
+      close();
+    }
+  };
+  /** @param {Event} event */
+  const listener = (event) => {
+    const { data, ports } = /** @type {MessageEvent} */ (event);
+    if (data?.type === AGENT_FETCH && ports[0]) answer(data, ports[0]);
+  };
+  const scope = /** @type {any} */ (globalThis);
+  const inWorker =
+    typeof scope.WorkerGlobalScope === "function" && globalThis instanceof scope.WorkerGlobalScope;
+  /** @type {EventTarget | null} */
+  const source = endpoint ?? (inWorker ? globalThis : null);
+  source?.addEventListener("message", listener);
+  endpoint?.start();
+  return {
+    postMessage: (message, transfer) => {
+      const port = transfer.find((item) => item instanceof MessagePort);
+      if (message?.type !== AGENT_FETCH || port === undefined) {
+        throw new TypeError(
+          "serveAgentServer: the message is not a request of createAgentServerFetch",
+        );
+      }
+      answer(message, port);
+    },
+    close: () => {
+      source?.removeEventListener("message", listener);
+      bridge.destroy(); // and open_exchange, borrowed from it
+    },
+  };
+}
