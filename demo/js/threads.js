@@ -10,7 +10,7 @@ import { renderInspector } from "./inspector.js";
 import { deleteThread as deleteOnServer, listThreads, renameThread, statusOf } from "./api.js";
 import { requestHistory } from "./history.js";
 import { cancelRun } from "./runs.js";
-import { app, known, loadStored, newId, saveThreads, thread, titleFrom, view } from "./store.js";
+import { app, loadStored, newId, saveThreads, thread, titleFrom, view } from "./store.js";
 import { renderTranscript } from "./transcript.js";
 
 export function renderActive() {
@@ -75,6 +75,9 @@ export function renderThreads() {
 
 // The threads this browser kept, and the server's that it did not (another browser's, or
 // this one's before its storage was cleared), newest first.
+/** @param {{ id: string }[]} threads @param {string | null} id */
+const keeps = (threads, id) => id !== null && threads.some((t) => t.id === id);
+
 /** @param {{ id: string, title: string }[]} listed */
 function mergeThreads(listed) {
   const stored = loadStored();
@@ -87,7 +90,8 @@ function mergeThreads(listed) {
   const others = listed
     .filter((t) => !kept.some((k) => k.id === t.id))
     .map((t) => ({ id: t.id, title: t.title, head: null }));
-  return { threads: [...others, ...kept], active: stored ? stored.active : null };
+  const active = stored && keeps(kept, stored.active) ? stored.active : (kept[0]?.id ?? null);
+  return { threads: [...others, ...kept], active };
 }
 
 export async function restoreThreads() {
@@ -100,15 +104,11 @@ export async function restoreThreads() {
     );
   }
   const stored = mergeThreads(listed);
-  if (stored.threads.length) {
-    app.threads = stored.threads;
-    const activeId =
-      stored.active !== null && known(stored.active) ? stored.active : app.threads[0].id;
-    for (const t of app.threads) void requestHistory(t.id);
-    switchTo(activeId, { history: false });
-  } else {
-    createThread();
-  }
+  app.threads = stored.threads;
+  for (const t of app.threads) void requestHistory(t.id);
+  // A browser that kept no chat of its own starts a new one; the server's are listed.
+  if (stored.active !== null) switchTo(stored.active, { history: false });
+  else createThread();
 }
 
 export function createThread(title = "New chat", { activate = true } = {}) {
