@@ -156,6 +156,34 @@ export async function graphOf() {
   return api.assistants.getGraph(await assistantId());
 }
 
+/** @type {Promise<{ keys: Set<string> | null, nodes: Set<string> | null }> | null} */
+let shape = null;
+
+/**
+ * The graph's state keys (its schemas' state_schema) and nodes (its graph), as far as the
+ * server describes them (null: it does not); read once.
+ */
+export function graphShape() {
+  shape ??= (async () => {
+    const api = await client();
+    const id = await assistantId();
+    const [schemas, graph] = await Promise.allSettled([
+      api.assistants.getSchemas(id),
+      api.assistants.getGraph(id),
+    ]);
+    const properties =
+      schemas.status === "fulfilled" ? schemas.value?.state_schema?.properties : null;
+    const nodes = graph.status === "fulfilled" ? graph.value?.nodes : null;
+    return {
+      keys: properties && typeof properties === "object" ? new Set(Object.keys(properties)) : null,
+      nodes: Array.isArray(nodes)
+        ? new Set(nodes.map((/** @type {any} */ n) => String(n?.id)))
+        : null,
+    };
+  })();
+  return shape;
+}
+
 /** Whether the server answers (GET /ok); the page's boot waits for it under ?api. */
 export async function serverOk() {
   const response = await fetch(`${API_URL}/ok`);

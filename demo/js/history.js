@@ -3,7 +3,7 @@
 // history handler with its entries, branches, pending card, records and runs. Only the
 // newest request of a thread is shown: an older answer that arrives late is dropped.
 
-import { loadTree, statusOf } from "./api.js";
+import { graphShape, loadTree, statusOf } from "./api.js";
 import { threadView } from "./conversation.js";
 import { announce, headOf } from "./store.js";
 
@@ -21,6 +21,45 @@ let onFailure = () => undefined;
 export function initHistory(handler, failed) {
   onHistory = handler;
   onFailure = failed;
+}
+
+/** What the page says of a thread that another version of the assistant saved. */
+export const OTHER_VERSION =
+  "This chat was saved by another version of the assistant: it can be read but not continued. " +
+  "Start a new chat to go on.";
+
+/**
+ * Whether the checkpoint names state keys or nodes this graph does not have (a thread saved
+ * by another version of the assistant: shown, never continued).
+ * @param {import("./conversation.js").Snapshot | undefined} state
+ */
+async function otherVersion(state) {
+  if (!state) return false;
+  let known;
+  try {
+    known = await graphShape();
+  } catch {
+    return false; // a server that describes no graph: every thread is taken as this graph's
+  }
+  const keys = Object.keys(state.values && typeof state.values === "object" ? state.values : {});
+  const next = Array.isArray(state.next) ? state.next : [];
+  return Boolean(
+    (known.keys && keys.some((k) => !known.keys?.has(k))) ||
+    (known.nodes && next.some((n) => !known.nodes?.has(String(n)))),
+  );
+}
+
+/**
+ * The view of the tree from `head`, with the notice of another version's thread.
+ * @param {Tree} tree
+ * @param {string | null} head
+ */
+async function shown(tree, head) {
+  const view = threadView(tree, head);
+  if (!view) return EMPTY;
+  const state = tree.byId.get(view.checkpoint_id);
+  if (!(await otherVersion(state))) return view;
+  return { ...view, pending: null, unfinished: false, notice: OTHER_VERSION };
 }
 
 const EMPTY = {
@@ -41,7 +80,7 @@ const EMPTY = {
 export async function readHistory(threadId, checkpointId = null) {
   const tree = await loadTree(threadId);
   const head = checkpointId && tree.byId.has(checkpointId) ? checkpointId : null;
-  return { type: "history", thread_id: threadId, ...(threadView(tree, head) ?? EMPTY), tree };
+  return { type: "history", thread_id: threadId, ...(await shown(tree, head)), tree };
 }
 
 /** @type {Map<string, number>} the newest request of each thread */
@@ -60,14 +99,17 @@ export const treeOf = (threadId) => trees.get(threadId) ?? null;
 export function requestHistory(threadId, checkpointId = headOf(threadId)) {
   const number = (asked.get(threadId) ?? 0) + 1;
   asked.set(threadId, number);
-  return loadTree(threadId).then(
-    (tree) => {
+  const read = async () => {
+    const tree = await loadTree(threadId);
+    // A head the thread no longer has (another tab deleted a branch's run): its newest.
+    const head = checkpointId && tree.byId.has(checkpointId) ? checkpointId : null;
+    return { tree, view: await shown(tree, head) };
+  };
+  return read().then(
+    ({ tree, view }) => {
       if (asked.get(threadId) !== number) return;
       trees.set(threadId, tree);
-      // A head the thread no longer has (another tab deleted a branch's run): its newest.
-      const head = checkpointId && tree.byId.has(checkpointId) ? checkpointId : null;
-      const view = threadView(tree, head);
-      const msg = { type: "history", thread_id: threadId, ...(view ?? EMPTY) };
+      const msg = { type: "history", thread_id: threadId, ...view };
       onHistory(msg);
       announce(msg);
     },
