@@ -211,6 +211,10 @@ function read(part, base, turn, from, seen, request) {
       seen.ran = true;
       handlers.status({ ...base, type: "status", stage: node });
     }
+  } else if (event === "error" && data?.error === "ThreadBusyError") {
+    // Another tab runs the thread (its Web Lock is held there): nothing was written.
+    seen.failed = true;
+    handlers.error({ ...base, type: "error", code: "thread_busy", message: failureText(data) });
   } else if (event === "error") {
     seen.failed = true;
     // A refused resume: nothing ran, so the card comes back with the server's words.

@@ -16,20 +16,25 @@ from playwright.sync_api import expect
 from .conftest import PageWatch
 from .test_chat import EMAIL_QUESTION, READY_TIMEOUT_MS, TURN_TIMEOUT_MS, chat, messages, wait_turn
 
-# Run first in the worker: lists in self.__storage each IndexedDB transaction it opens and
-# each op it takes and message type it posts. Once the `stopAfter`-th readwrite transaction
-# after a "send" has committed, the worker says so on the BroadcastChannel
-# "test-worker-stopped" and closes itself at once: its Python never runs again.
+# Run first in the worker: lists in self.__storage each IndexedDB transaction it opens on
+# the checkpointer's stores (checkpoints, writes), each request of the page's fetch it takes
+# ("fetch:METHOD PATH") and each message type it posts. Once the `stopAfter`-th readwrite
+# transaction of the checkpointer after the first run's request has committed, the worker
+# says so on the BroadcastChannel "test-worker-stopped" and closes itself at once: its
+# Python never runs again.
 PROLOGUE = """
 self.__storage = [];
 {
   const log = self.__storage;
   const stopAfter = STOP_AFTER;
+  const saver = new Set(["checkpoints", "writes"]);
   let writes = 0;
   let sent = false;
   const transaction = IDBDatabase.prototype.transaction;
   IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
     const tx = transaction.call(this, stores, mode, ...rest);
+    const names = typeof stores === "string" ? [stores] : [...stores];
+    if (!names.some((name) => saver.has(name))) return tx;
     log.push(mode || "readonly");
     if (sent && mode === "readwrite" && ++writes === stopAfter) {
       tx.addEventListener("complete", () => {
@@ -40,9 +45,12 @@ self.__storage = [];
     return tx;
   };
   addEventListener("message", (event) => {
-    if (event.data && event.data.op) {
-      log.push("op:" + event.data.op);
-      if (event.data.op === "send") sent = true;
+    const data = event.data;
+    if (data && data.type === "pyctx_web/agent-fetch") {
+      log.push("fetch:" + data.method + " " + data.path);
+      if (data.method === "POST" && data.path.endsWith("/runs/stream")) sent = true;
+    } else if (data && data.op) {
+      log.push("op:" + data.op);
     }
   });
   const post = self.postMessage.bind(self);
@@ -101,10 +109,15 @@ def storage_log(page: Any) -> list[str]:
 
 
 def first_turn(log: list[str]) -> list[str]:
-    """The transactions from the first "send" to the question card."""
-    start = log.index("op:send")
-    end = log.index("post:needs_input", start)
-    return [entry for entry in log[start:end] if not entry.startswith(("op:", "post:"))]
+    """The checkpointer's transactions from the first run's request to the page's next request
+    (the run's stream has ended: the question is stored)."""
+    start = next(
+        i
+        for i, e in enumerate(log)
+        if e.startswith("fetch:POST /threads/") and e.endswith("/runs/stream")
+    )
+    end = next(i for i, e in enumerate(log) if i > start and e.startswith("fetch:"))
+    return [entry for entry in log[start:end] if not entry.startswith(("op:", "post:", "fetch:"))]
 
 
 def test_the_first_turn_reads_once_and_writes_once_per_step(
