@@ -1,6 +1,7 @@
 // The approval card: each action the assistant wants to take, with its arguments and
 // description, and the decisions its review allows (approve, edit in a generated form, reject
-// with a reason). One decision per action; with several actions they are sent together.
+// with a reason), as LangChain's human-in-the-loop request and decisions shape them. One
+// decision per action; with several actions they are sent together.
 
 import { $, button, make } from "./dom.js";
 import { schemaForm } from "./schemaform.js";
@@ -10,7 +11,7 @@ import { schemaForm } from "./schemaform.js";
  * An action the assistant wants to take (parsed JSON: name, arguments, description).
  * @typedef {{ [field: string]: any }} ActionRequest
  * @typedef {{ type: "approve" }
- *   | { type: "edit", edited_action: { name: unknown, arguments: unknown } }
+ *   | { type: "edit", edited_action: { name: unknown, args: unknown } }
  *   | { type: "reject", message: string }} Decision
  */
 
@@ -33,7 +34,8 @@ function configFor(pending, request, index) {
   const allowed = Array.isArray(config.allowed_decisions)
     ? DECISIONS.filter((d) => config.allowed_decisions.includes(d))
     : DECISIONS;
-  return { allowed, schema: config.arguments_schema ?? null };
+  // LangChain's HITL review config names it args_schema.
+  return { allowed, schema: config.args_schema ?? config.arguments_schema ?? null };
 }
 
 /** @param {unknown} args */
@@ -118,7 +120,7 @@ function editPanel(request, schema, single, decide, close) {
     }
     // Arguments left as proposed are an approval: the action runs as the assistant proposed it.
     if (canonical(result.value) === canonical(request.arguments ?? {})) decide({ type: "approve" });
-    else decide({ type: "edit", edited_action: { name: request.name, arguments: result.value } });
+    else decide({ type: "edit", edited_action: { name: request.name, args: result.value } });
   });
   return form;
 }
