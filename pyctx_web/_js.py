@@ -30,9 +30,9 @@ __all__ = ["JS_MODULE_NAME", "MODULES", "NAMES", "load_js", "module_source", "so
 JS_MODULE_NAME: Final = "pyctx_web_js"
 """The name under which a host registers :func:`module_source`'s module."""
 
-NAMES: Final = ("idb", "indexeddb", "idbstore", "jsbridge", "tabs")
-"""The JavaScript files of the package, by name. ``indexeddb`` and ``idbstore`` are
-functions of ``idb``'s value, the IndexedDB connection helpers they share."""
+NAMES: Final = ("idb", "indexeddb", "idbstore", "jsbridge", "tabs", "serverstore")
+"""The JavaScript files of the package, by name. ``indexeddb``, ``idbstore`` and
+``serverstore`` are functions of ``idb``'s value, the IndexedDB connection helpers they share."""
 
 
 MODULES: Final = ("agentfetch",)

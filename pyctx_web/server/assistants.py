@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
+from urllib.parse import unquote
 
 from pyctx_web import __version__
 from pyctx_web.graph.state import CompiledStateGraph
@@ -32,6 +33,7 @@ from pyctx_web.server._http import (
     select_fields,
     sort_records,
 )
+from pyctx_web.server.graph_schemas import graph_schemas, subgraphs_of
 
 __all__ = [
     "NAMESPACE_GRAPH",
@@ -175,10 +177,75 @@ async def _get(server: ServerCore, request: Request, assistant_id: str) -> Respo
     raise ApiError(404, "Not Found")
 
 
+def _graph_of(server: ServerCore, assistant_id: str) -> tuple[str, CompiledStateGraph]:
+    """The graph id and graph of an assistant named by its UUID: 422 for an id that is not
+    one, 404 for an unknown one, in the LangGraph Server's words."""
+    try:
+        wanted = parse_uuid(assistant_id, "assistant")
+    except ApiError:
+        raise ApiError(422, "Invalid assistant ID: must be a UUID") from None
+    for assistant in assistants_of(server):
+        if assistant["assistant_id"] == wanted:
+            graph_id = assistant["graph_id"]
+            return graph_id, server.graphs[graph_id]
+    raise ApiError(404, "Not Found")
+
+
+def _xray(value: str | None) -> bool | int:
+    """The ``xray`` query value: ``true``/``false`` or a depth above 0 (else 422)."""
+    if not value or value in ("false", "False"):
+        return False
+    if value in ("true", "True"):
+        return True
+    try:
+        depth = int(value)
+    except ValueError:
+        depth = 0
+    if depth <= 0:
+        raise ApiError(422, "Invalid xray value")
+    return depth
+
+
+async def _drawing(server: ServerCore, request: Request, assistant_id: str) -> Response:
+    """``GET /assistants/{assistant_id}/graph``: the graph's nodes and edges (``xray``: with
+    its subgraphs' drawn in, to that depth); a graph id is accepted for the assistant."""
+    if assistant_id in server.graphs:
+        assistant_id = assistant_id_of(assistant_id)
+    _, graph = _graph_of(server, assistant_id)
+    drawing = graph.get_graph(xray=_xray(request.query_value("xray"))).to_json()
+    for node in drawing["nodes"]:
+        data = node.get("data")
+        if isinstance(data, dict):
+            data.pop("id", None)  # the function's import path: the server keeps it to itself
+    return json_response(200, drawing)
+
+
+async def _schemas(server: ServerCore, request: Request, assistant_id: str) -> Response:
+    """``GET /assistants/{assistant_id}/schemas``: the graph's JSON Schemas."""
+    graph_id, graph = _graph_of(server, assistant_id)
+    return json_response(200, {"graph_id": graph_id, **graph_schemas(graph, graph_id)})
+
+
+async def _subgraphs(
+    server: ServerCore, request: Request, assistant_id: str, namespace: str | None = None
+) -> Response:
+    """``GET /assistants/{assistant_id}/subgraphs[/{namespace}]``: each subgraph node's
+    schemas by namespace (``recurse=true``: theirs too)."""
+    _, graph = _graph_of(server, assistant_id)
+    recurse = request.query_value("recurse") in ("true", "True")
+    wanted = None if namespace is None else unquote(namespace)  # "a|b" arrives as "a%7Cb"
+    found = {ns: graph_schemas(child) for ns, child in subgraphs_of(graph, wanted, recurse)}
+    return json_response(200, found)
+
+
 ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", "/ok", _ok),
     ("GET", "/info", _info),
     ("POST", "/assistants/search", _search),
     ("POST", "/assistants/count", _count),
     ("GET", "/assistants/{assistant_id}", _get),
+    ("GET", "/assistants/{assistant_id}/graph", _drawing),
+    ("GET", "/assistants/{assistant_id}/schemas", _schemas),
+    ("GET", "/assistants/{assistant_id}/subgraphs", _subgraphs),
+    ("GET", "/assistants/{assistant_id}/subgraphs/{namespace}", _subgraphs),
 ]

@@ -106,10 +106,9 @@ class _Db:
     def __init__(self, conn: sqlite3.Connection, path: str, owned: bool) -> None:
         self.conn, self.path, self.owned = conn, path, owned
         self.lock = threading.RLock()
-        token = uuid.uuid4().hex
-        self.owner = f"{platform.node()}\t{os.getpid()}\t{token}"
-        self.token = token
-        _OPEN_TOKENS.add(token)
+        self.token = uuid.uuid4().hex
+        self.owner = f"{platform.node()}\t{os.getpid()}\t{self.token}"
+        _OPEN_TOKENS.add(self.token)
         try:
             conn.executescript(_SCHEMA)
         except sqlite3.Error as exc:

@@ -67,7 +67,8 @@ def test_unknown_name_is_refused() -> None:
     """Asking for a file that does not exist names the ones that do."""
     with pytest.raises(
         ArgumentValueError,
-        match=r"^no JavaScript named 'nope'; known: idb, indexeddb, idbstore, jsbridge, tabs$",
+        match=r"^no JavaScript named 'nope'; "
+        r"known: idb, indexeddb, idbstore, jsbridge, tabs, serverstore$",
     ):
         source("nope")
 

@@ -78,7 +78,9 @@ async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineR
     if request.checkpoint_id is not None:
         target = await engine.checkpoints.load(thread_id, request.checkpoint_id)
     is_fork = target is not None and latest is not None and target[0].id != latest[0].id
-    if target is not None:
+    if target is not None and (input is None or isinstance(input, Command)):
+        # A new input starts over from the values, as LangGraph's does: only running on
+        # from the checkpoint's tasks needs this graph's nodes and keys.
         _check_written_by_this_graph(engine, target[0], target[1])
     if isinstance(input, Command):
         return await resume(engine, input, target, is_fork)

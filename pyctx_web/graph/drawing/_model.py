@@ -70,7 +70,8 @@ class Node(NamedTuple):
     name: str
     """The node's name, as drawn."""
     data: Any
-    """The node's function or compiled subgraph; ``None`` for ``__end__``."""
+    """The node's function or compiled subgraph, the state type for ``__start__``; ``None``
+    for ``__end__``."""
     metadata: dict[str, Any] | None
     """``defer`` and ``__interrupt`` (breakpoints), as LangGraph shows them; or ``None``."""
 

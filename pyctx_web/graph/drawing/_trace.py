@@ -310,7 +310,8 @@ def draw_graph(
     run = _DryRun(spec)
     run.run()
     graph = Graph()
-    graph.add_node(None, START)
+    # The first node takes the input: its data is the state type (to_json names it).
+    graph.add_node(spec.schema.state_type, START)
     for name, node in spec.nodes.items():
         metadata: dict[str, Any] = {"defer": True} if node.defer else {}
         breaks = (("before", interrupt_before), ("after", interrupt_after))
@@ -354,6 +355,10 @@ def _expand(graph: Graph, name: str, subgraph: Graph) -> None:
     subgraph.trim_last_node()
     graph.nodes.pop(name)
     first, last = graph.extend(subgraph, prefix=name)
+    for key in subgraph.nodes:
+        # As LangGraph's: a node drawn inside an expanded subgraph is named by its full id.
+        inner = graph.nodes[f"{name}:{key}"]
+        graph.nodes[inner.id] = inner.copy(name=inner.id)
     assert first is not None
     assert last is not None
     for index, edge in enumerate(graph.edges):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import operator
 import re
+from typing import Annotated, Any, TypedDict
 
 import pytest
 
+from pyctx_web.graph import START, StateGraph
+from pyctx_web.server import AgentServer
 from pyctx_web.server._http import ApiError
 from pyctx_web.server.assistants import assistant_id_of, resolve_assistant
 from tests.unit.server.server_support import call, call_json, make_server
@@ -105,3 +110,114 @@ def test_resolve_unknown_uuid_is_404() -> None:
     with pytest.raises(ApiError, match=r"^Thread or assistant not found\.$") as caught:
         resolve_assistant(make_server(), unknown)
     assert caught.value.status == 404
+
+
+class Steps(TypedDict):
+    """The nested graph's state."""
+
+    steps: Annotated[list[str], operator.add]
+
+
+def _nested_server() -> AgentServer:
+    """A server over ``nested``: a step, then a subgraph node ``child`` of two steps."""
+
+    def step(name: str) -> Any:
+        return lambda state: {"steps": [name]}
+
+    inner = (
+        StateGraph(Steps)
+        .add_node("inner_a", step("a"))
+        .add_node("inner_b", step("b"))
+        .add_edge(START, "inner_a")
+        .add_edge("inner_a", "inner_b")
+        .compile()
+    )
+    outer = (
+        StateGraph(Steps)
+        .add_node("first", step("first"))
+        .add_node("child", inner)
+        .add_edge(START, "first")
+        .add_edge("first", "child")
+        .compile()
+    )
+    return AgentServer({"nested": outer})
+
+
+def _node(name: str) -> dict[str, Any]:
+    return {"id": name, "type": "runnable", "data": {"name": name}}
+
+
+def test_graph_draws_nodes_and_edges_with_xray() -> None:
+    """``/assistants/{id}/graph`` gives the drawing the LangGraph Server gives (by UUID or
+    graph id); ``xray`` draws the subgraph's nodes in, a bad ``xray`` is 422."""
+    server = _nested_server()
+    plain = call_json(server, "GET", f"/assistants/{assistant_id_of('nested')}/graph")
+    assert plain == (
+        200,
+        {
+            "nodes": [_node("__start__"), _node("first"), _node("child"), {"id": "__end__"}],
+            "edges": [
+                {"source": "__start__", "target": "first"},
+                {"source": "first", "target": "child"},
+                {"source": "child", "target": "__end__"},
+            ],
+        },
+    )
+    response = call(server, "GET", "/assistants/nested/graph", query={"xray": ["true"]})
+    assert isinstance(response.body, bytes)
+    assert json.loads(response.body) == {
+        "nodes": [
+            _node("__start__"),
+            _node("first"),
+            {"id": "__end__"},
+            _node("child:inner_a"),
+            _node("child:inner_b"),
+        ],
+        "edges": [
+            {"source": "__start__", "target": "first"},
+            {"source": "first", "target": "child:inner_a"},
+            {"source": "child:inner_b", "target": "__end__"},
+            {"source": "child:inner_a", "target": "child:inner_b"},
+        ],
+    }
+    bad = call(server, "GET", "/assistants/nested/graph", query={"xray": ["0"]})
+    assert (bad.status, bad.body) == (422, b'{"detail":"Invalid xray value"}')
+
+
+STEPS = {"items": {"type": "string"}, "title": "Steps", "type": "array"}
+STATE_IN = {
+    "description": "The nested graph's state.",  # pydantic's, from the docstring
+    "properties": {"steps": STEPS},
+    "required": ["steps"],
+    "title": "Steps",
+    "type": "object",
+}
+
+
+def test_schemas_and_subgraphs() -> None:
+    """``/schemas`` and ``/subgraphs`` give the graph's JSON Schemas as the LangGraph Server
+    does; both take the assistant's UUID only."""
+    server = _nested_server()
+    aid = assistant_id_of("nested")
+    status, schemas = call_json(server, "GET", f"/assistants/{aid}/schemas")
+    assert status == 200
+    state = {"default": None, **STEPS}
+    assert schemas == {
+        "graph_id": "nested",
+        "input_schema": STATE_IN,
+        "output_schema": STATE_IN,
+        "state_schema": {"properties": {"steps": state}, "title": "nested_state", "type": "object"},
+        "config_schema": {},
+        "context_schema": None,
+    }
+    status, subgraphs = call_json(server, "GET", f"/assistants/{aid}/subgraphs")
+    assert status == 200
+    assert list(subgraphs) == ["child"]
+    assert subgraphs["child"]["state_schema"]["title"] == "LangGraphState"
+    assert call_json(server, "GET", f"/assistants/{aid}/subgraphs/child") == (200, subgraphs)
+    assert call_json(server, "GET", f"/assistants/{aid}/subgraphs/nope") == (200, {})
+    uuid_only = (422, {"detail": "Invalid assistant ID: must be a UUID"})
+    assert call_json(server, "GET", "/assistants/nested/schemas") == uuid_only
+    assert call_json(server, "GET", "/assistants/nested/subgraphs") == uuid_only
+    missing = f"/assistants/{AGENT_ID}/schemas"
+    assert call_json(server, "GET", missing) == (404, {"detail": "Not Found"})
