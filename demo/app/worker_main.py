@@ -2,7 +2,9 @@
 
 ``worker.js`` calls :func:`boot` once, which gives it the worker's
 :class:`~pyctx_web.server.AgentServer` (graph id ``agent``: the assistant of
-:mod:`assistant`, over IndexedDB checkpoints in a browser, memory elsewhere); the
+:mod:`assistant`; in a browser its checkpoints, threads, runs and events are kept in
+IndexedDB, so that they survive a reload and another tab sees them, in memory
+elsewhere); the
 worker serves it to the page's ``fetch`` (``serveAgentServer``), through which
 the page's LangGraph SDK client does everything a chat does. Then ``worker.js``
 posts ready and calls :func:`prepare`.
@@ -39,9 +41,9 @@ from model_error import ModelError  # noqa: E402
 
 import pyctx_web  # noqa: E402
 from pyctx_web import IN_BROWSER  # noqa: E402
-from pyctx_web.graph.checkpoint.base import Checkpointer  # noqa: E402
 from pyctx_web.jsonparse import MESSAGE_CHARS, parse_json  # noqa: E402
 from pyctx_web.server import AgentServer, Request  # noqa: E402
+from pyctx_web.server._core import MemoryStorage, ServerStorage  # noqa: E402
 
 __all__ = ["GRAPH_ID", "boot", "make_server", "preload", "prepare", "receive"]
 
@@ -66,14 +68,12 @@ REHEARSAL_TEXT = "help me with email"
 """The first message :func:`preload` rehearses: one that asks a question."""
 
 
-def make_server(checkpointer: Checkpointer | None = None) -> AgentServer:
-    """The agent server of the demo: the assistant as graph ``agent``, compiled over
-    ``checkpointer`` (memory when None) for this server alone."""
-    if checkpointer is None:
-        from pyctx_web.graph.checkpoint.memory import InMemorySaver
-
-        checkpointer = InMemorySaver()
-    return AgentServer({GRAPH_ID: build_assistant(checkpointer)}, checkpointer=checkpointer)
+def make_server(storage: ServerStorage | None = None) -> AgentServer:
+    """The agent server of the demo: the assistant as graph ``agent``, compiled over the
+    checkpointer of ``storage`` (memory when None) for this server alone."""
+    if storage is None:
+        storage = MemoryStorage()
+    return AgentServer({GRAPH_ID: build_assistant(storage.checkpointer)}, storage=storage)
 
 
 class DemoWorker:
@@ -151,9 +151,9 @@ async def boot(post: Callable[[str], object] | None = None) -> AgentServer:
 
         post = demo_bridge.post
     if IN_BROWSER:
-        from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
+        from pyctx_web.server.store_indexeddb import IndexedDBStorage
 
-        server = make_server(IndexedDBSaver(DATABASE))
+        server = make_server(IndexedDBStorage(DATABASE))
     else:
         server = make_server()
     _worker = DemoWorker(post, server)

@@ -16,7 +16,7 @@ from assistant import MAX_QUESTIONS
 from protocol import Reply, TokenSink, ToolCall
 from worker_main import make_server
 
-from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
+from pyctx_web.server.store_sqlite import SqliteStorage
 from tests.unit.demo.api import DemoApi, answer, custom
 
 REPORT = "send the daily report to my team"
@@ -253,11 +253,14 @@ def test_a_context_carrying_the_api_key_is_refused() -> None:
     run(flow)
 
 
-def test_the_key_given_to_the_worker_is_in_no_run_thread_or_checkpoint(tmp_path: Path) -> None:
-    """A run naming an API model whose key the worker was given stores its settings, not the key."""
+def test_the_key_given_to_the_worker_is_in_no_run_thread_event_or_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """A run naming an API model whose key the worker was given stores its settings (in the
+    server's SQLite storage: runs, threads, events, checkpoints), never the key."""
     key = "sk-never-stored-0123456789"
     models.remember_key("http://127.0.0.1:9/v1", key)
-    saver = SqliteSaver(tmp_path / "k.db")
+    saver = SqliteStorage(tmp_path / "k.db")
     settings = {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
 
     async def main() -> None:
@@ -276,4 +279,6 @@ def test_the_key_given_to_the_worker_is_in_no_run_thread_or_checkpoint(tmp_path:
     finally:
         saver.close()
         models.forget_models()
-    assert key.encode() not in (tmp_path / "k.db").read_bytes()
+    stored_bytes = (tmp_path / "k.db").read_bytes()
+    assert b"127.0.0.1:9/v1" in stored_bytes
+    assert key.encode() not in stored_bytes
