@@ -13,7 +13,11 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["openai_message", "role_of", "text_of", "tool_calls"]
+__all__ = ["MAX_DEPTH", "openai_message", "parse_arguments", "role_of", "text_of", "tool_calls"]
+
+MAX_DEPTH: Final = 256
+"""The deepest nesting of a tool call's JSON arguments that is parsed: deeper text would
+overflow the parser's stack (in Pyodide, a fatal error of the worker's Python)."""
 
 _ROLES: Final = {"human": "user", "ai": "assistant", "AIMessageChunk": "assistant"}
 """LangChain's message types under the role chat-completions gives them."""
@@ -47,6 +51,39 @@ def text_of(message: Any) -> str:
     return "" if content is None else str(content)
 
 
+def _nesting(text: str) -> int:
+    """How deep the arrays and objects of the JSON ``text`` nest (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_arguments(text: str) -> Any:
+    """A tool call's JSON arguments; ``ValueError`` when they nest deeper than
+    :data:`MAX_DEPTH` or are not JSON."""
+    if _nesting(text) > MAX_DEPTH:
+        raise ValueError(
+            f"the JSON of a tool call's arguments nests deeper than {MAX_DEPTH} levels; "
+            "it was not parsed"
+        )
+    return json.loads(text or "{}")
+
+
 def tool_calls(message: Any) -> list[dict[str, Any]]:
     """The tool calls of an assistant message, as ``{"id", "name", "arguments": dict}``."""
     calls = []
@@ -54,7 +91,7 @@ def tool_calls(message: Any) -> list[dict[str, Any]]:
         function = call.get("function") or {}
         arguments = function.get("arguments", call.get("args", {}))
         if isinstance(arguments, str):
-            arguments = json.loads(arguments or "{}")
+            arguments = parse_arguments(arguments)
         name = function.get("name", call.get("name", ""))
         calls.append({"id": str(call.get("id", "")), "name": str(name), "arguments": arguments})
     return calls

@@ -56,3 +56,23 @@ def test_a_deep_page_message_is_answered_with_an_error() -> None:
         "A message to the worker nests deeper than 256 levels; it was not parsed",
         "Unknown op 'nothing': expected configure_model or graph.",
     ]
+
+
+def test_a_stored_tool_call_nested_100000_deep_is_refused_and_the_next_is_read() -> None:
+    """A tool call in the thread's state whose JSON arguments nest 100,000 deep is refused with
+    a ValueError naming the limit, before the parser's stack overflows; a plain one is read."""
+    from messages import tool_calls
+
+    def call(arguments: str) -> dict[str, Any]:
+        function = {"name": "f", "arguments": arguments}
+        return {"role": "assistant", "tool_calls": [{"id": "c1", "function": function}]}
+
+    with pytest.raises(
+        ValueError,
+        match=r"^the JSON of a tool call's arguments nests deeper than 256 levels; "
+        r"it was not parsed$",
+    ):
+        tool_calls(call("[" * DEEP + "]" * DEEP))
+    assert tool_calls(call('{"x": "[[", "y": [1]}')) == [
+        {"id": "c1", "name": "f", "arguments": {"x": "[[", "y": [1]}}
+    ]
