@@ -3,23 +3,12 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.server.reference import (
-    LANGGRAPH,
-    ServerStartError,
-    _environment,
-    _stop,
-    _wait_until_ready,
-    free_port,
-)
+from tests.server.reference import langgraph_dev
 
 from .conftest import ROOT, PageWatch
 from .test_chat import (
@@ -35,42 +24,10 @@ from .test_chat import (
 from .ui_support import REPORT_REQUEST, tool_lines
 
 
-@contextmanager
-def langgraph_dev_of_demo(workdir: Path) -> Iterator[str]:
-    """The base URL of ``langgraph dev`` serving a copy of ``demo/`` (it keeps its state beside
-    its config), meanwhile."""
-    if not LANGGRAPH.exists():
-        raise ServerStartError(f"{LANGGRAPH} is missing: run ./build.sh server (it installs it)")
-    work = workdir / "demo"
-    shutil.copytree(
-        ROOT / "demo", work, ignore=shutil.ignore_patterns("__pycache__", ".langgraph_api")
-    )
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    log = workdir / "server.log"
-    command = [str(LANGGRAPH), "dev", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--no-browser", "--no-reload", "--config", str(work / "langgraph.json")]
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command,
-            cwd=work,
-            env=_environment(),
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_until_ready(process, base_url, log)
-        yield base_url
-    finally:
-        _stop(process)
-
-
 @pytest.fixture(scope="module")
 def langgraph_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``langgraph dev`` serving the demo's graph on a free port of 127.0.0.1."""
-    with langgraph_dev_of_demo(tmp_path_factory.mktemp("langgraph-dev")) as url:
+    with langgraph_dev(tmp_path_factory.mktemp("langgraph-dev"), ROOT / "demo") as url:
         yield url
 
 
