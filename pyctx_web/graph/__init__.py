@@ -26,7 +26,7 @@ and those below (``tests/unit/test_structure.py`` holds it to this):
    ``_functional.py`` (the graph behind ``@entrypoint``). :func:`install_as_langgraph`
    (``_alias.py``) registers the public modules under LangGraph's names.
 
-:mod:`pyctx_web.chat` sits above all of these; :mod:`pyctx_web.context`,
+:mod:`pyctx_web.server` sits above all of these; :mod:`pyctx_web.context`,
 :mod:`pyctx_web.execution` and :mod:`pyctx_web.jsbridge` below.
 
 Build a :class:`StateGraph`, compile it with a checkpointer, and run it::

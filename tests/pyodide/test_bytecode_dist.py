@@ -18,8 +18,8 @@ def test_registered_wheel_imports_from_bytecode(pyctx: Any) -> None:
         from pathlib import Path
 
         import pyctx_web
-        import pyctx_web.chat
         import pyctx_web.graph
+        import pyctx_web.server
         from pyctx_web._js import source
 
         package = Path(pyctx_web.__file__).parent

@@ -6,7 +6,6 @@ interpreter; each test then makes an ordinary call in the same Pyodide.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tests.e2e.openai_server import OpenAIServer, Stream, sse, text_reply
@@ -42,33 +41,3 @@ def test_tool_call_arguments_nested_100000_deep_are_a_model_error(
         "tokens": [],
     }
     assert complete(app, server, text_reply("still here"))["content"] == "still here"
-
-
-_CHAT_MESSAGE = """
-import json
-from pyctx_web.chat._messages import openai_message
-from pyctx_web.errors import JsonLimitError
-
-def _calls(arguments):
-    message = {"role": "assistant", "content": "",
-               "tool_calls": [{"id": "c1", "type": "function",
-                               "function": {"name": "f", "arguments": arguments}}]}
-    try:
-        return openai_message(message)["tool_calls"][0]["function"]["arguments"]
-    except JsonLimitError as error:
-        return f"JsonLimitError: {error}"
-
-json.dumps([_calls("[" * %d + "]" * %d), _calls('{"x": [1]}')])
-"""
-
-
-def test_a_stored_tool_call_nested_100000_deep_is_refused_by_the_chat_protocol(
-    app: Any,
-) -> None:
-    """pyctx_web.chat refuses deep stored tool-call arguments (JsonLimitError), then reads more."""
-    refused, read = json.loads(app.run(_CHAT_MESSAGE % (DEEP, DEEP)))
-    assert refused == (
-        "JsonLimitError: the JSON of a tool call's arguments nests deeper than 256 levels; "
-        "it was not parsed"
-    )
-    assert json.loads(read) == {"x": [1]}

@@ -114,18 +114,6 @@ def test_importing_the_context_store_loads_no_graph_and_no_heavy_stdlib() -> Non
     }
 
 
-def test_importing_the_chat_protocol_loads_nothing_a_session_needs_later() -> None:
-    """``import pyctx_web.chat`` loads no checkpointer, no run machinery, no LangChain."""
-    loaded = _modules_after("import pyctx_web.chat")
-    assert loaded & set(STDLIB_NOT_AT_IMPORT) == set()
-    assert loaded & set(RUN_MACHINERY) == set()
-    assert "langchain_core" not in loaded  # imported only to turn messages into LangChain's
-    assert "pyctx_web.graph.checkpoint" not in loaded  # the chat is handed a compiled graph
-    assert "pyctx_web.graph.state" not in loaded  # nor does it build one
-    assert "pyctx_web.chat._branches" not in loaded  # read for history and edits only
-    assert "pyctx_web.graph._values" not in loaded  # the graph's run brings Command
-
-
 def test_graph_errors_import_without_the_graph_builder() -> None:
     """``pyctx_web.graph.errors`` imports without StateGraph, the engine or its value classes."""
     loaded = _modules_after("import pyctx_web.graph.errors")

@@ -58,7 +58,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pyctx_web.graph._runctx",),
     ("pyctx_web.graph",),
     ("pyctx_web.server",),
-    ("pyctx_web.chat",),
 )
 """The layers, bottom first: a module imports only from its own layer and those below.
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -103,4 +102,3 @@ def test_the_app_imports_no_pyctx_web_module_for_the_offline_model() -> None:
         source = (DEMO / "app" / f"{name}.py").read_text(encoding="utf-8")
         imports = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
         assert not [line for line in imports if "pyctx_web" in line], name
-    assert sys.modules["langgraph"].__pyctx_web__ is True

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import AsyncGenerator
 from contextvars import copy_context
-from pathlib import Path
-from typing import Any, cast
 
-from pyctx_web.chat import ChatSession
 from pyctx_web.graph._engine.heads import HeadShare, read_checkpoint, share_head
 from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "demo" / "app"))
-from assistant import AssistantData, build_assistant
-from offline_model import OfflineModel
 
 
 class CountingReads(InMemorySaver):
@@ -122,52 +113,5 @@ def test_leaving_the_block_puts_back_the_share_the_context_had() -> None:
             await read_checkpoint(saver, "t", None)
             assert saver.reads == 1
         assert _shares_in_context() == []
-
-    asyncio.run(flow())
-
-
-def _session(saver: InMemorySaver) -> ChatSession:
-    graph = build_assistant(saver)
-    data = AssistantData(model=OfflineModel(token_delay_ms=0))
-    return ChatSession(graph, checkpointer=saver, thread_id="t1", context=data)
-
-
-def test_a_chat_turn_leaves_no_share_in_the_context_it_ran_in() -> None:
-    """Once a chat turn's events are all read, the reader's context holds no share (and so
-    no reference to the checkpointer)."""
-
-    async def flow() -> None:
-        session = _session(InMemorySaver())
-        events = [e async for e in session.handle({"type": "chat", "text": "help me with email"})]
-        assert events[-1]["type"] == "needs_input"
-        assert _shares_in_context() == []
-
-    asyncio.run(flow())
-
-
-def test_a_chat_turn_closed_by_another_task_than_its_reader_closes_cleanly() -> None:
-    """A turn whose reader stops after the first event and whose events another task closes
-    ends without an error: its share is closed and the session no longer runs a turn."""
-
-    async def flow() -> None:
-        problems: list[dict[str, Any]] = []
-        asyncio.get_running_loop().set_exception_handler(lambda _, report: problems.append(report))
-        session = _session(InMemorySaver())
-        turn = cast(
-            AsyncGenerator[dict[str, Any]],
-            session.handle({"type": "chat", "text": "help me with email"}),
-        )
-
-        async def first_event() -> list[HeadShare]:
-            await anext(turn)
-            return _shares_in_context()
-
-        shares = await asyncio.create_task(first_event())
-        await turn.aclose()
-        for _ in range(10):  # the loop closes the inner generators in tasks of its own
-            await asyncio.sleep(0)
-        assert problems == []
-        assert [share.state for share in shares] == ["closed"]
-        assert not session.running
 
     asyncio.run(flow())

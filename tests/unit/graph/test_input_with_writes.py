@@ -3,17 +3,64 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from types import EllipsisType
 from typing import Any, TypedDict
 
 import pytest
 
 from pyctx_web.graph import END, START, StateGraph
-from pyctx_web.graph.checkpoint.base import StoredCheckpoint, StoredWrite
+from pyctx_web.graph.checkpoint.base import CheckpointRecord, StoredCheckpoint, StoredWrite
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.graph.errors import CheckpointStorageError
 from pyctx_web.graph.types import interrupt
-from tests.unit.chat.test_turn_storage import CountingSaver
+
+
+class CountingSaver(SqliteSaver):
+    """A SQLite checkpointer that records each storage call it takes, by name."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.calls: list[str] = []
+
+    async def aget(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> CheckpointRecord | None:
+        self.calls.append("aget")
+        return await super().aget(thread_id, checkpoint_id)
+
+    async def aput(
+        self, checkpoint: StoredCheckpoint, *, latest: str | EllipsisType | None = ...
+    ) -> None:
+        self.calls.append("aput")
+        await super().aput(checkpoint, latest=latest)
+
+    async def aput_with_writes(
+        self,
+        checkpoint: StoredCheckpoint,
+        writes: Sequence[StoredWrite],
+        *,
+        latest: str | EllipsisType | None = ...,
+    ) -> None:
+        self.calls.append("aput_with_writes")
+        # The calls it makes itself are not the graph's.
+        calls, self.calls = self.calls, []
+        await super().aput_with_writes(checkpoint, writes, latest=latest)
+        self.calls = calls
+
+    async def aput_writes(
+        self, thread_id: str, checkpoint_id: str, writes: Sequence[StoredWrite]
+    ) -> None:
+        self.calls.append("aput_writes")
+        await super().aput_writes(thread_id, checkpoint_id, writes)
+
+    async def alist(
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
+    ) -> AsyncIterator[CheckpointRecord]:
+        self.calls.append("alist")
+        async for record in super().alist(thread_id, limit=limit, before=before):
+            yield record
 
 
 class Ask(TypedDict, total=False):
