@@ -15,8 +15,9 @@ import { announce } from "./store.js";
  *   decisions?: boolean }} TurnRequest
  * The page's handlers, each given a chat event with the thread's id.
  * @typedef {(msg: { type: string, thread_id: string, [field: string]: unknown }) => void} Handler
- * What a turn's stream showed: a step ran, an error, decisions refused (with why).
- * @typedef {{ ran: boolean, failed: boolean, refused: string | null }} Seen
+ * What a turn's stream showed: a step ran, an error, decisions refused (with why), and why
+ * the graph failed, as a node said it before the run's error event.
+ * @typedef {{ ran: boolean, failed: boolean, refused: string | null, failure: string | null }} Seen
  * @typedef {{ status: Handler, token: Handler, tool: Handler, inspect: Handler,
  *   needs_input: Handler, done: Handler, error: Handler }} TurnHandlers
  */
@@ -96,7 +97,7 @@ export async function runTurn(threadId, request) {
   running.set(threadId, turn);
   const base = { thread_id: threadId };
   /** @type {Seen} */
-  const seen = { ran: false, failed: false, refused: null };
+  const seen = { ran: false, failed: false, refused: null, failure: null };
   // However its model calls go, a turn ends by its deadline: past it, the run is cancelled
   // (its committed steps stay, and Retry goes on from them).
   const deadline = turnDeadline();
@@ -205,6 +206,8 @@ function read(part, base, turn, from, seen, request) {
       handlers.inspect({ ...base, type: "inspect", record: data.inspect });
     // Decisions the graph could not use: it asks again, and the card says why.
     else if (typeof data.refused === "string") seen.refused = data.refused;
+    // A model's failure in its own words, which the run's error event withholds.
+    else if (typeof data.error === "string") seen.failure = data.error;
   } else if (event === "updates" && data && typeof data === "object") {
     for (const node of Object.keys(data)) {
       if (node === "__interrupt__" || !isNode(node)) continue;
@@ -222,7 +225,7 @@ function read(part, base, turn, from, seen, request) {
     handlers.error({
       ...base,
       type: "error",
-      message: failureText(data),
+      message: failureText(seen.failure ? { ...data, message: seen.failure } : data),
       ...(code ? { code } : {}),
     });
   }
