@@ -72,6 +72,24 @@ export function statusOf(error) {
 }
 
 /**
+ * What a failed SDK call says: the server's detail ({"detail": ...}) when it gave one.
+ * @param {unknown} error
+ */
+export function errorText(error) {
+  const text = error instanceof Error ? error.message : String(error);
+  const found = /^HTTP (\d+): (\{.*\})$/s.exec(text);
+  if (!found) return text;
+  try {
+    const detail = JSON.parse(found[2]).detail;
+    if (detail !== undefined)
+      return `${typeof detail === "string" ? detail : JSON.stringify(detail)} (HTTP ${found[1]})`;
+  } catch {
+    // Not JSON after all: the text as the SDK gave it.
+  }
+  return text;
+}
+
+/**
  * Makes the thread on the server if it is not there yet (its first turn).
  * @param {string} threadId
  * @param {string} title

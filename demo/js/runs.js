@@ -4,7 +4,7 @@
 // or an approval, the answer, an error. A turn is cancelled by aborting its stream (the
 // server cancels a run whose client leaves) and, once the run id is known, runs.cancel.
 
-import { GRAPH_ID, client, ensureThread, statusOf, threadState } from "./api.js";
+import { GRAPH_ID, client, ensureThread, errorText, statusOf, threadState } from "./api.js";
 import { checkpointOf, pendingAt, transcript } from "./conversation.js";
 import { announce } from "./store.js";
 
@@ -122,8 +122,8 @@ export async function runTurn(threadId, request) {
     } else if (statusOf(error) === 409) {
       handlers.error({ ...base, type: "error", code: "thread_busy", message: "busy" });
     } else {
-      const text = error instanceof Error ? error.message : String(error);
-      handlers.error({ ...base, type: "error", message: `The assistant could not go on: ${text}` });
+      const message = `The assistant could not go on: ${errorText(error)}`;
+      handlers.error({ ...base, type: "error", message });
     }
   } finally {
     clearTimeout(timer);
