@@ -36,17 +36,14 @@ export function useWorker(get) {
   currentWorker = get;
 }
 
-/** @type {Promise<any> | null} */
+/** @type {Promise<{ sdk: any, options: Record<string, unknown> }> | null} */
 let made = null;
 
-/**
- * The SDK's Client, made once: over the worker's fetch, or at ?api=URL.
- * @returns {Promise<any>}
- */
-export function client() {
+// The SDK and the options of the page's clients: over the worker's fetch, or at ?api=URL.
+function setup() {
   made ??= (async () => {
     const sdk = await import(SDK_URL);
-    if (API_URL) return new sdk.Client({ apiUrl: API_URL });
+    if (API_URL) return { sdk, options: { apiUrl: API_URL } };
     const { createAgentServerFetch } = await import(FETCH_URL);
     /** @type {WeakMap<Worker, (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>} */
     const fetches = new WeakMap();
@@ -60,9 +57,39 @@ export function client() {
       }
       return /** @type {any} */ (send)(input, init);
     };
-    return new sdk.Client({ apiUrl: self.location.origin, callerOptions: { fetch } });
+    return { sdk, options: { apiUrl: self.location.origin, callerOptions: { fetch } } };
   })();
   return made;
+}
+
+/** @type {Promise<any> | null} */
+let retrying = null;
+/** @type {Promise<any> | null} */
+let once = null;
+
+/**
+ * The SDK's Client, made once: over the worker's fetch, or at ?api=URL.
+ * @returns {Promise<any>}
+ */
+export function client() {
+  retrying ??= setup().then(({ sdk, options }) => new sdk.Client(options));
+  return retrying;
+}
+
+/**
+ * A Client that asks once, never again after a failure (the SDK retries a failed GET four
+ * times, with growing waits): for what the page can do without.
+ * @returns {Promise<any>}
+ */
+function clientAskingOnce() {
+  once ??= setup().then(
+    ({ sdk, options }) =>
+      new sdk.Client({
+        ...options,
+        callerOptions: { .../** @type {any} */ (options).callerOptions, maxRetries: 0 },
+      }),
+  );
+  return once;
 }
 
 /** @param {unknown} error @returns {number | null} the HTTP status an SDK call failed with */
@@ -183,7 +210,7 @@ let shape = null;
  */
 export function graphShape() {
   shape ??= (async () => {
-    const api = await client();
+    const api = await clientAskingOnce();
     const id = await assistantId();
     const [schemas, graph] = await Promise.allSettled([
       api.assistants.getSchemas(id),
