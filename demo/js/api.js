@@ -39,23 +39,53 @@ export function useWorker(get) {
 /** @type {Promise<{ sdk: any, options: Record<string, unknown> }> | null} */
 let made = null;
 
+/**
+ * Each worker's fetch, and what ends it when the worker is lost.
+ * @type {WeakMap<Worker, { send: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
+ *   lifetime: AbortController }>}
+ */
+const lines = new WeakMap();
+
+/** The name of the reason a lost worker's requests fail with. */
+const WORKER_LOST = "WorkerLostError";
+
+/**
+ * The worker is gone (a crash gives its ports no event): its requests still under way fail
+ * now, with a reason that workerLost recognizes, instead of waiting for ever.
+ * @param {Worker} worker
+ * @param {string} why
+ */
+export function loseWorker(worker, why) {
+  const line = lines.get(worker);
+  if (!line) return;
+  lines.delete(worker);
+  line.lifetime.abort(
+    Object.assign(new Error(`the worker was lost: ${why}`), { name: WORKER_LOST }),
+  );
+}
+
+/** Whether a request failed because its worker was lost (the page says so once). @param {unknown} error */
+export function workerLost(error) {
+  const cause = error && typeof error === "object" ? /** @type {any} */ (error).cause : null;
+  return Boolean(cause && cause.name === WORKER_LOST);
+}
+
 // The SDK and the options of the page's clients: over the worker's fetch, or at ?api=URL.
 function setup() {
   made ??= (async () => {
     const sdk = await import(SDK_URL);
     if (API_URL) return { sdk, options: { apiUrl: API_URL } };
     const { createAgentServerFetch } = await import(FETCH_URL);
-    /** @type {WeakMap<Worker, (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>} */
-    const fetches = new WeakMap();
     // A replaced worker gets a fetch of its own: each request goes to the worker running now.
     const fetch = (/** @type {RequestInfo | URL} */ input, /** @type {RequestInit} */ init) => {
       const worker = currentWorker();
-      let send = fetches.get(worker);
-      if (!send) {
-        send = createAgentServerFetch(worker);
-        fetches.set(worker, /** @type {any} */ (send));
+      let line = lines.get(worker);
+      if (!line) {
+        const lifetime = new AbortController();
+        line = { send: createAgentServerFetch(worker, { signal: lifetime.signal }), lifetime };
+        lines.set(worker, line);
       }
-      return /** @type {any} */ (send)(input, init);
+      return line.send(input, init);
     };
     return { sdk, options: { apiUrl: self.location.origin, callerOptions: { fetch } } };
   })();

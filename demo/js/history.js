@@ -3,7 +3,7 @@
 // history handler with its entries, branches, pending card, records and runs. Only the
 // newest request of a thread is shown: an older answer that arrives late is dropped.
 
-import { graphShape, loadTree, statusOf } from "./api.js";
+import { graphShape, loadTree, statusOf, workerLost } from "./api.js";
 import { threadView } from "./conversation.js";
 import { announce, headOf } from "./store.js";
 
@@ -114,7 +114,8 @@ export function requestHistory(threadId, checkpointId = headOf(threadId)) {
       announce(msg);
     },
     (error) => {
-      if (asked.get(threadId) !== number) return;
+      // A lost worker's read: its replacement reads the thread again (boot.js onWorkerBack).
+      if (asked.get(threadId) !== number || workerLost(error)) return;
       const status = statusOf(error);
       onFailure(
         `This chat could not be read${status ? ` (the server answered ${status})` : ""}: ${error instanceof Error ? error.message : String(error)}`,

@@ -14,7 +14,7 @@
 // starts, gets the model last configured, and the page is told again once it is ready
 // (hooks.back). Everything stored is in IndexedDB, which the new worker opens.
 
-import { API_URL, client, serverOk, useWorker } from "./api.js";
+import { API_URL, client, loseWorker, serverOk, useWorker } from "./api.js";
 import { readHistory } from "./history.js";
 import { app } from "./store.js";
 
@@ -90,6 +90,7 @@ export function connect(boot, handlers) {
     restarting = true;
     clearInterval(watchdog);
     worker.terminate();
+    loseWorker(worker, reason);
     window.__demo.restarts += 1;
     boot.lost(reason);
     start();

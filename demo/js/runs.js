@@ -4,7 +4,15 @@
 // or an approval, the answer, an error. A turn is cancelled by aborting its stream (the
 // server cancels a run whose client leaves) and, once the run id is known, runs.cancel.
 
-import { GRAPH_ID, client, ensureThread, errorText, statusOf, threadState } from "./api.js";
+import {
+  GRAPH_ID,
+  client,
+  ensureThread,
+  errorText,
+  statusOf,
+  threadState,
+  workerLost,
+} from "./api.js";
 import { checkpointOf, pendingAt, transcript } from "./conversation.js";
 import { announce } from "./store.js";
 
@@ -117,7 +125,9 @@ export async function runTurn(threadId, request) {
     if (turn.cancelled) await stopped(threadId, turn);
     else if (!seen.failed) await ending(threadId, seen.refused);
   } catch (error) {
-    if (turn.cancelled) {
+    if (workerLost(error)) {
+      // The page has said so and stopped the turn (boot.js onWorkerLost).
+    } else if (turn.cancelled) {
       await stopped(threadId, turn);
     } else if (statusOf(error) === 409) {
       handlers.error({ ...base, type: "error", code: "thread_busy", message: "busy" });
