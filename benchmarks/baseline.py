@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 BASELINE_REF = "27b2fa1"
 """The commit whose build the startup and run-time figures are compared with."""
+
+PROTOCOL_REF = "bc7575d"
+"""The last commit whose demo page spoke the chat protocol to its worker (before the page
+became a LangGraph SDK client of its worker's agent server): the first-token row's baseline."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,7 @@ def ensure_baseline(ref: str = BASELINE_REF) -> Build:
         check=True,
     )
     _assemble_dist(build)
+    _demo_files(build, home / "demo-app")
     (home / ".done").write_text(ref + "\n")
     return Build(build.label, build.src, _newest(build.wheel), build.dist)
 
@@ -111,6 +117,30 @@ def _assemble_dist(build: Build) -> None:
         cwd=build.dist,
         capture_output=True,
         check=True,
+    )
+
+
+def _demo_files(build: Build, demo_app: Path) -> None:
+    """What a demo served with its app compiled needs beside the distribution: ``app.zip``
+    (``demo/app`` compiled by the ref's own ``tools/bytecode.mjs`` in its Pyodide) and the
+    page's ``pyctx_web.mjs``. Nothing for a ref whose ``demo/serve.py`` serves no ``demo-app``."""
+    serve = build.src / "demo" / "serve.py"
+    if not serve.is_file() or '"demo-app"' not in serve.read_text():
+        return
+    demo_app.mkdir(parents=True, exist_ok=True)
+    mount = "/home/pyodide/demo_app"  # where its worker unpacks the app (its build.sh's)
+    compile_app = [str(build.src / "tools" / "bytecode.mjs"), str(build.dist), "folder"]
+    compile_app += [str(build.src / "demo" / "app"), str(demo_app / "app.zip"), mount]
+    subprocess.run(["node", *compile_app], capture_output=True, check=True, cwd=build.src)
+    source = (
+        "import sys; from pyctx_web._js import module_source; "
+        "open(sys.argv[1], 'w', encoding='utf-8').write(module_source())"
+    )
+    subprocess.run(
+        [sys.executable, "-c", source, str(build.dist / "pyctx_web.mjs")],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(build.src)},
     )
 
 

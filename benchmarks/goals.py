@@ -93,6 +93,44 @@ def ratio_row(
     )
 
 
+def added_row(
+    name: str,
+    runtime: str,
+    values: list[float],
+    bases: list[float],
+    unit: str,
+    *,
+    baseline: str,
+    limit: float,
+    note: str = "",
+) -> dict[str, Any]:
+    """A row of paired rounds whose goal is a median per-round difference (``values[i]``
+    less ``bases[i]``) of at most ``limit``; the note gives the difference's quartiles.
+
+    Without pairs it is not judged, and its note says so.
+    """
+    goal = f"<= +{limit:g} {unit} over the baseline"
+    if not values or len(values) != len(bases):
+        notes = [note] if note else []
+        notes.append("no paired rounds measured")
+        return figure(name, runtime, None, unit, goal=goal, note="; ".join(notes))
+    low, median, high = quantiles(values)
+    d1, d2, d3 = quantiles([a - b for a, b in zip(values, bases, strict=True)])
+    difference = f"difference {d2:+.1f} {unit} (quartiles {d1:+.1f} to {d3:+.1f})"
+    return figure(
+        name,
+        runtime,
+        median,
+        unit,
+        spread=(low, high),
+        baseline=baseline,
+        baseline_value=quantiles(bases)[1],
+        goal=goal,
+        met=d2 <= limit,
+        note="; ".join(text for text in (difference, note) if text),
+    )
+
+
 def unused_modules(
     imported: Iterable[str],
     used: Iterable[str],

@@ -1,5 +1,6 @@
 // One fresh Pyodide under Node: the time of one import, the modules it added, and optionally
-// the modules whose code ran during the demo app's first chat message.
+// the modules whose code ran during the demo app's first message ("help me with email", up to
+// its question): a first run streamed by its agent server, or a chat protocol's send.
 // usage: node import_node.mjs DIST_DIR SITE_DIR MODULE [APP_DIR]
 // SITE_DIR holds an unpacked wheel; its files are written into site-packages without running
 // any Python, so that nothing but MODULE's own imports is timed and listed. Prints JSON.
@@ -85,12 +86,43 @@ def _profile(frame, event, arg):
 sys.path.insert(0, "/home/pyodide/bench_app")
 sys.setprofile(_profile)
 import worker_main
-await worker_main.boot(_posted.append)
-worker_main.receive('{"op": "send", "thread_id": "bench", "message": {"type": "chat", "text": "help me with email"}}')
-for _ in range(2000):
-    if any('"needs_input"' in text for text in _posted):
-        break
-    await asyncio.sleep(0.005)
+if hasattr(worker_main, "GRAPH_ID"):
+    # An app served as a LangGraph Server API: the page's requests of a first message (its
+    # thread made, its run streamed to the question, the thread's state read).
+    from pyctx_web.server import Request
+
+    _server = await worker_main.boot(_posted.append)
+
+    async def _call(method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        response = await _server.handle(Request(method, path, body=data))
+        if isinstance(response.body, bytes):
+            return response.body
+        return b"".join([chunk async for chunk in response.body])
+
+    _TID = "00000000-0000-4000-8000-0000000000be"
+    _thread = {"thread_id": _TID, "if_exists": "do_nothing", "metadata": {"graph_id": worker_main.GRAPH_ID}}
+    await _call("POST", "/threads", _thread)
+    _run = {
+        "assistant_id": worker_main.GRAPH_ID,
+        "input": {"messages": [{"role": "user", "content": "help me with email"}]},
+        "stream_mode": ["values", "updates", "custom"],
+        "on_disconnect": "cancel",
+        "multitask_strategy": "reject",
+        "context": {"model": {"kind": "offline"}},
+    }
+    _body = await _call("POST", f"/threads/{_TID}/runs/stream", _run)
+    _state = json.loads(await _call("GET", f"/threads/{_TID}/state"))
+    _asked = b'"__interrupt__"' in _body and bool(_state.get("interrupts"))
+else:
+    # An app of the chat protocol: its send message, then its needs_input answer.
+    await worker_main.boot(_posted.append)
+    worker_main.receive('{"op": "send", "thread_id": "bench", "message": {"type": "chat", "text": "help me with email"}}')
+    for _ in range(2000):
+        if any('"needs_input"' in text for text in _posted):
+            break
+        await asyncio.sleep(0.005)
+    _asked = any('"needs_input"' in t for t in _posted)
 sys.setprofile(None)
 
 _missing = object()
@@ -109,7 +141,7 @@ for _code, _globals in _codes.items():
             _used.add(_value.__module__)
         else:
             _used.update(m.__name__ for m in _imported if getattr(m, _name, _missing) is _value)
-json.dumps({"used": sorted(n for n in _used if isinstance(n, str)), "asked": any('"needs_input"' in t for t in _posted)})
+json.dumps({"used": sorted(n for n in _used if isinstance(n, str)), "asked": _asked})
 `);
   Object.assign(result, JSON.parse(used));
 }

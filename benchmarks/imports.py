@@ -3,12 +3,13 @@
 Every sample is one ``node import_node.mjs`` process: Pyodide loads, the wheel's
 files are written into site-packages, and one ``import`` is timed with
 ``time.perf_counter`` inside Python. The kinds of sample (this build and the
-baseline; ``pyctx_web``, ``pyctx_web.chat``, and ``pyctx_web.chat`` with its
-``ChatSession``) take turns, in rotating order.
-One more process per build imports ``pyctx_web.chat``, then runs the demo app's
-start and first message ("help me with email", offline model) with a profiler
-that records every module whose code runs: the modules the import added that
-ran nothing are the ones a chat session did not need before its first message.
+baseline; ``pyctx_web``, and the package the demo's worker speaks to its page with:
+``pyctx_web.server``, the LangGraph Server API, or in a build that has it the chat
+protocol ``pyctx_web.chat`` with its ``ChatSession``) take turns, in rotating order.
+One more process per build imports that package, then runs the demo app's start and
+first message ("help me with email", offline model, up to its question) with a
+profiler that records every module whose code runs: the modules the import added
+that ran nothing are the ones the demo's worker did not need before its first message.
 """
 
 from __future__ import annotations
@@ -24,9 +25,17 @@ import goals
 from baseline import ROOT, Build
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("pyctx_web", "pyctx_web.chat", "pyctx_web.chat._session")
-"""What is imported: the context store, the chat protocol, and the chat protocol with
-:class:`~pyctx_web.chat.ChatSession` (which ``pyctx_web.chat`` imports when first named)."""
+STORE = "pyctx_web"
+"""The context store, imported alone."""
+
+
+def protocol_module(build: Build) -> str:
+    """What ``build``'s demo worker imports to answer its page: ``pyctx_web.server`` (the
+    LangGraph Server API), or, in a build with the chat protocol, ``pyctx_web.chat`` with its
+    :class:`~pyctx_web.chat.ChatSession` (which ``pyctx_web.chat`` imports when first named)."""
+    if (build.src / "pyctx_web" / "chat").is_dir():
+        return "pyctx_web.chat._session"
+    return "pyctx_web.server"
 
 
 def unpacked(wheel: Path) -> Path:
@@ -52,22 +61,27 @@ def sample(build: Build, module: str, *, session: bool = False) -> dict[str, Any
 
 
 def rows(current: Build, base: Build, *, rounds: int, quick: bool) -> list[dict[str, Any]]:
-    """The import rows: both targets timed against the baseline, and chat's unused modules."""
-    kinds = [(build, target) for target in TARGETS for build in (current, base)]
+    """The import rows: the store and each build's protocol package timed against the
+    baseline, and the protocol package's modules unused by the first message."""
+    builds = (current, base)
+    kinds = [(build, target) for target in ("store", "protocol") for build in builds]
+    modules = {"store": {b.label: STORE for b in builds}}
+    modules["protocol"] = {b.label: protocol_module(b) for b in builds}
     times: dict[tuple[str, str], list[float]] = {}
     added: dict[tuple[str, str], list[str]] = {}
     for round_index in range(rounds):
         for build, target in goals.rotation(kinds, round_index):
-            measured = sample(build, target)
+            measured = sample(build, modules[target][build.label])
             times.setdefault((build.label, target), []).append(measured["ms"])
             added[(build.label, target)] = measured["modules"]
     note = goals.rounds_note(rounds, quick) + "; a fresh Pyodide each"
     runtime = "pyodide-node"
 
-    def row(name: str, target: str, *, limit: float, about: str = "") -> dict[str, Any]:
+    def row(name: str, target: str, *, limit: float) -> dict[str, Any]:
         counts = [
             f"{build.label}: {len(added[(build.label, target)])} modules added"
-            for build in (current, base)
+            + ("" if target == "store" else f" by import {modules[target][build.label]}")
+            for build in builds
         ]
         return goals.bounded(
             name,
@@ -77,35 +91,31 @@ def rows(current: Build, base: Build, *, rounds: int, quick: bool) -> list[dict[
             limit=limit,
             bases=times[(base.label, target)],
             baseline=f"{base.label}, interleaved",
-            note="; ".join([note, *([about] if about else []), ", ".join(counts)]),
+            note="; ".join([note, ", ".join(counts)]),
         )
 
-    store = row("import pyctx_web (the context store)", "pyctx_web", limit=10)
-    unused, base_unused = chat_unused(current), chat_unused(base)
-    chat = row("import pyctx_web.chat", "pyctx_web.chat", limit=float("inf"))
+    store = row("import pyctx_web (the context store)", "store", limit=10)
+    unused = first_message_unused(current, modules["protocol"][current.label])
+    base_unused = first_message_unused(base, modules["protocol"][base.label])
+    mine = modules["protocol"][current.label]
+    name = f"import {mine} (what the demo's worker answers its page with)"
+    protocol = row(name, "protocol", limit=float("inf"))
     listed = "not measured (no question came)" if unused is None else ", ".join(unused) or "none"
-    chat.update(
+    protocol.update(
         goal="imports only what the first message uses",
         met=None if unused is None else not unused,
-        note=chat["note"] + f"; imported but unused by the demo's first message: {listed}"
+        note=protocol["note"] + f"; imported but unused by the demo's first message: {listed}"
         f" ({base.label}: {len(base_unused or [])})",
     )
-    session = row(
-        "import pyctx_web.chat, then its ChatSession",
-        "pyctx_web.chat._session",
-        limit=float("inf"),
-        about="what a page that makes a session pays for the chat protocol",
-    )
-    session.update(goal=None, met=None)
-    return [store, chat, session]
+    return [store, protocol]
 
 
-def chat_unused(build: Build) -> list[str] | None:
-    """The modules ``import pyctx_web.chat`` adds that the demo's first message runs no code of.
+def first_message_unused(build: Build, module: str) -> list[str] | None:
+    """The modules ``import module`` adds that the demo's first message runs no code of.
 
     ``None`` when the first message did not reach its question.
     """
-    measured = sample(build, "pyctx_web.chat", session=True)
+    measured = sample(build, module, session=True)
     if not measured.get("asked"):
         return None
     return goals.unused_modules(measured["modules"], measured["used"], measured["importers"])

@@ -34,6 +34,7 @@ import against  # noqa: E402
 import api_model  # noqa: E402
 import baseline  # noqa: E402
 import chart  # noqa: E402
+import first_token  # noqa: E402
 import goals  # noqa: E402
 import network  # noqa: E402
 import startup  # noqa: E402
@@ -302,6 +303,10 @@ def measure(
         (f"imports against {ref}", lambda: against.run_imports(dist, quick)),
         (f"run time against {ref}", lambda: against.run_versus(dist, quick)),
         ("the demo's API model", lambda: api_model.run_step(dist, quick, launch)),
+        (
+            f"first token against the chat protocol ({baseline.PROTOCOL_REF})",
+            lambda: first_token.run(dist, quick, launch),
+        ),
         ("wheel", wheel_size),
     ]
     network_step = ("the demo over an emulated network", lambda: network.run(quick, launch))

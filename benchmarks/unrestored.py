@@ -47,14 +47,19 @@ enough of the wasm has been compiled by TurboFan, a few seconds into the visit."
 
 @contextmanager
 def without_snapshot(build: Build) -> Iterator[Build]:
-    """``build`` laid out for ``demo/serve.py`` without ``demo.snapshot``: a worker then
-    finds none (HTTP 404), with no request intercepted. Files are hard links where possible."""
+    """``build`` laid out for ``demo/serve.py`` without ``demo.snapshot`` (the distribution,
+    the app and the page's ``vendor`` modules): a worker then finds none (HTTP 404), with no
+    request intercepted. Files are hard links where possible."""
     home = Path(tempfile.mkdtemp(prefix="unrestored-", dir=ROOT / "build" / "bench"))
     try:
         dist = home / "dist"
         shutil.copytree(build.dist, dist, copy_function=_link)
         (home / "demo-app").mkdir()
         _link(build.dist.parent / "demo-app" / "app.zip", home / "demo-app" / "app.zip")
+        # The page's bundled npm modules (LangGraph's SDK), which serve.py finds beside dist.
+        vendor = build.dist.parent / "vendor"
+        if vendor.is_dir():
+            shutil.copytree(vendor, home / "vendor", copy_function=_link)
         yield Build(f"{build.label} without its snapshot", build.src, build.wheel, dist)
     finally:
         shutil.rmtree(home, ignore_errors=True)

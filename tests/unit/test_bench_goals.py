@@ -61,6 +61,29 @@ def test_ratio_row_judges_the_median_of_per_round_ratios() -> None:
     assert row["ratio_spread"] == pytest.approx([0.45, 0.55])
 
 
+def test_added_row_judges_the_median_per_round_difference() -> None:
+    """An added row is met when the median of the per-round differences is at most the limit,
+    however far apart the two medians are."""
+    row = goals.added_row(
+        "x", "r", [30.0, 50.0, 100.0], [25.0, 20.0, 95.0], "ms", baseline="b", limit=10
+    )
+    assert row["value"] == 50.0
+    assert row["baseline_value"] == 25.0
+    assert row["goal"] == "<= +10 ms over the baseline"
+    assert row["met"] is True
+    assert row["note"].startswith("difference +5.0 ms")
+    missed = goals.added_row("x", "r", [40.0, 50.0], [20.0, 20.0], "ms", baseline="b", limit=10)
+    assert missed["met"] is False
+
+
+def test_added_row_without_pairs_is_not_judged() -> None:
+    """Unpaired or missing rounds give no value, no verdict and a note saying so."""
+    row = goals.added_row("x", "r", [1.0], [], "ms", baseline="b", limit=10)
+    assert row["value"] is None
+    assert row["met"] is None
+    assert "no paired rounds measured" in row["note"]
+
+
 def test_unused_modules_keeps_the_parents_of_used_modules() -> None:
     """A package whose submodule ran is needed; modules that ran nothing are listed, sorted."""
     imported = ["pkg", "pkg.sub", "pkg.sub.leaf", "uuid", "hashlib", "__future__", "json"]
