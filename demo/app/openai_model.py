@@ -141,12 +141,16 @@ class OpenAICompatibleModel:
         return f"OpenAICompatibleModel(base_url={self.base_url!r}, model={self.model!r})"
 
     def describe(self) -> dict[str, Any]:
-        """What the page may show of this model: never the key."""
+        """What the page may show of this model, and the settings a run's context names it
+        with (its reply limits included): never the key."""
         return {
             "kind": self.kind,
             "base_url": self.base_url,
             "model": self.model,
             "token_delay_ms": self.token_delay_ms,
+            "idle_timeout_s": self.limits.idle_timeout_s,
+            "deadline_s": self.limits.deadline_s,
+            "max_reply_chars": self.limits.max_reply_chars,
         }
 
     def request(

@@ -13,7 +13,8 @@ KEY = "sk-test-unit-4kP"
 
 
 def test_the_key_is_in_no_repr_description_or_body() -> None:
-    """repr, describe() and the request body never hold the key."""
+    """repr, describe() and the request body never hold the key; describe() gives the settings
+    a run's context names the model with, its reply limits included."""
     model = OpenAICompatibleModel("http://127.0.0.1:8080/v1/", " m1 ", f" {KEY} ", 5)
     assert repr(model) == "OpenAICompatibleModel(base_url='http://127.0.0.1:8080/v1', model='m1')"
     assert model.describe() == {
@@ -21,6 +22,9 @@ def test_the_key_is_in_no_repr_description_or_body() -> None:
         "base_url": "http://127.0.0.1:8080/v1",
         "model": "m1",
         "token_delay_ms": 5,
+        "idle_timeout_s": 60.0,
+        "deadline_s": 300.0,
+        "max_reply_chars": 1_000_000,
     }
     assert model.url == "http://127.0.0.1:8080/v1/chat/completions"
     body = model.request([{"role": "user", "content": "hi"}], [{"type": "function"}])
@@ -103,3 +107,19 @@ def test_the_site_carries_the_packages_the_model_loads() -> None:
     from tools.site import API_MODEL_PACKAGES
 
     assert API_MODEL_PACKAGES == SDK_PACKAGES
+
+
+def test_a_run_context_made_from_the_description_names_the_same_model_and_limits() -> None:
+    """describe() given back as a run's context.model (the key remembered by the worker) makes
+    a model with the same settings and reply limits."""
+    import models
+
+    settings = {"kind": "openai", "base_url": "http://127.0.0.1:8080/v1", "model": "m1"}
+    chosen = models.make_model({**settings, "api_key": KEY, "idle_timeout_s": 1, "deadline_s": 20})
+    models.remember_key(settings["base_url"], KEY)
+    try:
+        again = models.model_for({"model": chosen.describe()})
+    finally:
+        models.forget_models()
+    assert again.describe() == chosen.describe()
+    assert again.describe()["idle_timeout_s"] == 1
