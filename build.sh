@@ -467,7 +467,7 @@ build_site() {  # build_site [--api-origin ORIGIN]...: build/site, for a static 
     local want
     want="$(stamp_of tools/site.py tools/site_headers.py "$DIST/.stamp" "$BUILD/demo-app/.stamp" \
         "$BUILD/demo-app/.snapshot-stamp" demo/index.html demo/main.js demo/worker.js \
-        demo/style.css demo/js/*.js <(echo "$*"))"
+        demo/style.css demo/js/*.js "$BUILD/vendor/langgraph-sdk.mjs" <(echo "$*"))"
     if fresh "$BUILD/site.stamp" "$want" && [ -f "$SITE/index.html" ]; then return 0; fi
     log "assembling build/site: the demo as a static site, content-hashed and precompressed"
     "$PY" tools/site.py "$DIST" "$BUILD/demo-app" "$SITE" "$@" ||

@@ -43,13 +43,14 @@ def watched(watch: PageWatch, page: Any) -> Any:
 
 
 def inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """Copies of the site's inputs (build/dist's files, build/demo-app, demo/): a rebuild that
-    runs meanwhile cannot change them between the two builds."""
+    """Copies of the site's inputs (build/dist's files, build/demo-app, build/vendor, demo/): a
+    rebuild that runs meanwhile cannot change them between the two builds."""
     dist, app_dir, demo = tmp_path / "dist", tmp_path / "demo-app", tmp_path / "demo"
     dist.mkdir()
     for name, path in site.pyodide_files(DIST).items():
         shutil.copy2(path, dist / name)
     shutil.copytree(DEMO_APP, app_dir)
+    shutil.copytree(DIST.parent / "vendor", tmp_path / "vendor")  # the page's bundles
     shutil.copytree(ROOT / "demo", demo, ignore=shutil.ignore_patterns("app", "__pycache__"))
     return dist, app_dir, demo
 
