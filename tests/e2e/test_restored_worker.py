@@ -135,6 +135,7 @@ def test_a_snapshot_taken_against_another_initial_memory_is_not_restored(
     # The demo served from a copy of the build whose snapshot's checksum is off by one bit.
     shutil.copytree(DIST, tmp_path / "dist")
     shutil.copytree(DIST.parent / "demo-app", tmp_path / "demo-app")
+    shutil.copytree(DIST.parent / "vendor", tmp_path / "vendor")  # the page's SDK bundle
     snapshot = tmp_path / "demo-app" / "demo.snapshot"
     with snapshot.open("r+b") as file:
         file.seek(8)
