@@ -146,18 +146,24 @@ export function errorText(error) {
   return text;
 }
 
+/** The threads this page has seen on the server (listed, read, or made by it). */
+const onServer = new Set();
+
 /**
  * Makes the thread on the server if it is not there yet (its first turn).
  * @param {string} threadId
  * @param {string} title
  */
 export async function ensureThread(threadId, title) {
+  // Known to be there: no round trip to the server before the turn's run.
+  if (onServer.has(threadId)) return;
   const api = await client();
   await api.threads.create({
     threadId,
     ifExists: "do_nothing",
     metadata: { graph_id: GRAPH_ID, title },
   });
+  onServer.add(threadId);
 }
 
 /**
@@ -167,6 +173,7 @@ export async function ensureThread(threadId, title) {
 export async function listThreads() {
   const api = await client();
   const found = await api.threads.search({ metadata: { graph_id: GRAPH_ID }, limit: 100 });
+  for (const t of found) onServer.add(String(t.thread_id));
   return found.map((/** @type {any} */ t) => ({
     id: String(t.thread_id),
     title:
@@ -182,6 +189,7 @@ export async function renameThread(threadId, title) {
 
 /** @param {string} threadId */
 export async function deleteThread(threadId) {
+  onServer.delete(threadId);
   const api = await client();
   try {
     await api.threads.delete(threadId);
@@ -199,7 +207,9 @@ const HISTORY_LIMIT = 1000;
 export async function loadTree(threadId) {
   const api = await client();
   try {
-    return new Tree(await api.threads.getHistory(threadId, { limit: HISTORY_LIMIT }));
+    const tree = new Tree(await api.threads.getHistory(threadId, { limit: HISTORY_LIMIT }));
+    onServer.add(threadId);
+    return tree;
   } catch (error) {
     if (statusOf(error) === 404) return new Tree([]);
     throw error;
