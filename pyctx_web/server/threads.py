@@ -174,8 +174,12 @@ async def _get(server: ServerCore, request: Request, thread_id: str) -> Response
 
 
 async def _patch(server: ServerCore, request: Request, thread_id: str) -> Response:
-    """``PATCH /threads/{thread_id}``: merge ``metadata`` into the thread's."""
-    thread = await get_thread(server, thread_id)
+    """``PATCH /threads/{thread_id}``: merge ``metadata`` into the thread's (an unknown
+    thread is 404 ``Not Found``, the server's words here)."""
+    wanted = parse_uuid(thread_id, "thread")
+    if await server.threads.get(wanted) is None:
+        raise ApiError(404, "Not Found")
+    thread = await get_thread(server, wanted)
     thread["metadata"].update(object_field(request.json_body(), "metadata") or {})
     thread["updated_at"] = utc_now()
     await server.threads.put(thread)

@@ -114,10 +114,9 @@ def test_delete_removes_checkpoints() -> None:
 def test_unknown_and_malformed_ids(method: str) -> None:
     """An unknown thread id gets 404, one that is not a UUID 422."""
     server = make_server()
-    assert call_json(server, method, f"/threads/{TID}") == (
-        404,
-        {"detail": f"Thread with ID {TID} not found"},
-    )
+    # As the LangGraph Server words them: PATCH says less.
+    detail = "Not Found" if method == "PATCH" else f"Thread with ID {TID} not found"
+    assert call_json(server, method, f"/threads/{TID}") == (404, {"detail": detail})
     assert call_json(server, method, "/threads/t1") == (
         422,
         {"detail": "Invalid thread ID: must be a UUID"},
@@ -328,3 +327,12 @@ def test_copy_gives_a_new_thread_with_the_same_checkpoints() -> None:
 def test_copy_of_an_unknown_thread_is_a_conflict() -> None:
     """Copying a thread that does not exist answers 409, as the LangGraph Server does."""
     assert call_json(make_server(), "POST", f"/threads/{TID}/copy") == (409, {"detail": "Conflict"})
+
+
+def test_patch_of_an_unknown_thread_is_not_found() -> None:
+    """Patching a thread that does not exist answers 404 ``Not Found``, the server's words."""
+    body = {"metadata": {"a": 1}}
+    assert call_json(make_server(), "PATCH", f"/threads/{TID}", body) == (
+        404,
+        {"detail": "Not Found"},
+    )
