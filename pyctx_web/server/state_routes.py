@@ -98,10 +98,15 @@ async def _state_response(
         return json_response(200, empty_thread_state())
     config = {"configurable": {**fields, "thread_id": thread["thread_id"]}}
     wanted = fields.get("checkpoint_id")
-    if wanted and graph.checkpointer is not None and not fields.get("checkpoint_ns"):
-        if await graph.checkpointer.aget(thread["thread_id"], str(wanted)) is None:
-            # The server answers an unknown checkpoint with an empty state that names it.
-            return json_response(200, {**empty_thread_state(), **_named(config)})
+    saver = graph.checkpointer
+    if (
+        wanted
+        and saver is not None
+        and not fields.get("checkpoint_ns")
+        and await saver.aget(thread["thread_id"], str(wanted)) is None
+    ):
+        # The server answers an unknown checkpoint with an empty state that names it.
+        return json_response(200, {**empty_thread_state(), **_named(config)})
     state = thread_state(await graph.aget_state(config, subgraphs=subgraphs))
     if "checkpoint_id" in fields and "checkpoint_ns" not in fields and state["checkpoint"]:
         # The server's saver names a checkpoint read by id with the config it was asked for.
