@@ -44,6 +44,9 @@ const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
  * @property {string | URL} [base] what a relative URL is resolved against (the page's or
  *   worker's location, or http://localhost/ where there is none); only its path and query
  *   reach the server
+ * @property {string} [basePath] a path prefix such as "/api" that the server does not see:
+ *   "/api/threads" reaches it as "/threads" (for an apiUrl with a path, as a service worker
+ *   answering a same-origin path has)
  *
  * What serveAgentServer returns: a target for createAgentServerFetch in the same thread.
  * @typedef {object} AgentServerHost
@@ -94,7 +97,7 @@ function agentFetchRequest(input, init, base) {
  * @param {AgentFetchOptions} [options]
  * @returns {AgentFetch}
  */
-export function createAgentServerFetch(target, { base } = {}) {
+export function createAgentServerFetch(target, { base, basePath = "" } = {}) {
   if (target === null || typeof target !== "object" || typeof target.postMessage !== "function") {
     throw new TypeError(
       "createAgentServerFetch: the target must be a Worker or MessagePort whose other side " +
@@ -102,6 +105,12 @@ export function createAgentServerFetch(target, { base } = {}) {
     );
   }
   const resolvedBase = String(base ?? globalThis.location?.href ?? "http://localhost/");
+  const prefix = basePath.replace(/\/+$/, "");
+  if (prefix !== "" && !prefix.startsWith("/")) {
+    throw new TypeError(
+      `createAgentServerFetch: basePath must start with "/", not ${JSON.stringify(basePath)}`,
+    );
+  }
   return async (input, init) => {
     const request = agentFetchRequest(input, init, resolvedBase);
     const signal = request.signal;
@@ -109,12 +118,15 @@ export function createAgentServerFetch(target, { base } = {}) {
     const body = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
     signal.throwIfAborted();
     const url = new URL(request.url);
+    if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
+      throw new TypeError(`createAgentServerFetch: ${request.url} is not under ${prefix}`);
+    }
     const { port1, port2 } = new MessageChannel();
     /** @type {AgentFetchRequest} */
     const message = {
       type: AGENT_FETCH,
       method: request.method,
-      path: url.pathname,
+      path: url.pathname.slice(prefix.length) || "/",
       query: url.search.slice(1),
       headers: [...request.headers],
       body,
@@ -288,4 +300,27 @@ export function serveAgentServer(pyodide, server, { endpoint } = {}) {
       bridge.destroy(); // and open_exchange, borrowed from it
     },
   };
+}
+
+/**
+ * Passes the requests of createAgentServerFetch that arrive on `source` on to `target`, with
+ * their ports: a page passes what its service worker sends it (`navigator.serviceWorker`) to
+ * the Worker that called serveAgentServer, so the service worker's fetch handler can answer a
+ * same-origin path with `createAgentServerFetch(client, { basePath })`. Returns a function
+ * that stops it.
+ *
+ * @param {EventTarget & { startMessages?(): void }} source
+ * @param {AgentFetchTarget} target
+ * @returns {() => void}
+ */
+export function forwardAgentFetch(source, target) {
+  /** @param {Event} event */
+  const listener = (event) => {
+    const { data, ports } = /** @type {MessageEvent} */ (event);
+    if (data?.type === AGENT_FETCH && ports[0]) target.postMessage(data, [ports[0]]);
+  };
+  source.addEventListener("message", listener);
+  // A ServiceWorkerContainer holds its messages until told to deliver them.
+  source.startMessages?.();
+  return () => source.removeEventListener("message", listener);
 }
