@@ -41,6 +41,7 @@ from pyctx_web.graph.types import Send
 from pyctx_web.server._messages import is_dict_message, message_json
 
 __all__ = [
+    "as_returned_jsonable",
     "checkpoint_json",
     "dumps",
     "empty_thread_state",
@@ -107,6 +108,21 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, list):
         return [to_jsonable(item) for item in value]
     return _object_jsonable(value)
+
+
+def as_returned_jsonable(value: Any) -> Any:
+    """``value`` as :func:`to_jsonable` gives it, but a dict that looks like a message kept
+    as it is: a node's return (a task's ``result``) holds what the node returned."""
+    if type(value) is dict:
+        return {
+            (key if type(key) is str and key.isascii() and "\x00" not in key else _key(key)): (
+                as_returned_jsonable(item)
+            )
+            for key, item in value.items()
+        }
+    if type(value) is list or type(value) is tuple:
+        return [as_returned_jsonable(item) for item in value]
+    return to_jsonable(value)
 
 
 def _dict_jsonable(value: dict[Any, Any]) -> dict[str, Any]:
@@ -261,7 +277,7 @@ def _task_json(task: Any) -> dict[str, Any]:
         if state is not None and not nested
         else None,
         "state": thread_state(state) if nested else None,
-        "result": to_jsonable(getattr(task, "result", None)),
+        "result": as_returned_jsonable(getattr(task, "result", None)),
     }
 
 
