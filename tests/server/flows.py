@@ -16,6 +16,7 @@ from collections.abc import Callable
 import httpx
 
 from tests.server import flows_control, flows_crud, flows_state, flows_stream
+from tests.server.js_flows import JS_FLOWS, js_flow
 from tests.server.transcript import Exchange, Recorder, render
 
 STREAM_MODES = ["values", "updates"]
@@ -81,6 +82,7 @@ FLOWS: dict[str, Callable[[Recorder], None]] = {
     "unknown_assistant": flows_crud.unknown_assistant,
     "graph_raises": flows_crud.graph_raises,
     "resume_nothing_pending": flows_crud.resume_nothing_pending,
+    **{f"js_{name}": js_flow(name) for name in JS_FLOWS},
 }
 
 
