@@ -308,7 +308,7 @@ def test_state_at_an_unknown_checkpoint_is_empty_and_names_it() -> None:
     by path and by body, as the LangGraph Server answers it."""
     server, tid, _ = _paused_thread()
     missing = "1f1ea5fd-17f8-61bd-8000-da9e6418ede8"
-    expected = {
+    expected: dict[str, Any] = {
         "values": {},
         "next": [],
         "tasks": [],
