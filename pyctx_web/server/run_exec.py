@@ -110,6 +110,7 @@ def launch(server: ServerCore, plan: RunPlan, *, stateless: bool = False) -> Act
     active = ActiveRun(plan, stateless, inflight(server, plan.record["thread_id"]))
     active_runs(server)[active.run_id] = active
     active.task = asyncio.ensure_future(_execute(server, active))
+    active.task.add_done_callback(lambda _: _ended(server, active))
     return active
 
 
@@ -171,19 +172,21 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
 
 async def _execute(server: ServerCore, active: ActiveRun) -> None:
     try:
-        try:
-            for earlier in active.after:
-                await earlier.done.wait()
-        except asyncio.CancelledError:
-            if active.action is None:
-                raise
-            return  # cancelled while it waited for its turn: :func:`cancel` recorded it
-        await _run(server, active)
-    finally:
-        active_runs(server).pop(active.run_id, None)
-        active.done.set()
-        for queue in active.listeners:
-            queue.put_nowait(None)
+        for earlier in active.after:
+            await earlier.done.wait()
+    except asyncio.CancelledError:
+        if active.action is None:
+            raise
+        return  # cancelled while it waited for its turn: :func:`cancel` recorded it
+    await _run(server, active)
+
+
+def _ended(server: ServerCore, active: ActiveRun) -> None:
+    """The run's task is done (also one cancelled before it began): tell who waits."""
+    active_runs(server).pop(active.run_id, None)
+    active.done.set()
+    for queue in active.listeners:
+        queue.put_nowait(None)
 
 
 async def cancel(server: ServerCore, active: ActiveRun, action: str) -> None:

@@ -50,7 +50,8 @@ async def finish_run(
         status = "busy"
     elif ended == "error":
         status = "error"
-    elif ended == "interrupted" or snapshot.next:
+    elif (ended == "interrupted" and keep_record) or snapshot.next:
+        # A run rolled back leaves its thread as it was before: interrupted only if it was.
         status = "interrupted"
     else:
         status = "idle"

@@ -11,6 +11,7 @@ assembles them: the assistant's, the thread's and the body's, merged.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -18,7 +19,7 @@ from typing import Any, Final
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
-from pyctx_web.server._http import ApiError, not_of_type, not_one_of
+from pyctx_web.server._http import ApiError
 from pyctx_web.server.assistants import resolve_assistant
 from pyctx_web.server.run_events import command_from_json, graph_modes
 from pyctx_web.server.state_json import to_jsonable
@@ -139,15 +140,29 @@ def _config_of(
     return config
 
 
-def _option(body: Mapping[str, Any], name: str, options: tuple[str, ...], schema: str) -> Any:
-    """The body's ``name`` when one of ``options`` (None when absent); the server's 422 if not.
+def _refused(value: Any, problem: str, keyword: str, name: str, schema: str) -> ApiError:
+    """422 worded as the server's JSON Schema check; ``schema`` is where its run properties are."""
+    shown = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return ApiError(
+        422,
+        f'{shown} {problem}\n\nFailed validating "{keyword}" in schema{schema}["properties"]'
+        f'["{name}"]\n\nOn instance["{name}"]:\n    {shown}',
+    )
 
-    ``schema`` is where the server's schema holds the run's properties, as its message names it.
-    """
+
+def _listing(options: tuple[str, ...]) -> str:
+    """Options as the server's check lists them: whole up to three, else two and a count."""
+    quoted = [json.dumps(option) for option in options]
+    if len(quoted) > 3:
+        return f"{quoted[0]}, {quoted[1]} or {len(quoted) - 2} other candidates"
+    return ", ".join(quoted[:-1]) + f" or {quoted[-1]}"
+
+
+def _option(body: Mapping[str, Any], name: str, options: tuple[str, ...], schema: str) -> Any:
+    """The body's ``name`` when one of ``options`` (None when absent); the server's 422 if not."""
     value = body.get(name)
     if value is not None and value not in options:
-        error = not_one_of(value, options, (name,))
-        raise ApiError(422, error.detail.replace("in schema[", f"in schema{schema}[", 1))
+        raise _refused(value, f"is not one of {_listing(options)}", "enum", name, schema)
     return value
 
 
@@ -157,8 +172,7 @@ def _checked(body: Mapping[str, Any], schema: str, streamed: bool) -> tuple[str,
     _option(body, "durability", DURABILITIES, schema)
     resumable = body.get("stream_resumable")
     if resumable is not None and not isinstance(resumable, bool):
-        error = not_of_type(resumable, "boolean", ("stream_resumable",))
-        raise ApiError(422, error.detail.replace("in schema[", f"in schema{schema}[", 1))
+        raise _refused(resumable, 'is not of type "boolean"', "type", "stream_resumable", schema)
     # The streamed and waited bodies add on_disconnect to the run's schema (allOf's second).
     disconnect = (
         _option(body, "on_disconnect", DISCONNECT_MODES, '["allOf"][1]') if streamed else None
@@ -229,4 +243,6 @@ def plan_run(
         "subgraphs": plan.subgraphs,
         "resumable": plan.resumable,
     }
+    # The graph's own run is the API's run: nodes see its id (config and runtime), as on the server.
+    plan.config["run_id"] = record["run_id"]
     return plan

@@ -117,7 +117,9 @@ async def _start(
     record = plan.record
     thread_id = record["thread_id"]
     earlier = inflight(server, thread_id)
-    if earlier and record["multitask_strategy"] == "reject":
+    # A thread busy with no run here runs in another tab or process (a shared store).
+    held = earlier or (not stateless and thread["status"] == "busy")
+    if held and record["multitask_strategy"] == "reject":
         raise ApiError(409, _REJECTED)
     await server.runs.put(record)
     graph_id = plan.config["configurable"]["graph_id"]
