@@ -17,6 +17,7 @@ import httpx
 
 from tests.server import flows_control, flows_crud, flows_state, flows_stream
 from tests.server.js_flows import JS_FLOWS, js_flow
+from tests.server.py_sdk_flows import PY_SDK_FLOWS, py_sdk_flow
 from tests.server.transcript import Exchange, Recorder, render
 
 STREAM_MODES = ["values", "updates"]
@@ -83,6 +84,7 @@ FLOWS: dict[str, Callable[[Recorder], None]] = {
     "graph_raises": flows_crud.graph_raises,
     "resume_nothing_pending": flows_crud.resume_nothing_pending,
     **{f"js_{name}": js_flow(name) for name in JS_FLOWS},
+    **{f"py_{name}": py_sdk_flow(name) for name in PY_SDK_FLOWS},
 }
 
 
