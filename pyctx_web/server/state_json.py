@@ -46,6 +46,7 @@ __all__ = [
     "dumps",
     "empty_thread_state",
     "interrupt_json",
+    "server_metadata",
     "thread_state",
     "to_jsonable",
 ]
@@ -281,6 +282,20 @@ def _task_json(task: Any) -> dict[str, Any]:
     }
 
 
+_OWN_METADATA: Final = ("source", "step", "parents")
+"""The keys of a checkpoint's metadata the graph writes (the rest come from the run's config)."""
+
+
+def server_metadata(metadata: Any) -> Any:
+    """A checkpoint's metadata as JSON, in the server's order: its checkpointer puts the
+    config's entries first and the graph's own (``source``, ``step``, ``parents``) last."""
+    if not isinstance(metadata, Mapping):
+        return to_jsonable(metadata)
+    ordered = {k: v for k, v in metadata.items() if k not in _OWN_METADATA}
+    ordered.update((k, metadata[k]) for k in _OWN_METADATA if k in metadata)
+    return to_jsonable(ordered)
+
+
 def thread_state(snapshot: Any) -> dict[str, Any]:
     """A :class:`~pyctx_web.graph.types.StateSnapshot` as the API's ``ThreadState`` JSON."""
     config = snapshot.config
@@ -289,7 +304,7 @@ def thread_state(snapshot: Any) -> dict[str, Any]:
         "values": to_jsonable(snapshot.values),
         "next": list(snapshot.next),
         "tasks": [_task_json(task) for task in snapshot.tasks],
-        "metadata": to_jsonable(snapshot.metadata),
+        "metadata": server_metadata(snapshot.metadata),
         "created_at": to_jsonable(snapshot.created_at),
         "checkpoint": checkpoint_json(config),
         "parent_checkpoint": checkpoint_json(parent),

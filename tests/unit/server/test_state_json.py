@@ -293,3 +293,27 @@ def test_a_task_result_holds_what_the_node_returned() -> None:
     newest, answered, _ = asyncio.run(history())
     assert answered["tasks"][0]["result"] == {"messages": [reply]}
     assert newest["values"]["messages"][0]["type"] == "ai"
+
+
+def test_metadata_lists_the_config_entries_before_the_graphs_own() -> None:
+    """A state's metadata lists the run config's entries first and ``source``, ``step`` and
+    ``parents`` last, in the order the server's checkpointer writes them."""
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("answer", lambda state: {"messages": []})
+        .add_edge(START, "answer")
+        .compile(checkpointer=InMemorySaver())
+    )
+    config = {**CONFIG, "metadata": {"run_id": "r1", "graph_id": "g"}}
+
+    async def state() -> dict[str, Any]:
+        await graph.ainvoke({"messages": []}, config)
+        return thread_state(await graph.aget_state(CONFIG))
+
+    assert list(asyncio.run(state())["metadata"]) == [
+        "run_id",
+        "graph_id",
+        "source",
+        "step",
+        "parents",
+    ]
