@@ -112,11 +112,12 @@ await new Promise((resolve, reject) => {
   worker.onerror = (event) => reject(new Error(event.message));
 });
 worker.onmessage = null;
-const { createAgentServerFetch } = await import(base + "pyctx_web.mjs");
 const { Client } = await import(blob(%(sdk)s));
-const fetch = createAgentServerFetch(worker);
+const module = await import(base + "pyctx_web.mjs");
+const fetch = module.createAgentServerFetch(worker);
 globalThis.agentFetch = {
-  fetch, client: new Client({ apiUrl: "http://localhost:8123", callerOptions: { fetch } }) };
+  fetch, module, target: worker,
+  client: new Client({ apiUrl: "http://localhost:8123", callerOptions: { fetch } }) };
 """
 
 SETUP_NODE = """
@@ -127,13 +128,15 @@ const host = module.serveAgentServer(pyodide, pyodide.globals.get("server"));
 const { Client } = await import(%(sdk)s);
 const fetch = module.createAgentServerFetch(host);
 globalThis.agentFetch = {
-  fetch, client: new Client({ apiUrl: "https://api.example", callerOptions: { fetch } }) };
+  fetch, module, target: host,
+  client: new Client({ apiUrl: "https://api.example", callerOptions: { fetch } }) };
 """
 
 
 @pytest.fixture(scope="module")
 def agent(pyctx_module: Any) -> Any:
-    """The runtime's page or Node with ``globalThis.agentFetch = { fetch, client }`` set up."""
+    """The runtime's page or Node with ``globalThis.agentFetch`` set up: ``fetch`` and the
+    SDK ``client`` over it, the ``module`` they come from and the fetch's ``target``."""
     if pyctx_module.browser == "node":
         code = SETUP_NODE % {
             "graphs": json.dumps(GRAPHS),
@@ -150,7 +153,7 @@ def agent(pyctx_module: Any) -> Any:
 
 def run(agent: Any, code: str) -> Any:
     """``code`` run with ``client`` and ``fetch`` in scope; what it returns, through JSON."""
-    return agent.run_js("const { client, fetch } = globalThis.agentFetch;\n" + code)
+    return agent.run_js("const { client, fetch, module, target } = globalThis.agentFetch;\n" + code)
 
 
 def test_sdk_client_runs_a_thread_to_an_interrupt_and_resumes_it(agent: Any) -> None:
@@ -382,3 +385,63 @@ def test_an_aborted_signal_rejects_before_sending(agent: Any) -> None:
         """,
     )
     assert result == "AbortError"
+
+
+def test_a_base_path_is_left_out_of_the_path_the_server_routes(agent: Any) -> None:
+    """With basePath "/api/", "/api/ok" reaches the server as "/ok"; a URL outside it is
+    refused with a TypeError naming it, and a basePath not starting with "/" too."""
+    result = run(
+        agent,
+        """
+        const message = async (call) => {
+          try {
+            await call();
+            return null;
+          } catch (error) {
+            return `${error.name}: ${error.message}`;
+          }
+        };
+        const under = module.createAgentServerFetch(target, { basePath: "/api/" });
+        const ok = await under("http://localhost/api/ok");
+        return {
+          ok: ok.status,
+          outside: await message(() => under("http://a/apiary/ok")),
+          relative: await message(() => module.createAgentServerFetch(target, { basePath: "api" })),
+        };
+        """,
+    )
+    assert result == {
+        "ok": 200,
+        "outside": "TypeError: createAgentServerFetch: http://a/apiary/ok is not under /api",
+        "relative": 'TypeError: createAgentServerFetch: basePath must start with "/", not "api"',
+    }
+
+
+def test_targets_and_servers_of_the_wrong_kind_are_refused(agent: Any) -> None:
+    """createAgentServerFetch refuses a target with no postMessage, and serveAgentServer a
+    server that is not an AgentServer, each with a TypeError saying what it needs."""
+    result = run(
+        agent,
+        """
+        const message = (call) => {
+          try {
+            call();
+            return null;
+          } catch (error) {
+            return `${error.name}: ${error.message}`;
+          }
+        };
+        return [
+          message(() => module.createAgentServerFetch({})),
+          message(() => module.serveAgentServer(pyodide, {})),
+          message(() => module.serveAgentServer({}, {})),
+        ];
+        """,
+    )
+    assert result == [
+        "TypeError: createAgentServerFetch: the target must be a Worker or MessagePort whose "
+        "other side called serveAgentServer, or what serveAgentServer returned",
+        "TypeError: serveAgentServer: the server must be a PyProxy of an AgentServer",
+        "TypeError: serveAgentServer: the first argument must be the Pyodide that loadPyodide() "
+        "resolved with",
+    ]
