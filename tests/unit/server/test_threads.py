@@ -336,3 +336,22 @@ def test_patch_of_an_unknown_thread_is_not_found() -> None:
         404,
         {"detail": "Not Found"},
     )
+
+
+def test_prune_deletes_the_listed_threads_and_counts_them() -> None:
+    """``POST /threads/prune`` deletes the listed threads that exist (checkpoints too) and
+    answers how many; ``keep_latest`` is refused with 422."""
+    server = make_server()
+    kept, pruned = _create(server)["thread_id"], _create(server)["thread_id"]
+    config: Any = {"configurable": {"thread_id": pruned}}
+    asyncio.run(server.graphs["agent"].ainvoke({"count": 1}, config))
+    body = {"thread_ids": [pruned, TID], "strategy": "delete"}
+    assert call_json(server, "POST", "/threads/prune", body) == (200, {"pruned_count": 1})
+    assert call_json(server, "GET", f"/threads/{pruned}")[0] == 404
+    assert call_json(server, "GET", f"/threads/{kept}")[0] == 200
+    assert asyncio.run(server.graphs["agent"].aget_state(config)).values == {}
+    keep = {"thread_ids": [kept], "strategy": "keep_latest"}
+    assert call_json(server, "POST", "/threads/prune", keep) == (
+        422,
+        {"detail": "keep_latest strategy is not supported by this server"},
+    )
