@@ -222,6 +222,7 @@ export function serveAgentServer(pyodide, server, { endpoint } = {}) {
     throw new TypeError("serveAgentServer: the server must be a PyProxy of an AgentServer");
   }
   const bridge = pyodide.pyimport("pyctx_web.server._jsfetch");
+  const encoder = new TextEncoder();
   const open = bridge.open_exchange;
   /** @param {AgentFetchRequest} request @param {MessagePort} port */
   const answer = (request, port) => {
@@ -240,6 +241,9 @@ export function serveAgentServer(pyodide, server, { endpoint } = {}) {
       if (done) return;
       if (kind === "head") {
         port.postMessage({ type: "head", status: args[0], headers: JSON.parse(args[1]) });
+      } else if (kind === "text") {
+        const chunk = encoder.encode(args[0]);
+        port.postMessage({ type: "chunk", chunk }, [chunk.buffer]);
       } else if (kind === "chunk") {
         // A Python bytes object, proxied for this call only: copied out before it returns.
         const view = args[0].getBuffer("u8");

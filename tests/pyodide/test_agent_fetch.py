@@ -74,6 +74,7 @@ async def echo(server, request, name):
 async def broken(server, request):
     async def body():
         yield b"first"
+        yield bytes([255, 0])
         raise RuntimeError("the body broke")
     return Response(200, {"content-type": "text/plain"}, body())
 
@@ -82,7 +83,7 @@ server = AgentServer({"ask": graph(Ask, "ask", ask), "tick": graph(Tick, "tick",
 server.routes[:0] = [Route("POST", "/test/echo/{name}", echo), Route("GET", "/test/broken", broken)]
 """
 """The server's graphs, and two routes the tests add: one echoing the request, one whose
-streamed body raises after its first chunk."""
+streamed body raises after a UTF-8 chunk and one that is not."""
 
 WORKER = """
 const base = %(base)s;
@@ -346,25 +347,26 @@ def test_server_errors_are_http_responses(agent: Any) -> None:
 
 
 def test_a_body_that_fails_errors_the_stream(agent: Any) -> None:
-    """A streamed body that raises after its first chunk errors the response's body with a
-    TypeError naming the failure, as a broken connection does to fetch."""
+    """A streamed body's parts arrive byte for byte (UTF-8 or not); one that raises then
+    errors the response's body with a TypeError naming the failure, as a broken connection
+    does to fetch."""
     result = run(
         agent,
         """
         const response = await fetch("http://localhost/test/broken");
         const reader = response.body.getReader();
-        const first = new TextDecoder().decode((await reader.read()).value);
+        const parts = [[...(await reader.read()).value], [...(await reader.read()).value]];
         try {
           await reader.read();
-          return { status: response.status, first, error: null };
+          return { status: response.status, parts, error: null };
         } catch (error) {
-          return { status: response.status, first, error: [error.name, error.message] };
+          return { status: response.status, parts, error: [error.name, error.message] };
         }
         """,
     )
     assert result == {
         "status": 200,
-        "first": "first",
+        "parts": [list(b"first"), [255, 0]],
         "error": ["TypeError", "the agent server failed: RuntimeError: the body broke"],
     }
 

@@ -27,7 +27,7 @@ class Posts:
 
     def __call__(self, kind: str, *args: Any) -> None:
         self.items.append((kind, *args))
-        if kind == "chunk":
+        if kind in ("text", "chunk"):
             self.chunks.set()
         if kind in ("end", "error"):
             self.done.set()
@@ -53,7 +53,7 @@ def _echo_server() -> Any:
 def test_a_request_is_answered_with_head_chunk_and_end() -> None:
     """The server gets the decoded path, the query, lower-case headers and the body; the
     answer is posted as its head (headers as JSON pairs, the ASGI adapter's ``vary``
-    included), its body, then ``end``."""
+    included), its body (as text: it is UTF-8), then ``end``."""
 
     async def exchange() -> list[tuple[Any, ...]]:
         posts = Posts()
@@ -73,7 +73,7 @@ def test_a_request_is_answered_with_head_chunk_and_end() -> None:
         "headers": {"x-trace": "t1"},
         "body": "hi",
     }
-    assert (body[0], end) == ("chunk", ("end",))
+    assert (body[0], end) == ("text", ("end",))
 
 
 def _streaming_server(closed: list[str], fail: bool = False) -> Any:
@@ -81,6 +81,7 @@ def _streaming_server(closed: list[str], fail: bool = False) -> Any:
         async def body() -> AsyncIterator[bytes]:
             try:
                 yield b"first"
+                yield b"\xff\xfe"  # not UTF-8
                 if fail:
                     raise RuntimeError("the body broke")
                 await asyncio.Event().wait()  # a stream that waits for more, forever
@@ -99,7 +100,8 @@ def _streaming_server(closed: list[str], fail: bool = False) -> Any:
 
 def test_disconnect_cancels_the_streamed_body() -> None:
     """disconnect() cancels the body's iteration at its await and closes it, as an HTTP
-    client leaving does; the exchange then posts an error and nothing else."""
+    client leaving does; the exchange then posts an error and nothing else. A part that is
+    not UTF-8 is posted as bytes."""
     closed: list[str] = []
 
     async def exchange() -> list[tuple[Any, ...]]:
@@ -111,8 +113,8 @@ def test_disconnect_cancels_the_streamed_body() -> None:
         return posts.items
 
     items = asyncio.run(exchange())
-    assert [item[0] for item in items] == ["head", "chunk", "error"]
-    assert items[1:] == [("chunk", b"first"), ("error", "the agent server stopped after its head")]
+    stopped = ("error", "the agent server stopped after its head")
+    assert items[1:] == [("text", "first"), ("chunk", b"\xff\xfe"), stopped]
     assert closed == ["cancelled", "closed"]
 
 
@@ -128,5 +130,6 @@ def test_a_body_that_raises_posts_an_error() -> None:
         return posts.items
 
     items = asyncio.run(exchange())
-    assert items[1:] == [("chunk", b"first"), ("error", "RuntimeError: the body broke")]
+    broke = ("error", "RuntimeError: the body broke")
+    assert items[1:] == [("text", "first"), ("chunk", b"\xff\xfe"), broke]
     assert closed == ["closed"]
