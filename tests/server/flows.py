@@ -77,6 +77,7 @@ FLOWS: dict[str, Callable[[Recorder], None]] = {
     "multitask_enqueue": flows_control.multitask_enqueue,
     "multitask_interrupt": flows_control.multitask_interrupt,
     "multitask_rollback": flows_control.multitask_rollback,
+    "other_graph_on_thread": flows_control.other_graph_on_thread,
     "disconnect_cancel": flows_control.disconnect_cancel,
     "disconnect_continue": flows_control.disconnect_continue,
     "resumable_replay": flows_control.resumable_replay,

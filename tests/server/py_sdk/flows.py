@@ -110,9 +110,8 @@ def background_rollback(client: SyncLangGraphClient, quiet: SyncLangGraphClient,
     client.threads.get_state(tid)
     first = client.runs.create(tid, "slow", input=slow)
     _wait_for(waiting)
-    second = client.runs.create(
-        tid, "steps", input={"steps": ["queued"]}, multitask_strategy="enqueue"
-    )
+    queued = {"steps": ["queued"], "delay": 0}
+    second = client.runs.create(tid, "slow", input=queued, multitask_strategy="enqueue")
     client.runs.join(tid, first["run_id"])
     client.runs.join(tid, second["run_id"])
     client.runs.list(tid)
