@@ -47,6 +47,9 @@ const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
  * @property {string} [basePath] a path prefix such as "/api" that the server does not see:
  *   "/api/threads" reaches it as "/threads" (for an apiUrl with a path, as a service worker
  *   answering a same-origin path has)
+ * @property {AbortSignal} [signal] closes the fetch for good once aborted: its pending
+ *   requests fail (and the server sees their clients leave), later ones are refused; for a
+ *   page whose worker died, since a terminated worker's channels tell the page nothing
  *
  * What serveAgentServer returns: a target for createAgentServerFetch in the same thread.
  * @typedef {object} AgentServerHost
@@ -97,7 +100,7 @@ function agentFetchRequest(input, init, base) {
  * @param {AgentFetchOptions} [options]
  * @returns {AgentFetch}
  */
-export function createAgentServerFetch(target, { base, basePath = "" } = {}) {
+export function createAgentServerFetch(target, { base, basePath = "", signal: lifetime } = {}) {
   if (target === null || typeof target !== "object" || typeof target.postMessage !== "function") {
     throw new TypeError(
       "createAgentServerFetch: the target must be a Worker or MessagePort whose other side " +
@@ -112,11 +115,13 @@ export function createAgentServerFetch(target, { base, basePath = "" } = {}) {
     );
   }
   return async (input, init) => {
+    if (lifetime?.aborted) throw agentFetchClosed(lifetime);
     const request = agentFetchRequest(input, init, resolvedBase);
     const signal = request.signal;
     signal.throwIfAborted();
     const body = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
     signal.throwIfAborted();
+    if (lifetime?.aborted) throw agentFetchClosed(lifetime);
     const url = new URL(request.url);
     if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
       throw new TypeError(`createAgentServerFetch: ${request.url} is not under ${prefix}`);
@@ -131,20 +136,30 @@ export function createAgentServerFetch(target, { base, basePath = "" } = {}) {
       headers: [...request.headers],
       body,
     };
-    const answer = agentFetchAnswer(port1, signal, request.url);
+    const answer = agentFetchAnswer(port1, signal, request.url, lifetime);
     target.postMessage(message, body === null ? [port2] : [port2, body.buffer]);
     return answer;
   };
 }
 
 /**
- * The response that arrives on `port`, until it ends, fails or `signal` aborts it.
+ * The error of a request to a fetch whose lifetime signal was aborted.
+ * @param {AbortSignal} lifetime
+ */
+function agentFetchClosed(lifetime) {
+  return new TypeError("createAgentServerFetch: this fetch was closed", { cause: lifetime.reason });
+}
+
+/**
+ * The response that arrives on `port`, until it ends, fails, `signal` aborts it or `lifetime`
+ * closes the fetch.
  * @param {MessagePort} port
  * @param {AbortSignal} signal
  * @param {string} url
+ * @param {AbortSignal | undefined} lifetime
  * @returns {Promise<Response>}
  */
-function agentFetchAnswer(port, signal, url) {
+function agentFetchAnswer(port, signal, url, lifetime) {
   return new Promise((resolve, reject) => {
     /** @type {ReadableStreamDefaultController<Uint8Array> | null} */
     let body = null;
@@ -153,6 +168,7 @@ function agentFetchAnswer(port, signal, url) {
     const finish = () => {
       open = false;
       signal.removeEventListener("abort", onAbort);
+      lifetime?.removeEventListener("abort", onClose);
       port.onmessage = null;
       port.close();
     };
@@ -161,6 +177,7 @@ function agentFetchAnswer(port, signal, url) {
       if (!open) return;
       open = false;
       signal.removeEventListener("abort", onAbort);
+      lifetime?.removeEventListener("abort", onClose);
       port.onmessage = null;
       port.postMessage({ type: "abort" });
     };
@@ -173,7 +190,12 @@ function agentFetchAnswer(port, signal, url) {
       fail(signal.reason);
       leave();
     };
+    const onClose = () => {
+      if (lifetime) fail(agentFetchClosed(lifetime));
+      leave();
+    };
     signal.addEventListener("abort", onAbort, { once: true });
+    lifetime?.addEventListener("abort", onClose, { once: true });
     port.onmessage = (/** @type {MessageEvent<AgentFetchReply>} */ event) => {
       const reply = event.data;
       if (reply.type === "head") {

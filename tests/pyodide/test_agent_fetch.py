@@ -447,3 +447,32 @@ def test_targets_and_servers_of_the_wrong_kind_are_refused(agent: Any) -> None:
         "TypeError: serveAgentServer: the first argument must be the Pyodide that loadPyodide() "
         "resolved with",
     ]
+
+
+def test_closing_the_fetch_fails_its_pending_requests_and_refuses_new_ones(agent: Any) -> None:
+    """Aborting the fetch's lifetime signal (its worker died, say) errors a streaming body with
+    a TypeError whose cause is the reason, refuses later calls alike, and the server sees the
+    client leave: the run ends interrupted."""
+    result = run(
+        agent,
+        WAIT_FOR_RUN
+        + """
+        const lifetime = new AbortController();
+        const closable = module.createAgentServerFetch(target, { signal: lifetime.signal });
+        const thread = await client.threads.create();
+        const response = await closable(`http://x/threads/${thread.thread_id}/runs/stream`, {
+          method: "POST", body: JSON.stringify({
+            assistant_id: "tick", input: { ticks: 1000 }, stream_mode: ["custom"],
+            on_disconnect: "cancel" }) });
+        const runId = response.headers.get("content-location").split("/").pop();
+        const reader = response.body.getReader();
+        await reader.read();
+        lifetime.abort("the worker is gone");
+        const failure = (error) => [error.name, error.message, error.cause];
+        const pending = await reader.read().then(() => null, failure);
+        const later = await closable("http://x/ok").then(() => null, failure);
+        return { pending, later, status: await settled(thread.thread_id, runId) };
+        """,
+    )
+    closed = ["TypeError", "createAgentServerFetch: this fetch was closed", "the worker is gone"]
+    assert result == {"pending": closed, "later": closed, "status": "interrupted"}
