@@ -49,6 +49,24 @@ function useServerReady() {
   return state;
 }
 
+/**
+ * The thread shown, kept in the page's address (?thread=ID) so that a reload shows it again.
+ * @returns {[string | null, (id: string | null) => void]}
+ */
+function useThreadInAddress() {
+  const [threadId, setThreadId] = useState(() =>
+    new URLSearchParams(location.search).get("thread"),
+  );
+  const choose = (id) => {
+    const url = new URL(location.href);
+    if (id) url.searchParams.set("thread", id);
+    else url.searchParams.delete("thread");
+    history.replaceState(null, "", url);
+    setThreadId(id);
+  };
+  return [threadId, choose];
+}
+
 /** A message's text: a string content, or the text parts of a list content. */
 function textOf(message) {
   const content = message.content;
@@ -181,13 +199,14 @@ function Composer({ send, disabled }) {
 
 function App() {
   const server = useServerReady();
-  const [threadId, setThreadId] = useState(null);
+  const [threadId, setThreadId] = useThreadInAddress();
   const stream = useStream({
     apiUrl: CONNECTION.apiUrl,
     callerOptions: CONNECTION.callerOptions,
     assistantId: ASSISTANT,
     messagesKey: "messages",
-    threadId,
+    // Read only once the worker's server answers: it cannot take requests before.
+    threadId: server.ready ? threadId : null,
     onThreadId: setThreadId,
   });
   const interrupt = stream.interrupt;
