@@ -210,17 +210,24 @@ def _refused_then_taken(holder: subprocess.Popen[str], path: str, thread_id: str
     assert holder.stdout.readline() == "ready\n"
     with SqliteStorage(path) as storage:
         server = AgentServer({"agent": counter_graph()}, storage=storage)
-        body = {"assistant_id": "agent", "input": {"count": 0}}
+        body = {"assistant_id": "agent", "input": {"count": 0}, "multitask_strategy": "reject"}
         refused = call_json(server, "POST", f"/threads/{thread_id}/runs/wait", body)
         assert refused == (
             409,
-            {"detail": "Thread is already running a task. Wait for it to finish."},
+            {
+                "detail": "Thread is already running a task. Wait for it to finish or choose a different "
+                "multitask strategy."
+            },
         )
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
         _, lost = call_json(server, "GET", f"/threads/{thread_id}")
         assert (lost["status"], lost["error"]) == ("error", LOST_ERROR)
-        assert asyncio.run(storage.runs.get("r1")) == run("r1", thread_id, status="error")
+        lost_run = asyncio.run(storage.runs.get("r1")) or {}
+        assert lost_run == {
+            **run("r1", thread_id, status="error"),
+            "updated_at": lost["updated_at"],
+        }
         status, values = call_json(server, "POST", f"/threads/{thread_id}/runs/wait", body)
         assert (status, values) == (200, {"count": 1})
 
