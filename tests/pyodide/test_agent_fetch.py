@@ -476,3 +476,27 @@ def test_closing_the_fetch_fails_its_pending_requests_and_refuses_new_ones(agent
     )
     closed = ["TypeError", "createAgentServerFetch: this fetch was closed", "the worker is gone"]
     assert result == {"pending": closed, "later": closed, "status": "interrupted"}
+
+
+EXERCISE = """
+const exercise = async (rounds) => {
+  for (let i = 0; i < rounds; i++) {
+    await (await fetch("http://x/ok")).json();
+    const thread = await client.threads.create();
+    for await (const part of client.runs.stream(thread.thread_id, "tick", {
+      input: { ticks: 2 }, streamMode: ["custom"] })) part.event;
+  }
+  pyodide.runPython("import gc; gc.collect()");
+  return pyodide._module.hiwire.num_keys();
+};
+"""
+"""``exercise(rounds)``: plain and streamed requests, then the count of JS references Python
+holds (pytest-pyodide's measure)."""
+
+
+def test_requests_leave_no_javascript_references_behind(agent: Any) -> None:
+    """Answering requests in the same thread leaves no proxy or JS reference behind."""
+    if agent.browser != "node":
+        pytest.skip("in Chromium the server's Pyodide is in the worker")
+    before, after = run(agent, EXERCISE + "return [await exercise(3), await exercise(20)];")
+    assert after <= before
