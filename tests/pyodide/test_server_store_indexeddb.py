@@ -262,9 +262,8 @@ async def call(method, path, body=None):
     return json.loads(response.body)
 
 created = await call("POST", "/threads", {})
-started = await call(
-    "POST", f"/threads/{created['thread_id']}/runs", {"assistant_id": "agent", "input": {"count": 10}}
-)
+path = f"/threads/{created['thread_id']}/runs"
+started = await call("POST", path, {"assistant_id": "agent", "input": {"count": 10}})
 json.dumps([created["thread_id"], started["run_id"]])
 """
 
@@ -356,8 +355,8 @@ def test_a_thread_running_in_another_agent_is_busy_here_and_lost_once_it_ends(py
     assert refused == [
         409,
         {
-            "detail": "Thread is already running a task. Wait for it to finish or choose a different "
-            "multitask strategy."
+            "detail": "Thread is already running a task. Wait for it to finish or choose a "
+            "different multitask strategy."
         },
     ]
     assert (lost[0], lost[1]["status"], lost[1]["error"]["error"]) == (200, "error", "RunLost")

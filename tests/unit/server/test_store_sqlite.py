@@ -215,8 +215,8 @@ def _refused_then_taken(holder: subprocess.Popen[str], path: str, thread_id: str
         assert refused == (
             409,
             {
-                "detail": "Thread is already running a task. Wait for it to finish or choose a different "
-                "multitask strategy."
+                "detail": "Thread is already running a task. Wait for it to finish or choose a "
+                "different multitask strategy."
             },
         )
         os.kill(holder.pid, signal.SIGKILL)
