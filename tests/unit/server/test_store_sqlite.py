@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.server import AgentServer
+from pyctx_web.server._core import ServerStorageError, StoredEvent
 from pyctx_web.server.store_lost import LOST_ERROR
 from pyctx_web.server.store_sqlite import SqliteStorage
 from tests.unit.server.server_support import call_json, counter_graph
@@ -239,3 +241,39 @@ def test_storage_of_something_else_is_refused() -> None:
         match=r"^SqliteStorage\(\) takes an sqlite3.Connection or a database path, not 'int'$",
     ):
         SqliteStorage(42)  # type: ignore[arg-type]
+
+
+def test_events_queued_when_the_storage_closes_are_written(path: str) -> None:
+    """Events appended behind the stream and not yet written when the storage closes are
+    written by close(), for the next storage on the file."""
+
+    async def append() -> None:
+        storage = SqliteStorage(path)
+        for i in range(3):
+            await storage.events.append("r1", (f"{i}-0", "values", b"{}"))
+        storage.close()
+
+    async def read() -> list[StoredEvent]:
+        with SqliteStorage(path) as storage:
+            return await storage.events.after("r1", None)
+
+    asyncio.run(append())
+    assert asyncio.run(read()) == [(f"{i}-0", "values", b"{}") for i in range(3)]
+
+
+def test_a_failed_event_write_is_raised_by_the_next_call(path: str) -> None:
+    """An event write that fails behind the stream is raised by the log's next call."""
+
+    async def scenario() -> None:
+        with SqliteStorage(path) as storage:
+            await storage.events.append("r1", ("1-0", "values", b"{}"))
+            with closing(sqlite3.connect(path)) as other:
+                other.execute("DROP TABLE pyctx_server_events")
+            await storage.events.after("r1", None)
+
+    with pytest.raises(
+        ServerStorageError,
+        match=rf"^cannot store events in {re.escape(repr(path))}: no such table: "
+        r"pyctx_server_events$",
+    ):
+        asyncio.run(scenario())
