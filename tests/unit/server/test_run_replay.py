@@ -210,6 +210,7 @@ _SCHEMA = '["components"]["schemas"]["RunCreateStateful"]'
             '\n\nOn instance["stream_resumable"]:\n    "x"',
         ),
     ],
+    ids=["multitask_strategy", "durability", "on_disconnect", "stream_resumable"],
 )
 def test_a_bad_run_option_is_422_worded_as_the_server(
     path: str, field: dict[str, Any], detail: str
