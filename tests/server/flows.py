@@ -59,6 +59,8 @@ def subgraph_interrupt(client: Recorder) -> None:
 FLOWS: dict[str, Callable[[Recorder], None]] = {
     "threads_crud": flows_crud.threads_crud,
     "runs_crud": flows_crud.runs_crud,
+    "assistants": flows_crud.assistants,
+    "run_options": flows_crud.run_options,
     "stream_every_mode": flows_stream.stream_every_mode,
     "stream_each_mode": flows_stream.stream_each_mode,
     "stream_without_subgraphs": flows_stream.stream_without_subgraphs,

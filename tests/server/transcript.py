@@ -17,6 +17,7 @@ one stream counting as a new one), ISO 8601 times become
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import time
@@ -150,8 +151,16 @@ def _exchange(
     headers = {
         name: response.headers[name] for name in SELECTED_HEADERS if name in response.headers
     }
+    # A copy of the body: the flow may change its dict for its next request.
     return Exchange(
-        method, path, body, request_headers, response.status_code, headers, json_data, events
+        method,
+        path,
+        copy.deepcopy(body),
+        request_headers,
+        response.status_code,
+        headers,
+        json_data,
+        events,
     )
 
 
