@@ -48,6 +48,9 @@ _NOT_CANCELLABLE: Final = (
 _NOT_FOUND: Final = {"error": "HTTPException", "message": "404: Run not found"}
 """What joining a run that is not there gives, as the LangGraph Server words it."""
 
+_LEFT: Final = "client disconnected from the run stream (on_disconnect=cancel)"
+"""Why a run whose joining client left ends, as its thread's error says."""
+
 _TRUE: Final = frozenset({"true", "yes", "1"})
 
 
@@ -163,7 +166,7 @@ async def _join_events(
         if active is not None and queue is not None:
             active.leave(queue)
             if not ended and cancel_on_disconnect:
-                cancel_soon(server, active)
+                cancel_soon(server, active, _LEFT)
 
 
 async def join_run_stream(

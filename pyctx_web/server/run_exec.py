@@ -65,6 +65,10 @@ class ActiveRun:
         """Whether a cancel still stops it (False once its graph's events ended)."""
         self.action: str | None = None
         """The cancel asked of it, if any."""
+        self.reason = ""
+        """Why it was cancelled, as its thread's error says."""
+        self.forgotten = False
+        """Whether its record was deleted while it ran (it is then not stored again)."""
         self.listeners: list[Listener] = []
         self.ids = sse.EventIds()
 
@@ -138,6 +142,10 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
     plan = active.plan
     active.started = True
     plan.record.update(status="running", updated_at=utc_now())
+    # What the server's worker adds to the kept request once it runs it.
+    kept = plan.record["kwargs"]["config"]
+    kept["configurable"]["__pregel_node_finished"] = None
+    kept["metadata"]["run_attempt"] = 1
     await server.runs.put(plan.record)
     outcome = RunOutcome()
     events = run_events(
@@ -164,8 +172,9 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
         await events.aclose()
     busy = any(run is not active for run in inflight(server, active.thread_id))
     if active.action == "rollback":
-        await roll_back(server, plan)
-    await finish_run(server, plan, outcome, keep_record=active.action != "rollback", busy=busy)
+        await roll_back(server, plan.graph, plan.record)
+    keep = active.action != "rollback" and not active.forgotten
+    await finish_run(server, plan, outcome, keep_record=keep, busy=busy, cancelled=_error(active))
     if active.stateless:
         await forget_thread(server, plan)
 
@@ -189,8 +198,20 @@ def _ended(server: ServerCore, active: ActiveRun) -> None:
         queue.put_nowait(None)
 
 
-async def cancel(server: ServerCore, active: ActiveRun, action: str) -> None:
+def _error(active: ActiveRun) -> dict[str, str] | None:
+    """The error a cancel leaves on the run's thread, as the server names it."""
+    if active.action is None:
+        return None
+    name = "UserRollback" if active.action == "rollback" else "UserInterrupt"
+    return {"error": name, "message": active.reason}
+
+
+async def cancel(
+    server: ServerCore, active: ActiveRun, action: str, reason: str | None = None
+) -> None:
     """Cancel the run: ``interrupt`` ends it interrupted, ``rollback`` also deletes it.
+
+    ``reason`` is what the thread's error then says (by default: a cancel request's words).
 
     A run still waiting for its turn never starts: it is ``interrupted`` (and
     its thread ``idle``, as the LangGraph Server sets it), or deleted at once
@@ -201,6 +222,9 @@ async def cancel(server: ServerCore, active: ActiveRun, action: str) -> None:
     if active.action is not None or not active.stoppable:
         return
     active.action = action
+    if reason is None:
+        reason = f"{action} requested via POST /threads/{{thread_id}}/runs/{{run_id}}/cancel"
+    active.reason = reason
     if not active.started:
         record = active.plan.record
         if action == "rollback" and not active.listeners:
@@ -218,8 +242,8 @@ _DETACHED: set[asyncio.Task[None]] = set()
 """Cancels started for clients that left, kept until they ran (the loop holds tasks weakly)."""
 
 
-def cancel_soon(server: ServerCore, active: ActiveRun, action: str = "interrupt") -> None:
-    """Cancel the run in a task of its own: for a client that left, whose own task is ending."""
-    task = asyncio.ensure_future(cancel(server, active, action))
+def cancel_soon(server: ServerCore, active: ActiveRun, reason: str) -> None:
+    """Interrupt the run in a task of its own: for a client that left, whose task is ending."""
+    task = asyncio.ensure_future(cancel(server, active, "interrupt", reason))
     _DETACHED.add(task)
     task.add_done_callback(_DETACHED.discard)

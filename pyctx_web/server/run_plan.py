@@ -94,14 +94,17 @@ def object_of(body: Mapping[str, Any], name: str) -> dict[str, Any]:
 
 
 def _run_metadata(
-    body: Mapping[str, Any], assistant: dict[str, Any], thread: dict[str, Any]
+    body: Mapping[str, Any], assistant: dict[str, Any], thread: dict[str, Any], stateless: bool
 ) -> dict[str, Any]:
-    """The run's metadata: the assistant's, the thread's, the config's, the body's, merged."""
+    """The run's metadata: the assistant's, the thread's, the config's, the body's, merged.
+
+    A stateless run's thread is new: it has no metadata yet, not even the graph's id.
+    """
     config = object_of(body, "config")
+    of_thread = {} if stateless else {**thread["metadata"], "graph_id": assistant["graph_id"]}
     return {
         **(assistant.get("metadata") or {}),
-        **thread["metadata"],
-        "graph_id": assistant["graph_id"],
+        **of_thread,
         **(config.get("metadata") or {}),
         **object_of(body, "metadata"),
         "assistant_id": assistant["assistant_id"],
@@ -111,9 +114,12 @@ def _run_metadata(
 def _config_of(
     body: Mapping[str, Any], record: dict[str, Any], graph_id: str, thread: dict[str, Any]
 ) -> dict[str, Any]:
-    """The run's config: the body's over the thread's, with the checkpoint and the run named."""
+    """The run's config: the body's over the thread's, with the checkpoint and the run named.
+
+    A run given a ``context`` has it as its configurable values too, as on the server.
+    """
     config = object_of(body, "config")
-    given = dict(config.get("configurable") or {})
+    given = dict(body.get("context") or config.get("configurable") or {})
     thread_configurable = thread["config"].get("configurable") or {}
     configurable = {**thread_configurable, **given}
     checkpoint = object_of(body, "checkpoint")
@@ -190,6 +196,57 @@ def _options_of(body: Mapping[str, Any]) -> dict[str, Any]:
     return options
 
 
+_BOTH: Final = (
+    "Cannot specify both configurable and context. Prefer setting context alone. Context was"
+    " introduced in LangGraph 0.6.0 and is the long term planned replacement for configurable."
+)
+
+
+def _check_config(body: Mapping[str, Any], stateless: bool) -> None:
+    """400 for what the server refuses once the body is valid: a config that says it twice..."""
+    command = body.get("command")
+    if stateless and isinstance(command, Mapping) and command.get("resume"):
+        raise ApiError(400, "You must provide a thread_id when resuming.")
+    configurable = object_of(body, "config").get("configurable")
+    if configurable and body.get("context"):
+        raise ApiError(400, _BOTH)
+
+
+def _kwargs(body: Mapping[str, Any], plan: RunPlan, stateless: bool) -> dict[str, Any]:
+    """The record's ``kwargs``: the run's request as the server keeps it."""
+    record = plan.record
+    config = to_jsonable(object_of(body, "config"))
+    given = dict(config.get("configurable") or {})
+    context = body.get("context") or {}
+    if context:  # the server runs the context as the configurable, marked
+        given = {**context, "__context_provided__": True}
+    configurable = {**given, "__after_seconds__": body.get("after_seconds") or 0}
+    checkpoint = object_of(body, "checkpoint")
+    checkpoint.pop("thread_id", None)
+    if body.get("checkpoint_id"):
+        checkpoint["checkpoint_id"] = body["checkpoint_id"]
+    run_configurable = plan.config["configurable"]
+    ids = ("run_id", "thread_id", "graph_id", "assistant_id", "user_id")
+    configurable.update(checkpoint, **{key: run_configurable[key] for key in ids})
+    config.update(configurable=configurable, metadata=dict(record["metadata"]))
+    return {
+        "input": to_jsonable(body.get("input")),
+        "command": to_jsonable(body.get("command")),
+        "config": config,
+        "context": to_jsonable(context or dict(given)),
+        "stream_mode": plan.stream_modes,
+        "interrupt_before": body.get("interrupt_before"),
+        "interrupt_after": body.get("interrupt_after"),
+        "webhook": body.get("webhook"),
+        "feedback_keys": body.get("feedback_keys"),
+        "temporary": stateless and body.get("on_completion", "delete") == "delete",
+        "subgraphs": plan.subgraphs,
+        "resumable": plan.resumable,
+        "checkpoint_during": body.get("checkpoint_during", True),
+        "durability": plan.options["durability"],
+    }
+
+
 def plan_run(
     server: ServerCore,
     body: Mapping[str, Any],
@@ -197,10 +254,12 @@ def plan_run(
     *,
     schema: str = "",
     streamed: bool = False,
+    stateless: bool = False,
 ) -> RunPlan:
     """The run a request body asks for; 422 or 404 for a bad one, before anything runs.
 
     ``streamed``: a streamed or waited run, whose body may say ``on_disconnect``;
+    ``stateless``: a run on a thread of its own (``thread`` is that new thread);
     ``schema`` is where the server's schema for the body holds the run's
     properties (its 422 messages name it).
     """
@@ -208,6 +267,7 @@ def plan_run(
         raise ApiError(422, "Invalid run: assistant_id is required")
     strategy, disconnect = _checked(body, schema, streamed)
     assistant, graph = resolve_assistant(server, body["assistant_id"])
+    _check_config(body, stateless)
     now = utc_now()
     record: dict[str, Any] = {
         "run_id": new_uuid7(),
@@ -216,9 +276,10 @@ def plan_run(
         "created_at": now,
         "updated_at": now,
         "status": "pending",
-        "metadata": _run_metadata(body, assistant, thread),
+        "metadata": _run_metadata(body, assistant, thread, stateless),
         "multitask_strategy": strategy,
         "kwargs": {},
+        "langsmith_session_name": None,
     }
     modes = _stream_modes(body)
     plan = RunPlan(
@@ -232,17 +293,7 @@ def plan_run(
         options=_options_of(body),
         on_disconnect=disconnect,
     )
-    record["kwargs"] = {
-        "input": to_jsonable(body.get("input")),
-        "command": to_jsonable(body.get("command")),
-        "config": to_jsonable(plan.config),
-        "context": to_jsonable(body.get("context")),
-        "stream_mode": modes,
-        "interrupt_before": body.get("interrupt_before"),
-        "interrupt_after": body.get("interrupt_after"),
-        "subgraphs": plan.subgraphs,
-        "resumable": plan.resumable,
-    }
+    record["kwargs"] = _kwargs(body, plan, stateless)
     # The graph's own run is the API's run: nodes see its id (config and runtime), as on the server.
     plan.config["run_id"] = record["run_id"]
     return plan

@@ -44,11 +44,13 @@ from pyctx_web.server.run_exec import (
     CANCEL_ACTIONS,
     ActiveRun,
     Listener,
+    active_runs,
     cancel,
     cancel_soon,
     inflight,
     launch,
 )
+from pyctx_web.server.run_finish import roll_back
 from pyctx_web.server.run_plan import object_of, plan_run
 from pyctx_web.server.state_json import to_jsonable
 from pyctx_web.server.threads import (
@@ -64,6 +66,7 @@ __all__ = [
     "SSE_HEADERS",
     "create_stateless_run",
     "create_thread_run",
+    "delete_run",
     "get_run",
     "list_runs",
     "stream_stateless_run",
@@ -86,6 +89,9 @@ _CREATE_SCHEMA: Final = ""
 _STREAM_SCHEMA: Final = '["components"]["schemas"]["RunCreateStateful"]'
 _STATELESS_STREAM_SCHEMA: Final = '["components"]["schemas"]["RunCreateStateless"]'
 
+_LEFT: Final = "client disconnected from the run stream (on_disconnect=cancel)"
+"""Why a run whose client left ends, as its thread's error says."""
+
 _REJECTED: Final = (
     "Thread is already running a task. Wait for it to finish or choose a different"
     " multitask strategy."
@@ -106,7 +112,7 @@ async def _start(
     if stateless:  # a stateless run: its own thread, deleted when it ends
         schema = _STATELESS_STREAM_SCHEMA if streamed else _CREATE_SCHEMA
         thread = new_thread(new_uuid7(), {})
-        plan = plan_run(server, body, thread, schema=schema, streamed=streamed)
+        plan = plan_run(server, body, thread, schema=schema, streamed=streamed, stateless=True)
         await server.threads.put(thread)
     else:
         thread = await get_thread(server, thread_id)
@@ -128,9 +134,11 @@ async def _start(
     await set_thread_status(server, thread_id, "busy")
     active = launch(server, plan, stateless=stateless)
     queue = active.listen()
-    if record["multitask_strategy"] in CANCEL_ACTIONS:  # interrupt or rollback: end the others
+    strategy = record["multitask_strategy"]
+    if strategy in CANCEL_ACTIONS:  # interrupt or rollback: end the others
         for other in earlier:
-            await cancel(server, other, record["multitask_strategy"])
+            reason = f"superseded by run {record['run_id']} (multitask_strategy={strategy})"
+            await cancel(server, other, strategy, reason)
     return active, queue
 
 
@@ -154,7 +162,7 @@ async def _sse_body(
     finally:
         active.leave(queue)
         if not ended and active.plan.on_disconnect == "cancel":
-            cancel_soon(server, active)
+            cancel_soon(server, active, _LEFT)
 
 
 async def _stream(server: ServerCore, request: Request, thread_id: str | None) -> Response:
@@ -189,8 +197,9 @@ async def _wait(server: ServerCore, request: Request, thread_id: str | None) -> 
     finally:
         active.leave(queue)
         if not ended and active.plan.on_disconnect == "cancel":
-            cancel_soon(server, active)
-    path = _run_path(active)
+            cancel_soon(server, active, _LEFT)
+    # Even a stateless run's wait names the run under its (temporary) thread, as the server.
+    path = f"/threads/{active.thread_id}/runs/{active.run_id}"
     return json_response(200, last, {"content-location": path, "location": f"{path}/join"})
 
 
@@ -236,6 +245,24 @@ async def list_runs(server: ServerCore, request: Request, thread_id: str) -> Res
     return json_response(200, page_of(paging, runs))
 
 
+async def delete_run(server: ServerCore, request: Request, thread_id: str, run_id: str) -> Response:
+    """``DELETE /threads/{thread_id}/runs/{run_id}``: forget the run and its checkpoints; 204."""
+    thread_id = parse_uuid(thread_id, "thread")
+    run_id = parse_uuid(run_id, "run")
+    record = await server.runs.get(run_id)
+    if record is None or record["thread_id"] != thread_id:
+        raise ApiError(404, "Run not found")
+    active = active_runs(server).get(run_id)
+    if active is not None:  # it goes on, as on the server, but is not recorded again
+        active.forgotten = True
+    graph = server.graphs.get(record["kwargs"]["config"]["configurable"].get("graph_id", ""))
+    if graph is not None:
+        await roll_back(server, graph, record)
+    else:  # its graph is no longer served: its checkpoints cannot be told apart
+        await server.runs.delete(run_id)
+    return Response(204, {}, b"")
+
+
 async def get_run(server: ServerCore, request: Request, thread_id: str, run_id: str) -> Response:
     """``GET /threads/{thread_id}/runs/{run_id}``: the run's record; 404 when it has none."""
     thread_id = (await get_thread(server, thread_id))["thread_id"]
@@ -254,5 +281,6 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", "/runs", create_stateless_run),
     ("GET", "/threads/{thread_id}/runs", list_runs),
     ("GET", "/threads/{thread_id}/runs/{run_id}", get_run),
+    ("DELETE", "/threads/{thread_id}/runs/{run_id}", delete_run),
 ]
 """The run routes, for :class:`~pyctx_web.server.app.AgentServer`'s table."""

@@ -332,3 +332,108 @@ def test_join_stream_sends_the_run_events_live() -> None:
         assert all(event_id is None for _, _, event_id in events)
 
     asyncio.run(main())
+
+
+def test_a_cancelled_run_leaves_its_reason_on_the_thread() -> None:
+    """A cancel's thread error names it: UserInterrupt for interrupt, UserRollback for rollback."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        server = _server(gate)
+        expected = {
+            "interrupt": ("interrupted", "UserInterrupt"),
+            "rollback": ("idle", "UserRollback"),
+        }
+        for action, (status, error) in expected.items():
+            tid = await _thread(server)
+            run = await _create(server, tid, [])
+            await _settle()
+            cancel = f"/threads/{tid}/runs/{run['run_id']}/cancel"
+            assert (await _send(server, "POST", cancel, wait="1", action=action)).status == 200
+            _, thread = await _json(server, "GET", f"/threads/{tid}")
+            message = f"{action} requested via POST /threads/{{thread_id}}/runs/{{run_id}}/cancel"
+            assert (thread["status"], thread["error"]) == (
+                status,
+                {"error": error, "message": message},
+            )
+
+    asyncio.run(main())
+
+
+def test_a_run_record_keeps_its_request_as_the_server_does() -> None:
+    """A run's kwargs hold its request with the server's defaults; running adds the run attempt."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        server = _server(gate)
+        tid = await _thread(server)
+        run = await _create(server, tid, ["x"], metadata={"by": "test"})
+        assistant = run["assistant_id"]
+        metadata = {"assistant_id": assistant, "by": "test", "created_by": "system"}
+        metadata["graph_id"] = "gated"
+        ids = {"run_id": run["run_id"], "thread_id": tid, "graph_id": "gated"}
+        configurable = {"__after_seconds__": 0, "assistant_id": assistant, "user_id": "", **ids}
+        assert (run["metadata"], run["langsmith_session_name"]) == (metadata, None)
+        assert run["kwargs"] == {
+            "input": {"steps": ["x"]},
+            "command": None,
+            "config": {"configurable": configurable, "metadata": metadata},
+            "context": {},
+            "stream_mode": ["values"],
+            "interrupt_before": None,
+            "interrupt_after": None,
+            "webhook": None,
+            "feedback_keys": None,
+            "temporary": False,
+            "subgraphs": False,
+            "resumable": False,
+            "checkpoint_during": True,
+            "durability": "async",
+        }
+        await _drain(server, gate)
+        _, ended = await _json(server, "GET", f"/threads/{tid}/runs/{run['run_id']}")
+        config = ended["kwargs"]["config"]
+        assert config["configurable"] == {**configurable, "__pregel_node_finished": None}
+        assert config["metadata"] == {**metadata, "run_attempt": 1}
+
+    asyncio.run(main())
+
+
+def test_deleting_a_run_deletes_its_record_and_checkpoints() -> None:
+    """DELETE /threads/{tid}/runs/{rid} answers 204; the run is then 404, its checkpoints gone."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        gate.set()
+        server = _server(gate)
+        tid = await _thread(server)
+        kept = await _create(server, tid, [])
+        await _send(server, "GET", f"/threads/{tid}/runs/{kept['run_id']}/join")
+        dropped = await _create(server, tid, [])
+        path = f"/threads/{tid}/runs/{dropped['run_id']}"
+        await _send(server, "GET", f"{path}/join")
+        response = await _send(server, "DELETE", path)
+        assert (response.status, response.body) == (204, b"")
+        assert await _status(server, tid, dropped["run_id"]) == 404
+        _, history = await _json(server, "POST", f"/threads/{tid}/history", {"limit": 20})
+        assert {s["metadata"]["run_id"] for s in history} == {kept["run_id"]}
+        assert await _json(server, "DELETE", path) == (404, {"detail": "Run not found"})
+
+    asyncio.run(main())
+
+
+def test_a_stateless_wait_names_the_run_under_its_thread() -> None:
+    """POST /runs/wait's Content-Location and Location name the run under its temporary thread."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        gate.set()
+        server = _server(gate)
+        body = {"assistant_id": "gated", "input": {"steps": []}}
+        response = await _send(server, "POST", "/runs/wait", body)
+        path = response.headers["content-location"]
+        assert path.startswith("/threads/")
+        assert path.rsplit("/", 2)[1] == "runs"
+        assert response.headers["location"] == f"{path}/join"
+
+    asyncio.run(main())

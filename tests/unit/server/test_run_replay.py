@@ -164,6 +164,9 @@ def test_on_disconnect_cancel_ends_the_run_when_its_client_leaves() -> None:
         await body.aclose()
         await _send(server, "GET", f"/threads/{tid}/runs/{rid}/join")
         assert await _status(server, tid, rid) == "interrupted"
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        message = "client disconnected from the run stream (on_disconnect=cancel)"
+        assert thread["error"] == {"error": "UserInterrupt", "message": message}
         rid, body, _ = await _stream_start(server, tid)
         await body.aclose()
         await _settle()

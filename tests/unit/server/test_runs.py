@@ -433,24 +433,55 @@ class Ctx(TypedDict):
 
 
 def test_a_run_passes_its_context_to_the_nodes() -> None:
-    """A run's context reaches its nodes as runtime.context, and its config's configurable too."""
+    """A run's context reaches its nodes as runtime.context and as configurable values."""
 
     def greet(state: Steps, runtime: Runtime[Ctx], config: dict[str, Any]) -> dict[str, Any]:
-        tag = config["configurable"]["tag"]
-        return {"steps": [f"hello {runtime.context['name']} {tag}"]}
+        return {"steps": [f"hello {runtime.context['name']} {config['configurable']['name']}"]}
 
     builder = StateGraph(Steps, context_schema=Ctx).add_node("greet", greet)
     server = AgentServer({"greet": builder.add_edge(START, "greet").compile()})
 
     async def main() -> None:
         tid = await _thread(server)
+        body = {"assistant_id": "greet", "input": {"steps": []}, "context": {"name": "Ada"}}
+        _, events = await _stream(server, f"/threads/{tid}/runs/stream", body)
+        assert events[-1]["data"] == {"steps": ["hello Ada Ada"]}
+
+    asyncio.run(main())
+
+
+def test_a_run_given_context_and_configurable_is_400() -> None:
+    """A body with both context and config.configurable is refused with the server's 400."""
+
+    async def main() -> None:
+        server = _server()
+        tid = await _thread(server)
         body = {
-            "assistant_id": "greet",
-            "input": {"steps": []},
+            "assistant_id": "agent",
             "context": {"name": "Ada"},
             "config": {"configurable": {"tag": "t1"}},
         }
-        _, events = await _stream(server, f"/threads/{tid}/runs/stream", body)
-        assert events[-1]["data"] == {"steps": ["hello Ada t1"]}
+        assert await _json(server, "POST", f"/threads/{tid}/runs/stream", body) == (
+            400,
+            {
+                "detail": "Cannot specify both configurable and context. Prefer setting context"
+                " alone. Context was introduced in LangGraph 0.6.0 and is the long term planned"
+                " replacement for configurable."
+            },
+        )
+
+    asyncio.run(main())
+
+
+def test_a_stateless_resume_is_400() -> None:
+    """A stateless run cannot resume: 400 with the server's words."""
+
+    async def main() -> None:
+        server = _server()
+        body = {"assistant_id": "agent", "command": {"resume": "yes"}}
+        assert await _json(server, "POST", "/runs/wait", body) == (
+            400,
+            {"detail": "You must provide a thread_id when resuming."},
+        )
 
     asyncio.run(main())
