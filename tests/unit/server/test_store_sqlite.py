@@ -277,3 +277,19 @@ def test_a_failed_event_write_is_raised_by_the_next_call(path: str) -> None:
         r"pyctx_server_events$",
     ):
         asyncio.run(scenario())
+
+
+def test_events_appended_while_a_batch_is_written_keep_each_run_in_order(path: str) -> None:
+    """Events of two runs appended turn by turn, while earlier batches are being written, come
+    back in each run's order."""
+
+    async def scenario() -> tuple[list[StoredEvent], list[StoredEvent]]:
+        with SqliteStorage(path) as storage:
+            for i in range(40):
+                await storage.events.append(f"r{i % 2}", (f"{i}-0", "values", b"%d" % i))
+                await asyncio.sleep(0)
+            return await storage.events.after("r0", None), await storage.events.after("r1", "1-0")
+
+    first, second = asyncio.run(scenario())
+    assert first == [(f"{i}-0", "values", b"%d" % i) for i in range(0, 40, 2)]
+    assert second == [(f"{i}-0", "values", b"%d" % i) for i in range(3, 40, 2)]
