@@ -170,7 +170,9 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
     finally:
         active.stoppable = False
         await events.aclose()
-    busy = any(run is not active for run in inflight(server, active.thread_id))
+    # Runs of the thread still to come keep it busy; ones being cancelled do not.
+    later = inflight(server, active.thread_id)
+    busy = any(run is not active and run.action is None for run in later)
     if active.action == "rollback":
         await roll_back(server, plan.graph, plan.record)
     keep = active.action != "rollback" and not active.forgotten

@@ -25,13 +25,13 @@ run starts once they ended). Records live in the server's ``RunStore``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator
-from typing import Any, Final
+from typing import Final
 
 from pyctx_web.server import sse
 from pyctx_web.server._core import ServerCore, new_uuid7
 from pyctx_web.server._http import (
+    JSON_TYPE,
     ApiError,
     Handler,
     Request,
@@ -184,15 +184,15 @@ async def stream_stateless_run(server: ServerCore, request: Request) -> Response
 
 async def _wait(server: ServerCore, request: Request, thread_id: str | None) -> Response:
     active, queue = await _start(server, request, thread_id, "wait")
-    last: Any = None
+    last = b"null"
     ended = False
     try:
         while (event := await queue.get()) is not None:
             _, name, data = event
             if name == "values":
-                last = json.loads(data)
+                last = data
             elif name == "error":
-                last = {"__error__": json.loads(data)}
+                last = b'{"__error__":' + data + b"}"
         ended = True
     finally:
         active.leave(queue)
@@ -200,7 +200,8 @@ async def _wait(server: ServerCore, request: Request, thread_id: str | None) -> 
             cancel_soon(server, active, _LEFT)
     # Even a stateless run's wait names the run under its (temporary) thread, as the server.
     path = f"/threads/{active.thread_id}/runs/{active.run_id}"
-    return json_response(200, last, {"content-location": path, "location": f"{path}/join"})
+    headers = {"content-type": JSON_TYPE, "content-location": path, "location": f"{path}/join"}
+    return Response(200, headers, last)
 
 
 async def wait_thread_run(server: ServerCore, request: Request, thread_id: str) -> Response:

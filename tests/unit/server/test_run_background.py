@@ -286,6 +286,7 @@ def test_a_pending_run_cancelled_never_runs() -> None:
         assert await _status(server, tid, second["run_id"]) == "interrupted"
         _, state = await _json(server, "GET", f"/threads/{tid}/state")
         assert state["values"] == {"steps": ["first", "gated"]}
+        assert (await _json(server, "GET", f"/threads/{tid}"))[1]["status"] == "idle"
 
     asyncio.run(main())
 
