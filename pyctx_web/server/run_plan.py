@@ -172,10 +172,14 @@ def _option(body: Mapping[str, Any], name: str, options: tuple[str, ...], schema
     return value
 
 
-def _checked(body: Mapping[str, Any], schema: str, streamed: bool) -> tuple[str, str]:
+def _checked(
+    body: Mapping[str, Any], schema: str, streamed: bool, stateless: bool
+) -> tuple[str, str]:
     """The run's multitask strategy and disconnect mode, its enums and flags checked."""
     strategy = _option(body, "multitask_strategy", MULTITASK_STRATEGIES, schema)
     _option(body, "durability", DURABILITIES, schema)
+    if not stateless:  # only a run on a thread may create it
+        _option(body, "if_not_exists", ("create", "reject"), schema)
     resumable = body.get("stream_resumable")
     if resumable is not None and not isinstance(resumable, bool):
         raise _refused(resumable, 'is not of type "boolean"', "type", "stream_resumable", schema)
@@ -265,7 +269,7 @@ def plan_run(
     """
     if "assistant_id" not in body:
         raise ApiError(422, "Invalid run: assistant_id is required")
-    strategy, disconnect = _checked(body, schema, streamed)
+    strategy, disconnect = _checked(body, schema, streamed, stateless)
     assistant, graph = resolve_assistant(server, body["assistant_id"])
     _check_config(body, stateless)
     now = utc_now()

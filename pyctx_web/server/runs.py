@@ -26,7 +26,7 @@ run starts once they ended). Records live in the server's ``RunStore``.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Final
+from typing import Any, Final
 
 from pyctx_web.server import sse
 from pyctx_web.server._core import ServerCore, new_uuid7
@@ -109,15 +109,21 @@ async def _start(
     body = request.json_body()
     streamed = kind != "create"
     stateless = thread_id is None
-    if stateless:  # a stateless run: its own thread, deleted when it ends
+    if thread_id is None:  # a stateless run: its own thread, deleted when it ends
         schema = _STATELESS_STREAM_SCHEMA if streamed else _CREATE_SCHEMA
         thread = new_thread(new_uuid7(), {})
         plan = plan_run(server, body, thread, schema=schema, streamed=streamed, stateless=True)
         await server.threads.put(thread)
     else:
-        thread = await get_thread(server, thread_id)
+        stored, thread = await _thread_of(server, thread_id)
         schema = _STREAM_SCHEMA if streamed else _CREATE_SCHEMA
         plan = plan_run(server, body, thread, schema=schema, streamed=streamed)
+        if stored is None:  # no such thread: made when the body says if_not_exists create
+            if body.get("if_not_exists") != "create":
+                raise ApiError(404, "Thread or assistant not found.")
+            config_metadata = object_of(body, "config").get("metadata") or {}
+            thread["metadata"] = {**config_metadata, **object_of(body, "metadata")}
+            await server.threads.put(thread)
     if kind == "wait" and "values" not in plan.stream_modes:
         plan.stream_modes = [*plan.stream_modes, "values"]
     record = plan.record
@@ -140,6 +146,18 @@ async def _start(
             reason = f"superseded by run {record['run_id']} (multitask_strategy={strategy})"
             await cancel(server, other, strategy, reason)
     return active, queue
+
+
+async def _thread_of(
+    server: ServerCore, thread_id: str
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The thread's stored record (None when there is none) and the record to plan the run on."""
+    try:
+        thread_id = parse_uuid(thread_id, "thread")
+    except ApiError:
+        raise ApiError(422, "Invalid thread ID") from None
+    stored = await server.threads.get(thread_id)
+    return stored, stored if stored is not None else new_thread(thread_id, {})
 
 
 def _run_path(active: ActiveRun) -> str:

@@ -195,7 +195,7 @@ def test_refusals_come_before_any_event() -> None:
             server, "POST", f"/threads/{unknown}/runs/stream", {"assistant_id": "agent"}
         ) == (
             404,
-            {"detail": f"Thread with ID {unknown} not found"},
+            {"detail": "Thread or assistant not found."},
         )
         assert (await _json(server, "POST", path, {"assistant_id": "nope"}))[0] == 422
         assert await _json(server, "POST", path, {"assistant_id": "agent", "stream_mode": "x"}) == (
@@ -482,6 +482,43 @@ def test_a_stateless_resume_is_400() -> None:
         assert await _json(server, "POST", "/runs/wait", body) == (
             400,
             {"detail": "You must provide a thread_id when resuming."},
+        )
+
+    asyncio.run(main())
+
+
+def test_if_not_exists_create_makes_the_thread_of_the_run() -> None:
+    """A run on an unknown thread with if_not_exists create makes the thread, with its metadata."""
+
+    async def main() -> None:
+        server = _server()
+        tid = "00000000-0000-0000-0000-000000000002"
+        body = {
+            "assistant_id": "agent",
+            "input": {"count": 1},
+            "if_not_exists": "create",
+            "metadata": {"by": "test"},
+        }
+        assert await _json(server, "POST", f"/threads/{tid}/runs/wait", body) == (
+            200,
+            {"count": 2},
+        )
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        assert thread["metadata"]["by"] == "test"
+        assert thread["metadata"]["graph_id"] == "agent"
+        assert await _json(server, "POST", "/threads/nope/runs/wait", body) == (
+            422,
+            {"detail": "Invalid thread ID"},
+        )
+        invalid = {**body, "if_not_exists": "bogus"}
+        schema = '["components"]["schemas"]["RunCreateStateful"]["properties"]["if_not_exists"]'
+        assert await _json(server, "POST", f"/threads/{tid}/runs/wait", invalid) == (
+            422,
+            {
+                "detail": '"bogus" is not one of "create" or "reject"\n\n'
+                f'Failed validating "enum" in schema{schema}\n\n'
+                'On instance["if_not_exists"]:\n    "bogus"'
+            },
         )
 
     asyncio.run(main())
