@@ -177,7 +177,7 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
         await roll_back(server, plan.graph, plan.record)
     keep = active.action != "rollback" and not active.forgotten
     await finish_run(server, plan, outcome, keep_record=keep, busy=busy, cancelled=_error(active))
-    if active.stateless:
+    if active.stateless and plan.record["kwargs"]["temporary"]:  # on_completion "delete"
         await forget_thread(server, plan)
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "DURABILITIES",
     "MULTITASK_STRATEGIES",
     "RunPlan",
+    "enum_option",
     "object_of",
     "plan_run",
 ]
@@ -164,7 +165,9 @@ def _listing(options: tuple[str, ...]) -> str:
     return ", ".join(quoted[:-1]) + f" or {quoted[-1]}"
 
 
-def _option(body: Mapping[str, Any], name: str, options: tuple[str, ...], schema: str) -> Any:
+def enum_option(
+    body: Mapping[str, Any], name: str, options: tuple[str, ...], schema: str = ""
+) -> Any:
     """The body's ``name`` when one of ``options`` (None when absent); the server's 422 if not."""
     value = body.get(name)
     if value is not None and value not in options:
@@ -176,16 +179,16 @@ def _checked(
     body: Mapping[str, Any], schema: str, streamed: bool, stateless: bool
 ) -> tuple[str, str]:
     """The run's multitask strategy and disconnect mode, its enums and flags checked."""
-    strategy = _option(body, "multitask_strategy", MULTITASK_STRATEGIES, schema)
-    _option(body, "durability", DURABILITIES, schema)
+    strategy = enum_option(body, "multitask_strategy", MULTITASK_STRATEGIES, schema)
+    enum_option(body, "durability", DURABILITIES, schema)
     if not stateless:  # only a run on a thread may create it
-        _option(body, "if_not_exists", ("create", "reject"), schema)
+        enum_option(body, "if_not_exists", ("create", "reject"), schema)
     resumable = body.get("stream_resumable")
     if resumable is not None and not isinstance(resumable, bool):
         raise _refused(resumable, 'is not of type "boolean"', "type", "stream_resumable", schema)
     # The streamed and waited bodies add on_disconnect to the run's schema (allOf's second).
     disconnect = (
-        _option(body, "on_disconnect", DISCONNECT_MODES, '["allOf"][1]') if streamed else None
+        enum_option(body, "on_disconnect", DISCONNECT_MODES, '["allOf"][1]') if streamed else None
     )
     return strategy or "enqueue", disconnect or "continue"
 

@@ -438,3 +438,54 @@ def test_a_stateless_wait_names_the_run_under_its_thread() -> None:
         assert response.headers["location"] == f"{path}/join"
 
     asyncio.run(main())
+
+
+def test_cancel_many_by_ids_or_by_status() -> None:
+    """POST /runs/cancel ends the runs it names by thread and run ids, or all of a status: 204."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        server = _server(gate)
+        tid = await _thread(server)
+        first = await _create(server, tid, [])
+        second = await _create(server, tid, [])
+        await _settle()
+        body = {"thread_id": tid, "run_ids": [second["run_id"]]}
+        response = await _send(server, "POST", "/runs/cancel", body)
+        assert (response.status, response.body) == (204, b"")
+        assert await _status(server, tid, second["run_id"]) == "interrupted"
+        assert await _status(server, tid, first["run_id"]) == "running"
+        response = await _send(server, "POST", "/runs/cancel", {"status": "running"})
+        assert response.status == 204
+        await _drain(server, gate)
+        assert await _status(server, tid, first["run_id"]) == "interrupted"
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        message = "interrupt requested via POST /runs/cancel"
+        assert thread["error"] == {"error": "UserInterrupt", "message": message}
+        both = {"status": "all", "thread_id": tid}
+        assert await _json(server, "POST", "/runs/cancel", both) == (
+            422,
+            {
+                "detail": "When providing a 'status', 'thread_id' and 'run_ids' must be omitted."
+                " The 'status' parameter cancels all runs with the given status, regardless of"
+                " thread or run ID."
+            },
+        )
+
+    asyncio.run(main())
+
+
+def test_a_stateless_run_that_keeps_its_thread() -> None:
+    """A stateless run with on_completion keep leaves its thread, with the run's values."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        gate.set()
+        server = _server(gate)
+        body = {"assistant_id": "gated", "input": {"steps": []}, "on_completion": "keep"}
+        response = await _send(server, "POST", "/runs/wait", body)
+        tid = response.headers["content-location"].split("/")[2]
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        assert (thread["status"], thread["values"]) == ("idle", {"steps": ["first", "gated"]})
+
+    asyncio.run(main())
