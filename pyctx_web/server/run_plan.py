@@ -134,15 +134,16 @@ def _config_of(
         assistant_id=record["assistant_id"],
         graph_id=graph_id,
         user_id=given.get("user_id") or thread_configurable.get("user_id") or "",
+        __after_seconds__=body.get("after_seconds") or 0,
     )
     config["configurable"] = configurable
-    # LangGraph copies a run's plain configurable values into its metadata; these are them.
+    # The metadata the server's worker runs with (message events show it); the stored
+    # checkpoints also get the plain configurable values (user_id...) from the graph.
     config["metadata"] = {
         **record["metadata"],
         "run_attempt": 1,
         "thread_id": record["thread_id"],
         "run_id": record["run_id"],
-        "user_id": configurable["user_id"],
     }
     return config
 
