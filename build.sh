@@ -5,7 +5,8 @@
 #                             library and a build of the wheel compiled to bytecode in Pyodide),
 #                             wheels, Chromium, the JSON-Schema-Test-Suite, the conformance wheel,
 #                             axe-core, the JavaScript tooling in node_modules (cached, idempotent)
-#   ./build.sh test [ARGS]    setup, build/site (as dist), lint, then the unit, differential,
+#   ./build.sh test [ARGS]    setup, build/site (as dist), the real LangGraph Server (as server
+#                             does: e2e tests start it), lint, then the unit, differential,
 #                             pyodide and e2e tiers (ARGS go to pytest)
 #   ./build.sh lint           ruff check, ruff format --check and mypy --strict; for the JavaScript,
 #                             ESLint, Prettier --check and TypeScript (tsc, checkJs over JSDoc)
@@ -572,7 +573,7 @@ case "$cmd" in
     setup) setup ;;
     wheel) ensure_venv; build_wheel; ls "$BUILD"/wheel/*.whl ;;
     dist) setup; build_site "$@"; log "build/site is ready for a static host (docs/deploy.md)" ;;
-    test) setup; build_site; run_tests "$@" ;;
+    test) setup; build_site; ensure_server_ref; run_tests "$@" ;;
     lint) ensure_venv; check_node; ensure_js_tooling; run_lint ;;
     suites) ensure_venv; ensure_suites; exec "$PY" tests/suites/run.py "$@" ;;
     server) ensure_venv; ensure_server_ref; exec "$PY" -m pytest tests/server "$@" ;;

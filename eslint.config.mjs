@@ -27,9 +27,9 @@ export default [
     files: ["demo/worker.js", "tools/snapshot_worker.mjs"],
     languageOptions: { globals: globals.worker },
   },
-  // Node programs: the bytecode compiler and the Node benchmarks.
+  // Node programs: the bytecode compiler, the Node benchmarks and the tests' Node scripts.
   {
-    files: ["tools/**/*.mjs", "benchmarks/*.mjs"],
+    files: ["tools/**/*.mjs", "benchmarks/*.mjs", "tests/**/*.mjs"],
     ignores: ["tools/snapshot_worker.mjs"],
     languageOptions: { globals: globals.node },
   },

@@ -37,6 +37,7 @@ import chart  # noqa: E402
 import first_token  # noqa: E402
 import goals  # noqa: E402
 import network  # noqa: E402
+import server_worker  # noqa: E402
 import startup  # noqa: E402
 import stats  # noqa: E402
 
@@ -144,6 +145,7 @@ def run_chromium(dist: Path, quick: bool) -> list[Measured]:
                 page.evaluate("([s, m, q]) => window.runBench(s, m, q)", [sources, modules, quick])
             )
             figures += measured["figures"] + polyfill_reference(page, runtime, quick)
+            figures += server_worker.rows(page, runtime, quick)
             isolated = bool(page.evaluate("crossOriginIsolated"))
             names = [path.name for path in dist.iterdir()]
             figures += startup.stdlib_rows(

@@ -4,7 +4,7 @@
 // SDK's requests reach it through createAgentServerFetch, a function with fetch's contract
 // given to useStream as callerOptions.fetch. With ?api=URL the same page talks to the
 // LangGraph Server at URL instead (`langgraph dev` serving graph.py, with langgraph.json).
-import { useEffect, useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { createRoot } from "react-dom/client";
 import { useStream } from "@langchain/langgraph-sdk/react";
 import { createAgentServerFetch } from "/pyctx_web.mjs";
@@ -13,8 +13,9 @@ const ASSISTANT = "agent";
 const api = new URLSearchParams(location.search).get("api");
 
 /**
- * Where the SDK sends its requests, and how.
- * @returns {{ apiUrl: string, callerOptions?: { fetch: typeof fetch }, worker?: Worker }}
+ * Where the SDK sends its requests, and how; with the in-page server, the worker's start as
+ * it reports it (listened to from the moment the worker exists, so no report is missed).
+ * @returns {{ apiUrl: string, callerOptions?: { fetch: typeof fetch }, worker?: WorkerStart }}
  */
 function connection() {
   if (api) return { apiUrl: api };
@@ -22,31 +23,67 @@ function connection() {
   // The requests never leave the page: createAgentServerFetch hands their path to the worker's
   // server and ignores the origin, so the URL is a reserved name that resolves nowhere.
   const apiUrl = "http://in-page.invalid";
-  return { apiUrl, callerOptions: { fetch: createAgentServerFetch(worker) }, worker };
+  return { apiUrl, callerOptions: { fetch: createAgentServerFetch(worker) }, worker: watch(worker) };
+}
+
+/**
+ * @typedef {{ ready: boolean, label?: string, failed?: string }} StartState
+ * @typedef {{ current: () => StartState, subscribe: (listener: () => void) => () => void }} WorkerStart
+ */
+
+/**
+ * The start of `worker` as its messages say: status labels, then ready or failed.
+ * @param {Worker} worker
+ * @returns {WorkerStart}
+ */
+function watch(worker) {
+  /** @type {StartState} */
+  let state = { ready: false, label: "Starting Python…" };
+  const listeners = new Set();
+  worker.addEventListener("message", (event) => {
+    const data = event.data;
+    if (data?.type === "status") state = { ready: false, label: data.label };
+    else if (data?.type === "ready") state = { ready: true };
+    else if (data?.type === "failed") state = { ready: false, failed: data.message };
+    else return; // the server's own traffic travels on ports of its own, never here
+    for (const listener of listeners) listener();
+  });
+  return {
+    current: () => state,
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
 // Made once: useStream makes a new Client whenever callerOptions is a new object.
 const CONNECTION = connection();
+const READY = { ready: true };
+const NO_WORKER = { current: () => READY, subscribe: () => () => {} };
 
-/** Resolves when the worker's server answers (at once for ?api=). */
+/** Whether the server answers yet (at once with ?api=), and what the worker is doing. */
 function useServerReady() {
-  const [state, setState] = useState(
-    CONNECTION.worker ? { ready: false, label: "Starting Python…" } : { ready: true },
+  const start = CONNECTION.worker ?? NO_WORKER;
+  return useSyncExternalStore(start.subscribe, start.current);
+}
+
+/**
+ * The thread shown, kept in the page's address (?thread=ID) so that a reload shows it again.
+ * @returns {[string | null, (id: string | null) => void]}
+ */
+function useThreadInAddress() {
+  const [threadId, setThreadId] = useState(() =>
+    new URLSearchParams(location.search).get("thread"),
   );
-  useEffect(() => {
-    const worker = CONNECTION.worker;
-    if (!worker) return undefined;
-    /** @param {MessageEvent} event */
-    const listen = (event) => {
-      const data = event.data;
-      if (data?.type === "status") setState({ ready: false, label: data.label });
-      else if (data?.type === "ready") setState({ ready: true });
-      else if (data?.type === "failed") setState({ ready: false, failed: data.message });
-    };
-    worker.addEventListener("message", listen);
-    return () => worker.removeEventListener("message", listen);
-  }, []);
-  return state;
+  const choose = (id) => {
+    const url = new URL(location.href);
+    if (id) url.searchParams.set("thread", id);
+    else url.searchParams.delete("thread");
+    history.replaceState(null, "", url);
+    setThreadId(id);
+  };
+  return [threadId, choose];
 }
 
 /** A message's text: a string content, or the text parts of a list content. */
@@ -181,13 +218,14 @@ function Composer({ send, disabled }) {
 
 function App() {
   const server = useServerReady();
-  const [threadId, setThreadId] = useState(null);
+  const [threadId, setThreadId] = useThreadInAddress();
   const stream = useStream({
     apiUrl: CONNECTION.apiUrl,
     callerOptions: CONNECTION.callerOptions,
     assistantId: ASSISTANT,
     messagesKey: "messages",
-    threadId,
+    // Read only once the worker's server answers: it cannot take requests before.
+    threadId: server.ready ? threadId : null,
     onThreadId: setThreadId,
   });
   const interrupt = stream.interrupt;

@@ -1,5 +1,6 @@
 // The page's server: Pyodide, pyctx_web and graph.py in a Web Worker, answering the LangGraph
-// Server API (pyctx_web.server's AgentServer) to the page's createAgentServerFetch.
+// Server API (pyctx_web.server's AgentServer) to the page's createAgentServerFetch. Its
+// threads, runs and checkpoints are kept in IndexedDB, so a reloaded page finds them again.
 //
 // Besides the server's own traffic it posts {type: "status", label} while it starts,
 // {type: "ready"} once the server answers and {type: "failed", message} if it cannot start.
@@ -11,6 +12,8 @@ const PYODIDE_URL = "/pyodide/";
 // graph.py imports LangChain's chat model base class: langchain-core and what it needs.
 const PACKAGES = ["langchain-core"];
 const GRAPH_MODULE = "usestream_graph";
+// The IndexedDB database of the threads, runs and checkpoints: they survive a reload.
+const DATABASE = "pyctx-web-usestream";
 
 /** @param {string} label */
 const status = (label) => postMessage({ type: "status", label });
@@ -42,7 +45,8 @@ from pyctx_web.graph import install_as_langgraph
 install_as_langgraph()
 import ${GRAPH_MODULE}
 from pyctx_web.server import AgentServer
-AgentServer({"agent": ${GRAPH_MODULE}.graph})
+from pyctx_web.server.store_indexeddb import IndexedDBStorage
+AgentServer({"agent": ${GRAPH_MODULE}.graph}, storage=IndexedDBStorage("${DATABASE}"))
 `);
   serveAgentServer(pyodide, server);
   postMessage({ type: "ready" });

@@ -76,9 +76,11 @@ class RunFactory:
                 stream["parents"] = {**outer, parent.run.checkpoint_ns: parent.checkpoint_id}
         else:
             stream = stream_of(stream, {}, options)
+        # As LangGraph's: a run given a config run_id (a server's run) runs under it.
+        given = request.config.get("run_id") if place is None else None
         return Run(
             self._graph.name,
-            random_uuid(),
+            str(given) if given is not None else random_uuid(),
             request.thread_id,
             checkpointer,
             input,

@@ -44,6 +44,12 @@ const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
  * @property {string | URL} [base] what a relative URL is resolved against (the page's or
  *   worker's location, or http://localhost/ where there is none); only its path and query
  *   reach the server
+ * @property {string} [basePath] a path prefix such as "/api" that the server does not see:
+ *   "/api/threads" reaches it as "/threads" (for an apiUrl with a path, as a service worker
+ *   answering a same-origin path has)
+ * @property {AbortSignal} [signal] closes the fetch for good once aborted: its pending
+ *   requests fail (and the server sees their clients leave), later ones are refused; for a
+ *   page whose worker died, since a terminated worker's channels tell the page nothing
  *
  * What serveAgentServer returns: a target for createAgentServerFetch in the same thread.
  * @typedef {object} AgentServerHost
@@ -94,7 +100,7 @@ function agentFetchRequest(input, init, base) {
  * @param {AgentFetchOptions} [options]
  * @returns {AgentFetch}
  */
-export function createAgentServerFetch(target, { base } = {}) {
+export function createAgentServerFetch(target, { base, basePath = "", signal: lifetime } = {}) {
   if (target === null || typeof target !== "object" || typeof target.postMessage !== "function") {
     throw new TypeError(
       "createAgentServerFetch: the target must be a Worker or MessagePort whose other side " +
@@ -102,37 +108,58 @@ export function createAgentServerFetch(target, { base } = {}) {
     );
   }
   const resolvedBase = String(base ?? globalThis.location?.href ?? "http://localhost/");
+  const prefix = basePath.replace(/\/+$/, "");
+  if (prefix !== "" && !prefix.startsWith("/")) {
+    throw new TypeError(
+      `createAgentServerFetch: basePath must start with "/", not ${JSON.stringify(basePath)}`,
+    );
+  }
   return async (input, init) => {
+    if (lifetime?.aborted) throw agentFetchClosed(lifetime);
     const request = agentFetchRequest(input, init, resolvedBase);
     const signal = request.signal;
     signal.throwIfAborted();
     const body = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
     signal.throwIfAborted();
+    if (lifetime?.aborted) throw agentFetchClosed(lifetime);
     const url = new URL(request.url);
+    if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
+      throw new TypeError(`createAgentServerFetch: ${request.url} is not under ${prefix}`);
+    }
     const { port1, port2 } = new MessageChannel();
     /** @type {AgentFetchRequest} */
     const message = {
       type: AGENT_FETCH,
       method: request.method,
-      path: url.pathname,
+      path: url.pathname.slice(prefix.length) || "/",
       query: url.search.slice(1),
       headers: [...request.headers],
       body,
     };
-    const answer = agentFetchAnswer(port1, signal, request.url);
+    const answer = agentFetchAnswer(port1, signal, request.url, lifetime);
     target.postMessage(message, body === null ? [port2] : [port2, body.buffer]);
     return answer;
   };
 }
 
 /**
- * The response that arrives on `port`, until it ends, fails or `signal` aborts it.
+ * The error of a request to a fetch whose lifetime signal was aborted.
+ * @param {AbortSignal} lifetime
+ */
+function agentFetchClosed(lifetime) {
+  return new TypeError("createAgentServerFetch: this fetch was closed", { cause: lifetime.reason });
+}
+
+/**
+ * The response that arrives on `port`, until it ends, fails, `signal` aborts it or `lifetime`
+ * closes the fetch.
  * @param {MessagePort} port
  * @param {AbortSignal} signal
  * @param {string} url
+ * @param {AbortSignal | undefined} lifetime
  * @returns {Promise<Response>}
  */
-function agentFetchAnswer(port, signal, url) {
+function agentFetchAnswer(port, signal, url, lifetime) {
   return new Promise((resolve, reject) => {
     /** @type {ReadableStreamDefaultController<Uint8Array> | null} */
     let body = null;
@@ -141,6 +168,7 @@ function agentFetchAnswer(port, signal, url) {
     const finish = () => {
       open = false;
       signal.removeEventListener("abort", onAbort);
+      lifetime?.removeEventListener("abort", onClose);
       port.onmessage = null;
       port.close();
     };
@@ -149,6 +177,7 @@ function agentFetchAnswer(port, signal, url) {
       if (!open) return;
       open = false;
       signal.removeEventListener("abort", onAbort);
+      lifetime?.removeEventListener("abort", onClose);
       port.onmessage = null;
       port.postMessage({ type: "abort" });
     };
@@ -161,7 +190,12 @@ function agentFetchAnswer(port, signal, url) {
       fail(signal.reason);
       leave();
     };
+    const onClose = () => {
+      if (lifetime) fail(agentFetchClosed(lifetime));
+      leave();
+    };
     signal.addEventListener("abort", onAbort, { once: true });
+    lifetime?.addEventListener("abort", onClose, { once: true });
     port.onmessage = (/** @type {MessageEvent<AgentFetchReply>} */ event) => {
       const reply = event.data;
       if (reply.type === "head") {
@@ -210,6 +244,7 @@ export function serveAgentServer(pyodide, server, { endpoint } = {}) {
     throw new TypeError("serveAgentServer: the server must be a PyProxy of an AgentServer");
   }
   const bridge = pyodide.pyimport("pyctx_web.server._jsfetch");
+  const encoder = new TextEncoder();
   const open = bridge.open_exchange;
   /** @param {AgentFetchRequest} request @param {MessagePort} port */
   const answer = (request, port) => {
@@ -228,6 +263,9 @@ export function serveAgentServer(pyodide, server, { endpoint } = {}) {
       if (done) return;
       if (kind === "head") {
         port.postMessage({ type: "head", status: args[0], headers: JSON.parse(args[1]) });
+      } else if (kind === "text") {
+        const chunk = encoder.encode(args[0]);
+        port.postMessage({ type: "chunk", chunk }, [chunk.buffer]);
       } else if (kind === "chunk") {
         // A Python bytes object, proxied for this call only: copied out before it returns.
         const view = args[0].getBuffer("u8");
@@ -288,4 +326,27 @@ export function serveAgentServer(pyodide, server, { endpoint } = {}) {
       bridge.destroy(); // and open_exchange, borrowed from it
     },
   };
+}
+
+/**
+ * Passes the requests of createAgentServerFetch that arrive on `source` on to `target`, with
+ * their ports: a page passes what its service worker sends it (`navigator.serviceWorker`) to
+ * the Worker that called serveAgentServer, so the service worker's fetch handler can answer a
+ * same-origin path with `createAgentServerFetch(client, { basePath })`. Returns a function
+ * that stops it.
+ *
+ * @param {EventTarget & { startMessages?(): void }} source
+ * @param {AgentFetchTarget} target
+ * @returns {() => void}
+ */
+export function forwardAgentFetch(source, target) {
+  /** @param {Event} event */
+  const listener = (event) => {
+    const { data, ports } = /** @type {MessageEvent} */ (event);
+    if (data?.type === AGENT_FETCH && ports[0]) target.postMessage(data, [ports[0]]);
+  };
+  source.addEventListener("message", listener);
+  // A ServiceWorkerContainer holds its messages until told to deliver them.
+  source.startMessages?.();
+  return () => source.removeEventListener("message", listener);
 }

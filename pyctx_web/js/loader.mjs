@@ -1,7 +1,7 @@
 // loadPyctxWeb: installs pyctx_web into a Pyodide straight from its wheel.
 
 // The agent server behind a fetch (pyctx_web/_js.py puts the module's text in place of this line).
-export { createAgentServerFetch, serveAgentServer } from "./agentfetch.mjs";
+export { createAgentServerFetch, forwardAgentFetch, serveAgentServer } from "./agentfetch.mjs";
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]; // "PK\3\4": every wheel is a zip archive
 const MAX_UNPACKED_BYTES = 64 * 1024 * 1024; // what a wheel may unpack to, unless raised

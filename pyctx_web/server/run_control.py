@@ -14,6 +14,8 @@ run's events from now on as they come; with a ``Last-Event-ID`` header it first
 replays the events the run stored (``stream_resumable`` runs) after that id,
 ``-1`` for all of them. ``stream_mode`` narrows the events sent; with
 ``cancel_on_disconnect=1`` a client that leaves cancels the run.
+``POST /runs/cancel`` cancels several runs: all those with a ``status``
+(``pending``, ``running`` or ``all``), or the ``run_ids`` of a ``thread_id``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 from contextlib import suppress
-from typing import Final
+from typing import Any, Final
 
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.server import sse
@@ -35,10 +37,11 @@ from pyctx_web.server.run_exec import (
     cancel,
     cancel_soon,
 )
+from pyctx_web.server.run_plan import enum_option
 from pyctx_web.server.runs import SSE_HEADERS
 from pyctx_web.server.threads import get_thread
 
-__all__ = ["ROUTES", "cancel_run", "join_run", "join_run_stream"]
+__all__ = ["ROUTES", "cancel_run", "cancel_runs", "join_run", "join_run_stream"]
 
 _NOT_CANCELLABLE: Final = (
     "No matching runs to cancel. Please verify the thread ID and run IDs are correct,"
@@ -47,6 +50,14 @@ _NOT_CANCELLABLE: Final = (
 
 _NOT_FOUND: Final = {"error": "HTTPException", "message": "404: Run not found"}
 """What joining a run that is not there gives, as the LangGraph Server words it."""
+
+_LEFT: Final = "client disconnected from the run stream (on_disconnect=cancel)"
+"""Why a run whose joining client left ends, as its thread's error says."""
+
+_STATUS_ALONE: Final = (
+    "When providing a 'status', 'thread_id' and 'run_ids' must be omitted. The 'status'"
+    " parameter cancels all runs with the given status, regardless of thread or run ID."
+)
 
 _TRUE: Final = frozenset({"true", "yes", "1"})
 
@@ -85,6 +96,37 @@ async def cancel_run(server: ServerCore, request: Request, thread_id: str, run_i
         return Response(202, {}, b"")
     await active.done.wait()
     return json_response(200, {}, _run_headers(thread_id, run_id, "join"))
+
+
+def _to_cancel(server: ServerCore, body: dict[str, Any]) -> list[ActiveRun]:
+    """The runs a ``POST /runs/cancel`` body names: by status, or by thread and run ids."""
+    status = enum_option(body, "status", ("pending", "running", "all"))
+    if status is not None:
+        if body.get("thread_id") or body.get("run_ids"):
+            raise ApiError(422, _STATUS_ALONE)
+        started = {"pending": (False,), "running": (True,), "all": (False, True)}[status]
+        return [run for run in active_runs(server).values() if run.started in started]
+    run_ids = body.get("run_ids")
+    if body.get("thread_id") is None or not isinstance(run_ids, list):
+        raise ApiError(422, "Must provide either a status or both 'thread_id' and 'run_ids'")
+    thread_id = parse_uuid(body["thread_id"], "thread")
+    wanted = {parse_uuid(run_id, "run") for run_id in run_ids}
+    return [
+        r for r in active_runs(server).values() if r.run_id in wanted and r.thread_id == thread_id
+    ]
+
+
+async def cancel_runs(server: ServerCore, request: Request) -> Response:
+    """``POST /runs/cancel``: cancel the runs a body names (``action`` as for one run); 204."""
+    action = request.query_value("action")
+    if action not in CANCEL_ACTIONS:
+        action = "interrupt"
+    runs = _to_cancel(server, request.json_body())
+    if not runs:
+        raise ApiError(404, _NOT_CANCELLABLE)
+    for run in runs:
+        await cancel(server, run, action, f"{action} requested via POST /runs/cancel")
+    return Response(204, {}, b"")
 
 
 async def join_run(server: ServerCore, request: Request, thread_id: str, run_id: str) -> Response:
@@ -163,7 +205,7 @@ async def _join_events(
         if active is not None and queue is not None:
             active.leave(queue)
             if not ended and cancel_on_disconnect:
-                cancel_soon(server, active)
+                cancel_soon(server, active, _LEFT)
 
 
 async def join_run_stream(
@@ -192,6 +234,7 @@ async def join_run_stream(
 ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", "/threads/{thread_id}/runs/{run_id}/cancel", cancel_run),
     ("GET", "/threads/{thread_id}/runs/{run_id}/join", join_run),
+    ("POST", "/runs/cancel", cancel_runs),
     ("GET", "/threads/{thread_id}/runs/{run_id}/stream", join_run_stream),
 ]
 """The run control routes, for :class:`~pyctx_web.server.app.AgentServer`'s table."""

@@ -65,6 +65,10 @@ class ActiveRun:
         """Whether a cancel still stops it (False once its graph's events ended)."""
         self.action: str | None = None
         """The cancel asked of it, if any."""
+        self.reason = ""
+        """Why it was cancelled, as its thread's error says."""
+        self.forgotten = False
+        """Whether its record was deleted while it ran (it is then not stored again)."""
         self.listeners: list[Listener] = []
         self.ids = sse.EventIds()
 
@@ -110,6 +114,7 @@ def launch(server: ServerCore, plan: RunPlan, *, stateless: bool = False) -> Act
     active = ActiveRun(plan, stateless, inflight(server, plan.record["thread_id"]))
     active_runs(server)[active.run_id] = active
     active.task = asyncio.ensure_future(_execute(server, active))
+    active.task.add_done_callback(lambda _: _ended(server, active))
     return active
 
 
@@ -137,6 +142,10 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
     plan = active.plan
     active.started = True
     plan.record.update(status="running", updated_at=utc_now())
+    # What the server's worker adds to the kept request once it runs it.
+    kept = plan.record["kwargs"]["config"]
+    kept["configurable"]["__pregel_node_finished"] = None
+    kept["metadata"]["run_attempt"] = 1
     await server.runs.put(plan.record)
     outcome = RunOutcome()
     events = run_events(
@@ -161,33 +170,50 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
     finally:
         active.stoppable = False
         await events.aclose()
-    busy = any(run is not active for run in inflight(server, active.thread_id))
+    # Runs of the thread still to come keep it busy; ones being cancelled do not.
+    later = inflight(server, active.thread_id)
+    busy = any(run is not active and run.action is None for run in later)
     if active.action == "rollback":
-        await roll_back(server, plan)
-    await finish_run(server, plan, outcome, keep_record=active.action != "rollback", busy=busy)
-    if active.stateless:
+        await roll_back(server, plan.graph, plan.record)
+    keep = active.action != "rollback" and not active.forgotten
+    await finish_run(server, plan, outcome, keep_record=keep, busy=busy, cancelled=_error(active))
+    if active.stateless and plan.record["kwargs"]["temporary"]:  # on_completion "delete"
         await forget_thread(server, plan)
 
 
 async def _execute(server: ServerCore, active: ActiveRun) -> None:
     try:
-        try:
-            for earlier in active.after:
-                await earlier.done.wait()
-        except asyncio.CancelledError:
-            if active.action is None:
-                raise
-            return  # cancelled while it waited for its turn: :func:`cancel` recorded it
-        await _run(server, active)
-    finally:
-        active_runs(server).pop(active.run_id, None)
-        active.done.set()
-        for queue in active.listeners:
-            queue.put_nowait(None)
+        for earlier in active.after:
+            await earlier.done.wait()
+    except asyncio.CancelledError:
+        if active.action is None:
+            raise
+        return  # cancelled while it waited for its turn: :func:`cancel` recorded it
+    await _run(server, active)
 
 
-async def cancel(server: ServerCore, active: ActiveRun, action: str) -> None:
+def _ended(server: ServerCore, active: ActiveRun) -> None:
+    """The run's task is done (also one cancelled before it began): tell who waits."""
+    active_runs(server).pop(active.run_id, None)
+    active.done.set()
+    for queue in active.listeners:
+        queue.put_nowait(None)
+
+
+def _error(active: ActiveRun) -> dict[str, str] | None:
+    """The error a cancel leaves on the run's thread, as the server names it."""
+    if active.action is None:
+        return None
+    name = "UserRollback" if active.action == "rollback" else "UserInterrupt"
+    return {"error": name, "message": active.reason}
+
+
+async def cancel(
+    server: ServerCore, active: ActiveRun, action: str, reason: str | None = None
+) -> None:
     """Cancel the run: ``interrupt`` ends it interrupted, ``rollback`` also deletes it.
+
+    ``reason`` is what the thread's error then says (by default: a cancel request's words).
 
     A run still waiting for its turn never starts: it is ``interrupted`` (and
     its thread ``idle``, as the LangGraph Server sets it), or deleted at once
@@ -198,6 +224,9 @@ async def cancel(server: ServerCore, active: ActiveRun, action: str) -> None:
     if active.action is not None or not active.stoppable:
         return
     active.action = action
+    if reason is None:
+        reason = f"{action} requested via POST /threads/{{thread_id}}/runs/{{run_id}}/cancel"
+    active.reason = reason
     if not active.started:
         record = active.plan.record
         if action == "rollback" and not active.listeners:
@@ -215,8 +244,8 @@ _DETACHED: set[asyncio.Task[None]] = set()
 """Cancels started for clients that left, kept until they ran (the loop holds tasks weakly)."""
 
 
-def cancel_soon(server: ServerCore, active: ActiveRun, action: str = "interrupt") -> None:
-    """Cancel the run in a task of its own: for a client that left, whose own task is ending."""
-    task = asyncio.ensure_future(cancel(server, active, action))
+def cancel_soon(server: ServerCore, active: ActiveRun, reason: str) -> None:
+    """Interrupt the run in a task of its own: for a client that left, whose task is ending."""
+    task = asyncio.ensure_future(cancel(server, active, "interrupt", reason))
     _DETACHED.add(task)
     task.add_done_callback(_DETACHED.discard)

@@ -26,11 +26,18 @@ def _thread_config(thread_id: str) -> dict[str, Any]:
 
 
 async def finish_run(
-    server: ServerCore, plan: RunPlan, outcome: RunOutcome, *, keep_record: bool, busy: bool
+    server: ServerCore,
+    plan: RunPlan,
+    outcome: RunOutcome,
+    *,
+    keep_record: bool,
+    busy: bool,
+    cancelled: dict[str, str] | None = None,
 ) -> None:
     """Record how the run ended, on the run (unless deleted) and on its thread.
 
     ``busy``: other runs of the thread wait to start, so the thread stays ``busy``.
+    ``cancelled``: the error a cancel leaves on the thread (``{error, message}``).
     """
     record = plan.record
     ended = outcome.status if outcome.status in ("success", "error") else "interrupted"
@@ -50,13 +57,14 @@ async def finish_run(
         status = "busy"
     elif ended == "error":
         status = "error"
-    elif ended == "interrupted" or snapshot.next:
+    elif (ended == "interrupted" and keep_record) or snapshot.next:
+        # A run rolled back leaves its thread as it was before: interrupted only if it was.
         status = "interrupted"
     else:
         status = "idle"
     values = to_jsonable(snapshot.values) if snapshot.config else None
     error = outcome.error
-    raised = None if error is None else to_jsonable(error)
+    raised = cancelled if error is None else to_jsonable(error)
     await set_thread_status(
         server, thread_id, status, values=values, interrupts=interrupts, error=raised
     )
@@ -99,9 +107,9 @@ async def delete_run_checkpoints(graph: CompiledStateGraph, thread_id: str, run_
     return len(written)
 
 
-async def roll_back(server: ServerCore, plan: RunPlan) -> None:
+async def roll_back(server: ServerCore, graph: CompiledStateGraph, record: dict[str, Any]) -> None:
     """Delete the run: its record, its stored events, the checkpoints it wrote."""
-    run_id = plan.record["run_id"]
+    run_id = record["run_id"]
     await server.runs.delete(run_id)
     await server.events.drop(run_id)
-    await delete_run_checkpoints(plan.graph, plan.record["thread_id"], run_id)
+    await delete_run_checkpoints(graph, record["thread_id"], run_id)

@@ -11,6 +11,7 @@ assembles them: the assistant's, the thread's and the body's, merged.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -18,7 +19,7 @@ from typing import Any, Final
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
-from pyctx_web.server._http import ApiError, not_of_type, not_one_of
+from pyctx_web.server._http import ApiError
 from pyctx_web.server.assistants import resolve_assistant
 from pyctx_web.server.run_events import command_from_json, graph_modes
 from pyctx_web.server.state_json import to_jsonable
@@ -28,6 +29,7 @@ __all__ = [
     "DURABILITIES",
     "MULTITASK_STRATEGIES",
     "RunPlan",
+    "enum_option",
     "object_of",
     "plan_run",
 ]
@@ -93,14 +95,17 @@ def object_of(body: Mapping[str, Any], name: str) -> dict[str, Any]:
 
 
 def _run_metadata(
-    body: Mapping[str, Any], assistant: dict[str, Any], thread: dict[str, Any]
+    body: Mapping[str, Any], assistant: dict[str, Any], thread: dict[str, Any], stateless: bool
 ) -> dict[str, Any]:
-    """The run's metadata: the assistant's, the thread's, the config's, the body's, merged."""
+    """The run's metadata: the assistant's, the thread's, the config's, the body's, merged.
+
+    A stateless run's thread is new: it has no metadata yet, not even the graph's id.
+    """
     config = object_of(body, "config")
+    of_thread = {} if stateless else {**thread["metadata"], "graph_id": assistant["graph_id"]}
     return {
         **(assistant.get("metadata") or {}),
-        **thread["metadata"],
-        "graph_id": assistant["graph_id"],
+        **of_thread,
         **(config.get("metadata") or {}),
         **object_of(body, "metadata"),
         "assistant_id": assistant["assistant_id"],
@@ -110,9 +115,12 @@ def _run_metadata(
 def _config_of(
     body: Mapping[str, Any], record: dict[str, Any], graph_id: str, thread: dict[str, Any]
 ) -> dict[str, Any]:
-    """The run's config: the body's over the thread's, with the checkpoint and the run named."""
+    """The run's config: the body's over the thread's, with the checkpoint and the run named.
+
+    A run given a ``context`` has it as its configurable values too, as on the server.
+    """
     config = object_of(body, "config")
-    given = dict(config.get("configurable") or {})
+    given = dict(body.get("context") or config.get("configurable") or {})
     thread_configurable = thread["config"].get("configurable") or {}
     configurable = {**thread_configurable, **given}
     checkpoint = object_of(body, "checkpoint")
@@ -126,42 +134,62 @@ def _config_of(
         assistant_id=record["assistant_id"],
         graph_id=graph_id,
         user_id=given.get("user_id") or thread_configurable.get("user_id") or "",
+        __after_seconds__=body.get("after_seconds") or 0,
     )
     config["configurable"] = configurable
-    # LangGraph copies a run's plain configurable values into its metadata; these are them.
+    # The metadata the server's worker runs with (message events show it); the stored
+    # checkpoints also get the plain configurable values (user_id...) from the graph.
     config["metadata"] = {
         **record["metadata"],
         "run_attempt": 1,
         "thread_id": record["thread_id"],
         "run_id": record["run_id"],
-        "user_id": configurable["user_id"],
     }
     return config
 
 
-def _option(body: Mapping[str, Any], name: str, options: tuple[str, ...], schema: str) -> Any:
-    """The body's ``name`` when one of ``options`` (None when absent); the server's 422 if not.
+def _refused(value: Any, problem: str, keyword: str, name: str, schema: str) -> ApiError:
+    """422 worded as the server's JSON Schema check; ``schema`` is where its run properties are."""
+    shown = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return ApiError(
+        422,
+        f'{shown} {problem}\n\nFailed validating "{keyword}" in schema{schema}["properties"]'
+        f'["{name}"]\n\nOn instance["{name}"]:\n    {shown}',
+    )
 
-    ``schema`` is where the server's schema holds the run's properties, as its message names it.
-    """
+
+def _listing(options: tuple[str, ...]) -> str:
+    """Options as the server's check lists them: whole up to three, else two and a count."""
+    quoted = [json.dumps(option) for option in options]
+    if len(quoted) > 3:
+        return f"{quoted[0]}, {quoted[1]} or {len(quoted) - 2} other candidates"
+    return ", ".join(quoted[:-1]) + f" or {quoted[-1]}"
+
+
+def enum_option(
+    body: Mapping[str, Any], name: str, options: tuple[str, ...], schema: str = ""
+) -> Any:
+    """The body's ``name`` when one of ``options`` (None when absent); the server's 422 if not."""
     value = body.get(name)
     if value is not None and value not in options:
-        error = not_one_of(value, options, (name,))
-        raise ApiError(422, error.detail.replace("in schema[", f"in schema{schema}[", 1))
+        raise _refused(value, f"is not one of {_listing(options)}", "enum", name, schema)
     return value
 
 
-def _checked(body: Mapping[str, Any], schema: str, streamed: bool) -> tuple[str, str]:
+def _checked(
+    body: Mapping[str, Any], schema: str, streamed: bool, stateless: bool
+) -> tuple[str, str]:
     """The run's multitask strategy and disconnect mode, its enums and flags checked."""
-    strategy = _option(body, "multitask_strategy", MULTITASK_STRATEGIES, schema)
-    _option(body, "durability", DURABILITIES, schema)
+    strategy = enum_option(body, "multitask_strategy", MULTITASK_STRATEGIES, schema)
+    enum_option(body, "durability", DURABILITIES, schema)
+    if not stateless:  # only a run on a thread may create it
+        enum_option(body, "if_not_exists", ("create", "reject"), schema)
     resumable = body.get("stream_resumable")
     if resumable is not None and not isinstance(resumable, bool):
-        error = not_of_type(resumable, "boolean", ("stream_resumable",))
-        raise ApiError(422, error.detail.replace("in schema[", f"in schema{schema}[", 1))
+        raise _refused(resumable, 'is not of type "boolean"', "type", "stream_resumable", schema)
     # The streamed and waited bodies add on_disconnect to the run's schema (allOf's second).
     disconnect = (
-        _option(body, "on_disconnect", DISCONNECT_MODES, '["allOf"][1]') if streamed else None
+        enum_option(body, "on_disconnect", DISCONNECT_MODES, '["allOf"][1]') if streamed else None
     )
     return strategy or "enqueue", disconnect or "continue"
 
@@ -176,6 +204,57 @@ def _options_of(body: Mapping[str, Any]) -> dict[str, Any]:
     return options
 
 
+_BOTH: Final = (
+    "Cannot specify both configurable and context. Prefer setting context alone. Context was"
+    " introduced in LangGraph 0.6.0 and is the long term planned replacement for configurable."
+)
+
+
+def _check_config(body: Mapping[str, Any], stateless: bool) -> None:
+    """400 for what the server refuses once the body is valid: a config that says it twice..."""
+    command = body.get("command")
+    if stateless and isinstance(command, Mapping) and command.get("resume"):
+        raise ApiError(400, "You must provide a thread_id when resuming.")
+    configurable = object_of(body, "config").get("configurable")
+    if configurable and body.get("context"):
+        raise ApiError(400, _BOTH)
+
+
+def _kwargs(body: Mapping[str, Any], plan: RunPlan, stateless: bool) -> dict[str, Any]:
+    """The record's ``kwargs``: the run's request as the server keeps it."""
+    record = plan.record
+    config = to_jsonable(object_of(body, "config"))
+    given = dict(config.get("configurable") or {})
+    context = body.get("context") or {}
+    if context:  # the server runs the context as the configurable, marked
+        given = {**context, "__context_provided__": True}
+    configurable = {**given, "__after_seconds__": body.get("after_seconds") or 0}
+    checkpoint = object_of(body, "checkpoint")
+    checkpoint.pop("thread_id", None)
+    if body.get("checkpoint_id"):
+        checkpoint["checkpoint_id"] = body["checkpoint_id"]
+    run_configurable = plan.config["configurable"]
+    ids = ("run_id", "thread_id", "graph_id", "assistant_id", "user_id")
+    configurable.update(checkpoint, **{key: run_configurable[key] for key in ids})
+    config.update(configurable=configurable, metadata=dict(record["metadata"]))
+    return {
+        "input": to_jsonable(body.get("input")),
+        "command": to_jsonable(body.get("command")),
+        "config": config,
+        "context": to_jsonable(context or dict(given)),
+        "stream_mode": plan.stream_modes,
+        "interrupt_before": body.get("interrupt_before"),
+        "interrupt_after": body.get("interrupt_after"),
+        "webhook": body.get("webhook"),
+        "feedback_keys": body.get("feedback_keys"),
+        "temporary": stateless and body.get("on_completion", "delete") == "delete",
+        "subgraphs": plan.subgraphs,
+        "resumable": plan.resumable,
+        "checkpoint_during": body.get("checkpoint_during", True),
+        "durability": plan.options["durability"],
+    }
+
+
 def plan_run(
     server: ServerCore,
     body: Mapping[str, Any],
@@ -183,17 +262,20 @@ def plan_run(
     *,
     schema: str = "",
     streamed: bool = False,
+    stateless: bool = False,
 ) -> RunPlan:
     """The run a request body asks for; 422 or 404 for a bad one, before anything runs.
 
     ``streamed``: a streamed or waited run, whose body may say ``on_disconnect``;
+    ``stateless``: a run on a thread of its own (``thread`` is that new thread);
     ``schema`` is where the server's schema for the body holds the run's
     properties (its 422 messages name it).
     """
     if "assistant_id" not in body:
         raise ApiError(422, "Invalid run: assistant_id is required")
-    strategy, disconnect = _checked(body, schema, streamed)
+    strategy, disconnect = _checked(body, schema, streamed, stateless)
     assistant, graph = resolve_assistant(server, body["assistant_id"])
+    _check_config(body, stateless)
     now = utc_now()
     record: dict[str, Any] = {
         "run_id": new_uuid7(),
@@ -202,9 +284,10 @@ def plan_run(
         "created_at": now,
         "updated_at": now,
         "status": "pending",
-        "metadata": _run_metadata(body, assistant, thread),
+        "metadata": _run_metadata(body, assistant, thread, stateless),
         "multitask_strategy": strategy,
         "kwargs": {},
+        "langsmith_session_name": None,
     }
     modes = _stream_modes(body)
     plan = RunPlan(
@@ -218,15 +301,7 @@ def plan_run(
         options=_options_of(body),
         on_disconnect=disconnect,
     )
-    record["kwargs"] = {
-        "input": to_jsonable(body.get("input")),
-        "command": to_jsonable(body.get("command")),
-        "config": to_jsonable(plan.config),
-        "context": to_jsonable(body.get("context")),
-        "stream_mode": modes,
-        "interrupt_before": body.get("interrupt_before"),
-        "interrupt_after": body.get("interrupt_after"),
-        "subgraphs": plan.subgraphs,
-        "resumable": plan.resumable,
-    }
+    record["kwargs"] = _kwargs(body, plan, stateless)
+    # The graph's own run is the API's run: nodes see its id (config and runtime), as on the server.
+    plan.config["run_id"] = record["run_id"]
     return plan

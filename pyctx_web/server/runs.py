@@ -25,13 +25,13 @@ run starts once they ended). Records live in the server's ``RunStore``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 from pyctx_web.server import sse
 from pyctx_web.server._core import ServerCore, new_uuid7
 from pyctx_web.server._http import (
+    JSON_TYPE,
     ApiError,
     Handler,
     Request,
@@ -44,11 +44,13 @@ from pyctx_web.server.run_exec import (
     CANCEL_ACTIONS,
     ActiveRun,
     Listener,
+    active_runs,
     cancel,
     cancel_soon,
     inflight,
     launch,
 )
+from pyctx_web.server.run_finish import roll_back
 from pyctx_web.server.run_plan import object_of, plan_run
 from pyctx_web.server.state_json import to_jsonable
 from pyctx_web.server.threads import (
@@ -64,6 +66,7 @@ __all__ = [
     "SSE_HEADERS",
     "create_stateless_run",
     "create_thread_run",
+    "delete_run",
     "get_run",
     "list_runs",
     "stream_stateless_run",
@@ -86,6 +89,9 @@ _CREATE_SCHEMA: Final = ""
 _STREAM_SCHEMA: Final = '["components"]["schemas"]["RunCreateStateful"]'
 _STATELESS_STREAM_SCHEMA: Final = '["components"]["schemas"]["RunCreateStateless"]'
 
+_LEFT: Final = "client disconnected from the run stream (on_disconnect=cancel)"
+"""Why a run whose client left ends, as its thread's error says."""
+
 _REJECTED: Final = (
     "Thread is already running a task. Wait for it to finish or choose a different"
     " multitask strategy."
@@ -103,21 +109,29 @@ async def _start(
     body = request.json_body()
     streamed = kind != "create"
     stateless = thread_id is None
-    if stateless:  # a stateless run: its own thread, deleted when it ends
+    if thread_id is None:  # a stateless run: its own thread, deleted when it ends
         schema = _STATELESS_STREAM_SCHEMA if streamed else _CREATE_SCHEMA
         thread = new_thread(new_uuid7(), {})
-        plan = plan_run(server, body, thread, schema=schema, streamed=streamed)
+        plan = plan_run(server, body, thread, schema=schema, streamed=streamed, stateless=True)
         await server.threads.put(thread)
     else:
-        thread = await get_thread(server, thread_id)
+        stored, thread = await _thread_of(server, thread_id)
         schema = _STREAM_SCHEMA if streamed else _CREATE_SCHEMA
         plan = plan_run(server, body, thread, schema=schema, streamed=streamed)
+        if stored is None:  # no such thread: made when the body says if_not_exists create
+            if body.get("if_not_exists") != "create":
+                raise ApiError(404, "Thread or assistant not found.")
+            config_metadata = object_of(body, "config").get("metadata") or {}
+            thread["metadata"] = {**config_metadata, **object_of(body, "metadata")}
+            await server.threads.put(thread)
     if kind == "wait" and "values" not in plan.stream_modes:
         plan.stream_modes = [*plan.stream_modes, "values"]
     record = plan.record
     thread_id = record["thread_id"]
     earlier = inflight(server, thread_id)
-    if earlier and record["multitask_strategy"] == "reject":
+    # A thread busy with no run here runs in another tab or process (a shared store).
+    held = earlier or (not stateless and thread["status"] == "busy")
+    if held and record["multitask_strategy"] == "reject":
         raise ApiError(409, _REJECTED)
     await server.runs.put(record)
     graph_id = plan.config["configurable"]["graph_id"]
@@ -126,10 +140,24 @@ async def _start(
     await set_thread_status(server, thread_id, "busy")
     active = launch(server, plan, stateless=stateless)
     queue = active.listen()
-    if record["multitask_strategy"] in CANCEL_ACTIONS:  # interrupt or rollback: end the others
+    strategy = record["multitask_strategy"]
+    if strategy in CANCEL_ACTIONS:  # interrupt or rollback: end the others
         for other in earlier:
-            await cancel(server, other, record["multitask_strategy"])
+            reason = f"superseded by run {record['run_id']} (multitask_strategy={strategy})"
+            await cancel(server, other, strategy, reason)
     return active, queue
+
+
+async def _thread_of(
+    server: ServerCore, thread_id: str
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The thread's stored record (None when there is none) and the record to plan the run on."""
+    try:
+        thread_id = parse_uuid(thread_id, "thread")
+    except ApiError:
+        raise ApiError(422, "Invalid thread ID") from None
+    stored = await server.threads.get(thread_id)
+    return stored, stored if stored is not None else new_thread(thread_id, {})
 
 
 def _run_path(active: ActiveRun) -> str:
@@ -152,7 +180,7 @@ async def _sse_body(
     finally:
         active.leave(queue)
         if not ended and active.plan.on_disconnect == "cancel":
-            cancel_soon(server, active)
+            cancel_soon(server, active, _LEFT)
 
 
 async def _stream(server: ServerCore, request: Request, thread_id: str | None) -> Response:
@@ -174,22 +202,24 @@ async def stream_stateless_run(server: ServerCore, request: Request) -> Response
 
 async def _wait(server: ServerCore, request: Request, thread_id: str | None) -> Response:
     active, queue = await _start(server, request, thread_id, "wait")
-    last: Any = None
+    last = b"null"
     ended = False
     try:
         while (event := await queue.get()) is not None:
             _, name, data = event
             if name == "values":
-                last = json.loads(data)
+                last = data
             elif name == "error":
-                last = {"__error__": json.loads(data)}
+                last = b'{"__error__":' + data + b"}"
         ended = True
     finally:
         active.leave(queue)
         if not ended and active.plan.on_disconnect == "cancel":
-            cancel_soon(server, active)
-    path = _run_path(active)
-    return json_response(200, last, {"content-location": path, "location": f"{path}/join"})
+            cancel_soon(server, active, _LEFT)
+    # Even a stateless run's wait names the run under its (temporary) thread, as the server.
+    path = f"/threads/{active.thread_id}/runs/{active.run_id}"
+    headers = {"content-type": JSON_TYPE, "content-location": path, "location": f"{path}/join"}
+    return Response(200, headers, last)
 
 
 async def wait_thread_run(server: ServerCore, request: Request, thread_id: str) -> Response:
@@ -234,6 +264,24 @@ async def list_runs(server: ServerCore, request: Request, thread_id: str) -> Res
     return json_response(200, page_of(paging, runs))
 
 
+async def delete_run(server: ServerCore, request: Request, thread_id: str, run_id: str) -> Response:
+    """``DELETE /threads/{thread_id}/runs/{run_id}``: forget the run and its checkpoints; 204."""
+    thread_id = parse_uuid(thread_id, "thread")
+    run_id = parse_uuid(run_id, "run")
+    record = await server.runs.get(run_id)
+    if record is None or record["thread_id"] != thread_id:
+        raise ApiError(404, "Run not found")
+    active = active_runs(server).get(run_id)
+    if active is not None:  # it goes on, as on the server, but is not recorded again
+        active.forgotten = True
+    graph = server.graphs.get(record["kwargs"]["config"]["configurable"].get("graph_id", ""))
+    if graph is not None:
+        await roll_back(server, graph, record)
+    else:  # its graph is no longer served: its checkpoints cannot be told apart
+        await server.runs.delete(run_id)
+    return Response(204, {}, b"")
+
+
 async def get_run(server: ServerCore, request: Request, thread_id: str, run_id: str) -> Response:
     """``GET /threads/{thread_id}/runs/{run_id}``: the run's record; 404 when it has none."""
     thread_id = (await get_thread(server, thread_id))["thread_id"]
@@ -252,5 +300,6 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", "/runs", create_stateless_run),
     ("GET", "/threads/{thread_id}/runs", list_runs),
     ("GET", "/threads/{thread_id}/runs/{run_id}", get_run),
+    ("DELETE", "/threads/{thread_id}/runs/{run_id}", delete_run),
 ]
 """The run routes, for :class:`~pyctx_web.server.app.AgentServer`'s table."""

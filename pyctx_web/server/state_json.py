@@ -41,10 +41,12 @@ from pyctx_web.graph.types import Send
 from pyctx_web.server._messages import is_dict_message, message_json
 
 __all__ = [
+    "as_returned_jsonable",
     "checkpoint_json",
     "dumps",
     "empty_thread_state",
     "interrupt_json",
+    "server_metadata",
     "thread_state",
     "to_jsonable",
 ]
@@ -107,6 +109,21 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, list):
         return [to_jsonable(item) for item in value]
     return _object_jsonable(value)
+
+
+def as_returned_jsonable(value: Any) -> Any:
+    """``value`` as :func:`to_jsonable` gives it, but a dict that looks like a message kept
+    as it is: a node's return (a task's ``result``) holds what the node returned."""
+    if type(value) is dict:
+        return {
+            (key if type(key) is str and key.isascii() and "\x00" not in key else _key(key)): (
+                as_returned_jsonable(item)
+            )
+            for key, item in value.items()
+        }
+    if type(value) is list or type(value) is tuple:
+        return [as_returned_jsonable(item) for item in value]
+    return to_jsonable(value)
 
 
 def _dict_jsonable(value: dict[Any, Any]) -> dict[str, Any]:
@@ -261,8 +278,22 @@ def _task_json(task: Any) -> dict[str, Any]:
         if state is not None and not nested
         else None,
         "state": thread_state(state) if nested else None,
-        "result": to_jsonable(getattr(task, "result", None)),
+        "result": as_returned_jsonable(getattr(task, "result", None)),
     }
+
+
+_OWN_METADATA: Final = ("source", "step", "parents")
+"""The keys of a checkpoint's metadata the graph writes (the rest come from the run's config)."""
+
+
+def server_metadata(metadata: Any) -> Any:
+    """A checkpoint's metadata as JSON, in the server's order: its checkpointer puts the
+    config's entries first and the graph's own (``source``, ``step``, ``parents``) last."""
+    if not isinstance(metadata, Mapping):
+        return to_jsonable(metadata)
+    ordered = {k: v for k, v in metadata.items() if k not in _OWN_METADATA}
+    ordered.update((k, metadata[k]) for k in _OWN_METADATA if k in metadata)
+    return to_jsonable(ordered)
 
 
 def thread_state(snapshot: Any) -> dict[str, Any]:
@@ -273,7 +304,7 @@ def thread_state(snapshot: Any) -> dict[str, Any]:
         "values": to_jsonable(snapshot.values),
         "next": list(snapshot.next),
         "tasks": [_task_json(task) for task in snapshot.tasks],
-        "metadata": to_jsonable(snapshot.metadata),
+        "metadata": server_metadata(snapshot.metadata),
         "created_at": to_jsonable(snapshot.created_at),
         "checkpoint": checkpoint_json(config),
         "parent_checkpoint": checkpoint_json(parent),

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from pyctx_web.graph._engine.run_metadata import EXTRA_METADATA_KEY
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server._core import ServerCore
 from pyctx_web.server._http import (
@@ -96,11 +97,27 @@ async def _state_response(
     if graph is None:
         return json_response(200, empty_thread_state())
     config = {"configurable": {**fields, "thread_id": thread["thread_id"]}}
+    wanted = fields.get("checkpoint_id")
+    saver = graph.checkpointer
+    if (
+        wanted
+        and saver is not None
+        and not fields.get("checkpoint_ns")
+        and await saver.aget(thread["thread_id"], str(wanted)) is None
+    ):
+        # The server answers an unknown checkpoint with an empty state that names it.
+        return json_response(200, {**empty_thread_state(), **_named(config)})
     state = thread_state(await graph.aget_state(config, subgraphs=subgraphs))
     if "checkpoint_id" in fields and "checkpoint_ns" not in fields and state["checkpoint"]:
         # The server's saver names a checkpoint read by id with the config it was asked for.
         del state["checkpoint"]["checkpoint_ns"]
     return json_response(200, state)
+
+
+def _named(config: dict[str, Any]) -> dict[str, Any]:
+    """The ``checkpoint`` fields of an empty state at the checkpoint ``config`` names."""
+    configurable = to_jsonable(config["configurable"])
+    return {"checkpoint": configurable, "checkpoint_id": configurable["checkpoint_id"]}
 
 
 async def get_state(server: ServerCore, request: Request, thread_id: str) -> Response:
@@ -167,6 +184,9 @@ async def update_state(server: ServerCore, request: Request, thread_id: str) -> 
     values, as_node = body.get("values"), body.get("as_node")
     if as_node is not None and as_node not in graph.nodes and as_node not in _SPECIAL_NODES:
         raise ApiError(400, f"Node {as_node} does not exist")
+    # The server's update checkpoints name the graph and the thread in their metadata.
+    config["metadata"] = {"graph_id": thread["metadata"]["graph_id"]}
+    config["configurable"][EXTRA_METADATA_KEY] = {"thread_id": tid}
     # An update the graph refuses raises InvalidUpdateError, a ValueError: the server's 400.
     next_config = await graph.aupdate_state(config, values, as_node=as_node)
     await _record_state(server, tid, await graph.aget_state(next_config))

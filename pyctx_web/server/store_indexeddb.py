@@ -18,15 +18,14 @@ settles the run as lost (:mod:`.store_lost`). The thread's own run, once the
 graph runs it, holds the checkpointer's Web Lock of the thread as well (see
 :mod:`pyctx_web.graph.checkpoint._tabs`).
 
-Streamed events are written behind the run, a batch per transaction, so that
-storing them does not slow the stream; reading a run's events waits for the
-ones not yet written. Outside Pyodide in a browser, constructing the storage
+Streamed events are written behind the run, a batch per transaction
+(:mod:`.store_events`); events still queued when the storage closes are not
+written. Outside Pyodide in a browser, constructing the storage
 raises :class:`~pyctx_web.errors.JsUnavailableError`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import weakref
 from typing import Any, Final
@@ -37,6 +36,7 @@ from pyctx_web.graph.checkpoint._idb import Database, failed
 from pyctx_web.graph.checkpoint.indexeddb import IndexedDBSaver
 from pyctx_web.jsonparse import STORED_CHARS, parse_json
 from pyctx_web.server._core import ServerStorage, ServerStorageError, StoredEvent
+from pyctx_web.server.store_events import QueuedEventLog
 from pyctx_web.server.store_lost import LIVE_STATUSES, settled_runs, settled_thread
 
 __all__ = [
@@ -233,57 +233,28 @@ class IndexedDBRunStore:
         return await settled_runs(self._owners, await self._owners.thread_runs(thread_id))
 
 
-class IndexedDBEventLog:
-    """An :class:`~pyctx_web.server._core.EventLog` in the object store ``events``.
-
-    :meth:`append` queues the event and returns: the queue is written a batch per
-    transaction; a failed write is raised by the next call.
-    """
+class IndexedDBEventLog(QueuedEventLog):
+    """An :class:`~pyctx_web.server._core.EventLog` in the object store ``events``, written
+    behind the stream (:mod:`.store_events`)."""
 
     def __init__(self, owners: _Owners) -> None:
+        super().__init__()
         self._owners = owners
-        self._queue: list[list[str]] = []
-        self._writing: asyncio.Task[None] | None = None
-        self._failure: BaseException | None = None
 
-    async def _write(self) -> None:
-        while self._queue:
-            batch, self._queue = self._queue, []
-            try:
-                await self._owners.call("append", json.dumps(batch), what="store events")
-            except Exception as exc:  # kept for the next call to raise
-                self._failure = exc
-                return
+    async def write(self, batch: list[tuple[str, StoredEvent]]) -> None:
+        """Store ``batch`` in one transaction."""
+        rows = [[run_id, i, name, bytes(data).decode("utf-8")] for run_id, (i, name, data) in batch]
+        await self._owners.call("append", json.dumps(rows), what="store events")
 
-    async def _written(self) -> None:
-        """Wait for the queued events; raise a failed write."""
-        if self._writing is not None:
-            await self._writing
-        failure, self._failure = self._failure, None
-        if failure is not None:
-            raise failure
-
-    async def append(self, run_id: str, event: StoredEvent) -> None:
-        """Queue ``event`` after the run's others."""
-        if self._failure is not None:
-            await self._written()
-        event_id, name, data = event
-        self._queue.append([run_id, event_id, name, bytes(data).decode("utf-8")])
-        if self._writing is None or self._writing.done():
-            self._writing = asyncio.ensure_future(self._write())
-
-    async def after(self, run_id: str, last_event_id: str | None) -> list[StoredEvent]:
-        """The run's events after the one with ``last_event_id`` (all of them when None;
-        none when the run has no event with that id)."""
-        await self._written()
+    async def read(self, run_id: str, last_event_id: str | None) -> list[StoredEvent]:
+        """The run's stored events after the one with ``last_event_id``."""
         rows = await self._owners.call(
             "after", run_id, last_event_id, what=f"read the events of run {run_id!r}"
         )
         return [(str(i), str(name), str(data).encode("utf-8")) for i, name, data in rows]
 
-    async def drop(self, run_id: str) -> None:
-        """Forget the run's events."""
-        await self._written()
+    async def remove(self, run_id: str) -> None:
+        """Delete the run's stored events."""
         await self._owners.call("drop", run_id, what=f"drop the events of run {run_id!r}")
 
 

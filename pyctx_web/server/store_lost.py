@@ -59,10 +59,10 @@ class Owners(Protocol):
         ...
 
 
-async def _lose_run(owners: Owners, run: dict[str, Any]) -> dict[str, Any] | None:
+async def _lose_run(owners: Owners, run: dict[str, Any], at: str) -> dict[str, Any] | None:
     """``run`` marked ``error`` and stored, unless it ended meanwhile: then as it ended
     (None once deleted)."""
-    lost = {**run, "status": "error", "updated_at": utc_now()}
+    lost = {**run, "status": "error", "updated_at": at}
     return await owners.replace_run(lost, LIVE_STATUSES)
 
 
@@ -75,7 +75,7 @@ async def settled_runs(owners: Owners, runs: list[dict[str, Any]]) -> list[dict[
     settled = []
     for run in runs:
         if run.get("status") in LIVE_STATUSES and run["run_id"] not in held:
-            stored = await _lose_run(owners, run)
+            stored = await _lose_run(owners, run, utc_now())
             if stored is None:  # deleted meanwhile
                 continue
             run = stored
@@ -91,9 +91,9 @@ async def settled_thread(owners: Owners, thread: dict[str, Any]) -> dict[str, An
     runs = await owners.thread_runs(thread["thread_id"])
     if await owners.held(runs):
         return thread
+    now = utc_now()
     for run in runs:
         if run.get("status") in LIVE_STATUSES:
-            await _lose_run(owners, run)
-    now = utc_now()
+            await _lose_run(owners, run, now)
     settled = {**thread, "status": "error", "updated_at": now, "error": dict(LOST_ERROR)}
     return await owners.replace_thread(settled, ("busy",))

@@ -174,8 +174,12 @@ async def _get(server: ServerCore, request: Request, thread_id: str) -> Response
 
 
 async def _patch(server: ServerCore, request: Request, thread_id: str) -> Response:
-    """``PATCH /threads/{thread_id}``: merge ``metadata`` into the thread's."""
-    thread = await get_thread(server, thread_id)
+    """``PATCH /threads/{thread_id}``: merge ``metadata`` into the thread's (an unknown
+    thread is 404 ``Not Found``, the server's words here)."""
+    wanted = parse_uuid(thread_id, "thread")
+    if await server.threads.get(wanted) is None:
+        raise ApiError(404, "Not Found")
+    thread = await get_thread(server, wanted)
     thread["metadata"].update(object_field(request.json_body(), "metadata") or {})
     thread["updated_at"] = utc_now()
     await server.threads.put(thread)
@@ -220,6 +224,28 @@ async def _copy(server: ServerCore, request: Request, thread_id: str) -> Respons
     for saver in _savers(server):
         await acopy_thread(saver, wanted, new_id)
     return json_response(200, record)
+
+
+async def _prune(server: ServerCore, request: Request) -> Response:
+    """``POST /threads/prune``: delete the listed threads with their checkpoints (strategy
+    ``delete``); ``pruned_count`` counts those that existed."""
+    body = request.json_body()
+    ids = body.get("thread_ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise not_of_type(ids, "array", ("thread_ids",))
+    strategy = enum_field(body, "strategy", ("delete", "keep_latest")) or "delete"
+    if strategy == "keep_latest":
+        raise ApiError(422, "keep_latest strategy is not supported by this server")
+    pruned = 0
+    for given in ids:
+        thread = await server.threads.get(parse_uuid(given, "thread"))
+        if thread is None:
+            continue
+        await server.threads.delete(thread["thread_id"])
+        for saver in _savers(server):
+            await saver.adelete_thread(thread["thread_id"])
+        pruned += 1
+    return json_response(200, {"pruned_count": pruned})
 
 
 async def _matching(server: ServerCore, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -276,6 +302,7 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", "/threads", _create),
     ("POST", "/threads/search", _search),
     ("POST", "/threads/count", _count),
+    ("POST", "/threads/prune", _prune),
     ("GET", "/threads/{thread_id}", _get),
     ("PATCH", "/threads/{thread_id}", _patch),
     ("DELETE", "/threads/{thread_id}", _delete),

@@ -135,6 +135,11 @@ def test_page_converses_with_its_in_page_server(watched_page: PageWatch, demo_ur
     paths = {urlsplit(url).path for url in requested}
     assert not {path for path in paths if path.startswith(("/threads", "/runs"))}
     assert {"/usestream/", "/usestream/main.js", "/usestream/worker.js", "/pyctx_web.mjs"} <= paths
+    page = watched_page.page
+    page.get_by_role("button", name="New thread").click()
+    page.locator(".messages > li").first.wait_for(state="detached", timeout=STEP_LIMIT_MS)
+    assert page.locator(".outbox").count() == 0
+    assert page.get_by_role("textbox", name="Message").is_enabled()
 
 
 def test_same_page_converses_with_langgraph_dev(
@@ -152,3 +157,43 @@ def test_same_page_converses_with_langgraph_dev(
     assert_streamed(texts, "All right, I did not send the report.")
     assert any(url.startswith(f"{langgraph_url}/threads/") for url in requested)
     assert not [url for url in requested if url.endswith(("/usestream/worker.js", ".wasm"))]
+
+
+def test_page_says_when_its_worker_cannot_start(watched_page: PageWatch, demo_url: str) -> None:
+    """A graph file the worker cannot fetch stops the page with the reason, shown in its
+    status line, and no message can be sent."""
+    page = watched_page.page
+    page.route("**/usestream/graph.py", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(demo_url + "usestream/")
+    status = page.locator(".status", has_text="The worker stopped")
+    status.wait_for(timeout=START_LIMIT_MS)
+    assert status.inner_text() == "The worker stopped: could not fetch graph.py: HTTP 404"
+    assert page.get_by_role("textbox", name="Message").is_disabled()
+
+
+@pytest.mark.parametrize("server", ["in-page", "langgraph-dev"])
+def test_thread_survives_a_reload(
+    watched_page: PageWatch, demo_url: str, request: pytest.FixtureRequest, server: str
+) -> None:
+    """The page keeps its thread in its address: reloaded while the question waits, it shows
+    the thread's messages and the question again (read back from the in-page server's
+    IndexedDB, or from the LangGraph Server), and the answer resumes the run there."""
+    page = watched_page.page
+    url = demo_url + "usestream/"
+    if server == "langgraph-dev":
+        url += "?api=" + quote(request.getfixturevalue("langgraph_url"), safe="")
+    page.goto(url)
+    wait_until_idle(page, "Ready")
+    page.get_by_role("textbox", name="Message").fill("Please send the weekly report")
+    page.get_by_role("button", name="Send").click()
+    page.get_by_label("Your answer").wait_for(timeout=STEP_LIMIT_MS)
+    assert "thread=" in page.url
+    page.reload()
+    page.get_by_label("Your answer").wait_for(timeout=START_LIMIT_MS)
+    assert messages(page) == FIRST_TURN[:2]
+    page.get_by_label("Your answer").fill("ana@example.com")
+    page.get_by_role("button", name="Answer").click()
+    page.get_by_role("button", name="Approve").click()
+    wait_until_idle(page, "Ready")
+    assert messages(page) == FIRST_TURN
+    assert watched_page.console_errors == []

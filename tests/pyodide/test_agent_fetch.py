@@ -74,6 +74,7 @@ async def echo(server, request, name):
 async def broken(server, request):
     async def body():
         yield b"first"
+        yield bytes([255, 0])
         raise RuntimeError("the body broke")
     return Response(200, {"content-type": "text/plain"}, body())
 
@@ -82,7 +83,7 @@ server = AgentServer({"ask": graph(Ask, "ask", ask), "tick": graph(Tick, "tick",
 server.routes[:0] = [Route("POST", "/test/echo/{name}", echo), Route("GET", "/test/broken", broken)]
 """
 """The server's graphs, and two routes the tests add: one echoing the request, one whose
-streamed body raises after its first chunk."""
+streamed body raises after a UTF-8 chunk and one that is not."""
 
 WORKER = """
 const base = %(base)s;
@@ -112,11 +113,12 @@ await new Promise((resolve, reject) => {
   worker.onerror = (event) => reject(new Error(event.message));
 });
 worker.onmessage = null;
-const { createAgentServerFetch } = await import(base + "pyctx_web.mjs");
 const { Client } = await import(blob(%(sdk)s));
-const fetch = createAgentServerFetch(worker);
+const module = await import(base + "pyctx_web.mjs");
+const fetch = module.createAgentServerFetch(worker);
 globalThis.agentFetch = {
-  fetch, client: new Client({ apiUrl: "http://localhost:8123", callerOptions: { fetch } }) };
+  fetch, module, target: worker,
+  client: new Client({ apiUrl: "http://localhost:8123", callerOptions: { fetch } }) };
 """
 
 SETUP_NODE = """
@@ -127,13 +129,15 @@ const host = module.serveAgentServer(pyodide, pyodide.globals.get("server"));
 const { Client } = await import(%(sdk)s);
 const fetch = module.createAgentServerFetch(host);
 globalThis.agentFetch = {
-  fetch, client: new Client({ apiUrl: "https://api.example", callerOptions: { fetch } }) };
+  fetch, module, target: host,
+  client: new Client({ apiUrl: "https://api.example", callerOptions: { fetch } }) };
 """
 
 
 @pytest.fixture(scope="module")
 def agent(pyctx_module: Any) -> Any:
-    """The runtime's page or Node with ``globalThis.agentFetch = { fetch, client }`` set up."""
+    """The runtime's page or Node with ``globalThis.agentFetch`` set up: ``fetch`` and the
+    SDK ``client`` over it, the ``module`` they come from and the fetch's ``target``."""
     if pyctx_module.browser == "node":
         code = SETUP_NODE % {
             "graphs": json.dumps(GRAPHS),
@@ -150,7 +154,7 @@ def agent(pyctx_module: Any) -> Any:
 
 def run(agent: Any, code: str) -> Any:
     """``code`` run with ``client`` and ``fetch`` in scope; what it returns, through JSON."""
-    return agent.run_js("const { client, fetch } = globalThis.agentFetch;\n" + code)
+    return agent.run_js("const { client, fetch, module, target } = globalThis.agentFetch;\n" + code)
 
 
 def test_sdk_client_runs_a_thread_to_an_interrupt_and_resumes_it(agent: Any) -> None:
@@ -343,25 +347,26 @@ def test_server_errors_are_http_responses(agent: Any) -> None:
 
 
 def test_a_body_that_fails_errors_the_stream(agent: Any) -> None:
-    """A streamed body that raises after its first chunk errors the response's body with a
-    TypeError naming the failure, as a broken connection does to fetch."""
+    """A streamed body's parts arrive byte for byte (UTF-8 or not); one that raises then
+    errors the response's body with a TypeError naming the failure, as a broken connection
+    does to fetch."""
     result = run(
         agent,
         """
         const response = await fetch("http://localhost/test/broken");
         const reader = response.body.getReader();
-        const first = new TextDecoder().decode((await reader.read()).value);
+        const parts = [[...(await reader.read()).value], [...(await reader.read()).value]];
         try {
           await reader.read();
-          return { status: response.status, first, error: null };
+          return { status: response.status, parts, error: null };
         } catch (error) {
-          return { status: response.status, first, error: [error.name, error.message] };
+          return { status: response.status, parts, error: [error.name, error.message] };
         }
         """,
     )
     assert result == {
         "status": 200,
-        "first": "first",
+        "parts": [list(b"first"), [255, 0]],
         "error": ["TypeError", "the agent server failed: RuntimeError: the body broke"],
     }
 
@@ -382,3 +387,116 @@ def test_an_aborted_signal_rejects_before_sending(agent: Any) -> None:
         """,
     )
     assert result == "AbortError"
+
+
+def test_a_base_path_is_left_out_of_the_path_the_server_routes(agent: Any) -> None:
+    """With basePath "/api/", "/api/ok" reaches the server as "/ok"; a URL outside it is
+    refused with a TypeError naming it, and a basePath not starting with "/" too."""
+    result = run(
+        agent,
+        """
+        const message = async (call) => {
+          try {
+            await call();
+            return null;
+          } catch (error) {
+            return `${error.name}: ${error.message}`;
+          }
+        };
+        const under = module.createAgentServerFetch(target, { basePath: "/api/" });
+        const ok = await under("http://localhost/api/ok");
+        return {
+          ok: ok.status,
+          outside: await message(() => under("http://a/apiary/ok")),
+          relative: await message(() => module.createAgentServerFetch(target, { basePath: "api" })),
+        };
+        """,
+    )
+    assert result == {
+        "ok": 200,
+        "outside": "TypeError: createAgentServerFetch: http://a/apiary/ok is not under /api",
+        "relative": 'TypeError: createAgentServerFetch: basePath must start with "/", not "api"',
+    }
+
+
+def test_targets_and_servers_of_the_wrong_kind_are_refused(agent: Any) -> None:
+    """createAgentServerFetch refuses a target with no postMessage, and serveAgentServer a
+    server that is not an AgentServer, each with a TypeError saying what it needs."""
+    result = run(
+        agent,
+        """
+        const message = (call) => {
+          try {
+            call();
+            return null;
+          } catch (error) {
+            return `${error.name}: ${error.message}`;
+          }
+        };
+        return [
+          message(() => module.createAgentServerFetch({})),
+          message(() => module.serveAgentServer(pyodide, {})),
+          message(() => module.serveAgentServer({}, {})),
+        ];
+        """,
+    )
+    assert result == [
+        "TypeError: createAgentServerFetch: the target must be a Worker or MessagePort whose "
+        "other side called serveAgentServer, or what serveAgentServer returned",
+        "TypeError: serveAgentServer: the server must be a PyProxy of an AgentServer",
+        "TypeError: serveAgentServer: the first argument must be the Pyodide that loadPyodide() "
+        "resolved with",
+    ]
+
+
+def test_closing_the_fetch_fails_its_pending_requests_and_refuses_new_ones(agent: Any) -> None:
+    """Aborting the fetch's lifetime signal (its worker died, say) errors a streaming body with
+    a TypeError whose cause is the reason, refuses later calls alike, and the server sees the
+    client leave: the run ends interrupted."""
+    result = run(
+        agent,
+        WAIT_FOR_RUN
+        + """
+        const lifetime = new AbortController();
+        const closable = module.createAgentServerFetch(target, { signal: lifetime.signal });
+        const thread = await client.threads.create();
+        const response = await closable(`http://x/threads/${thread.thread_id}/runs/stream`, {
+          method: "POST", body: JSON.stringify({
+            assistant_id: "tick", input: { ticks: 1000 }, stream_mode: ["custom"],
+            on_disconnect: "cancel" }) });
+        const runId = response.headers.get("content-location").split("/").pop();
+        const reader = response.body.getReader();
+        await reader.read();
+        lifetime.abort("the worker is gone");
+        const failure = (error) => [error.name, error.message, error.cause];
+        const pending = await reader.read().then(() => null, failure);
+        const later = await closable("http://x/ok").then(() => null, failure);
+        return { pending, later, status: await settled(thread.thread_id, runId) };
+        """,
+    )
+    closed = ["TypeError", "createAgentServerFetch: this fetch was closed", "the worker is gone"]
+    assert result == {"pending": closed, "later": closed, "status": "interrupted"}
+
+
+EXERCISE = """
+const exercise = async (rounds) => {
+  for (let i = 0; i < rounds; i++) {
+    await (await fetch("http://x/ok")).json();
+    const thread = await client.threads.create();
+    for await (const part of client.runs.stream(thread.thread_id, "tick", {
+      input: { ticks: 2 }, streamMode: ["custom"] })) part.event;
+  }
+  pyodide.runPython("import gc; gc.collect()");
+  return pyodide._module.hiwire.num_keys();
+};
+"""
+"""``exercise(rounds)``: plain and streamed requests, then the count of JS references Python
+holds (pytest-pyodide's measure)."""
+
+
+def test_requests_leave_no_javascript_references_behind(agent: Any) -> None:
+    """Answering requests in the same thread leaves no proxy or JS reference behind."""
+    if agent.browser != "node":
+        pytest.skip("in Chromium the server's Pyodide is in the worker")
+    before, after = run(agent, EXERCISE + "return [await exercise(3), await exercise(20)];")
+    assert after <= before

@@ -3,6 +3,7 @@ and a real page reload that keeps threads, runs and events and settles the run i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,120 @@ def test_node_refuses_the_indexeddb_storage(pyctx: Any) -> None:
         "IndexedDBSaver needs Pyodide in a browser (a page or a Web Worker) with IndexedDB; "
         "this is Pyodide in Node, which has no IndexedDB. Use SqliteSaver elsewhere."
     )
+
+
+_OTHER_TAB = """
+import json
+from pyctx_web.server import AgentServer, Request
+from pyctx_web.server.store_indexeddb import IndexedDBStorage
+
+space = {}
+exec(GRAPH, space)
+storage = IndexedDBStorage(DATABASE)
+server = AgentServer({"agent": space["graph"]}, storage=storage)
+
+async def call(method, path, body=None):
+    data = b"" if body is None else json.dumps(body).encode()
+    response = await server.handle(Request(method, path, {}, {}, data))
+    return json.loads(response.body)
+
+created = await call("POST", "/threads", {})
+path = f"/threads/{created['thread_id']}/runs"
+started = await call("POST", path, {"assistant_id": "agent", "input": {"count": 10}})
+json.dumps([created["thread_id"], started["run_id"]])
+"""
+
+
+@run_in_pyodide
+async def _this_tab(selenium: Any, source: str, database: str, thread_id: str) -> list[Any]:
+    import json
+
+    from pyctx_web.server import AgentServer, Request
+    from pyctx_web.server.store_indexeddb import IndexedDBStorage
+
+    space: dict[str, Any] = {}
+    exec(source, space)
+    storage = IndexedDBStorage(database)
+    server = AgentServer({"agent": space["graph"]}, storage=storage)
+    body = {"assistant_id": "agent", "input": {"count": 0}, "multitask_strategy": "reject"}
+    try:
+        seen: list[Any] = []
+        for path, payload in [
+            (f"/threads/{thread_id}", None),
+            (f"/threads/{thread_id}/runs/wait", body),
+        ]:
+            data = b"" if payload is None else json.dumps(payload).encode()
+            response = await server.handle(
+                Request("GET" if payload is None else "POST", path, {}, {}, data)
+            )
+            assert isinstance(response.body, bytes)
+            seen.append([response.status, json.loads(response.body)])
+        return seen
+    finally:
+        storage.close()
+
+
+_WORKER = """
+self.onmessage = async (event) => {
+  try {
+    if (!self.py) {
+      const { loadPyodide } = await import(event.data.base + "pyodide.mjs");
+      self.py = await loadPyodide({ indexURL: event.data.base, fullStdLib: false });
+      await self.py.loadPackage(["micropip", "pyctx-web"]);
+    }
+    postMessage({ ok: String(await self.py.runPythonAsync(event.data.code)) });
+  } catch (error) {
+    postMessage({ error: String(error) });
+  }
+};
+"""
+
+
+def _open_other_tab(pyctx: Any, database: str) -> list[str]:
+    """A Web Worker of the test page (its own agent, as another tab is: the same IndexedDB,
+    its own Web Locks, freed when it ends) running Pyodide and pyctx_web, that starts a run
+    that never ends; [thread id, run id]."""
+    code = f"GRAPH = {_GRAPH!r}\nDATABASE = {database!r}\n{_OTHER_TAB}"
+    answer = pyctx.run_js(
+        f"""
+        const url = URL.createObjectURL(
+          new Blob([{json.dumps(_WORKER)}], {{ type: "text/javascript" }})
+        );
+        globalThis.otherTab = new Worker(url, {{ type: "module" }});
+        const base = new URL(".", location.href).href;
+        const reply = await new Promise((resolve) => {{
+          otherTab.onmessage = (event) => resolve(event.data);
+          otherTab.onerror = (event) => resolve({{ error: event.message || "the worker failed" }});
+          otherTab.postMessage({{ base, code: {json.dumps(code)} }});
+        }});
+        if (reply.error) throw new Error(reply.error);
+        return reply.ok;
+        """
+    )
+    ids: list[str] = json.loads(answer)
+    return ids
+
+
+def test_a_thread_running_in_another_agent_is_busy_here_and_lost_once_it_ends(pyctx: Any) -> None:
+    """While another agent of the origin (a worker, as a tab) runs a thread, this page reads
+    it busy and refuses a second run (409); once it has ended, the thread reads as error and
+    takes a run here."""
+    _chromium(pyctx)
+    database = "pyctx_server_tabs"
+    thread_id, _ = _open_other_tab(pyctx, database)
+    try:
+        busy, refused = _this_tab(pyctx, _GRAPH, database, thread_id)
+    finally:
+        pyctx.run_js("otherTab.terminate();")
+    lost, taken = _this_tab(pyctx, _GRAPH, database, thread_id)
+    _drop(pyctx, database)
+    assert (busy[0], busy[1]["status"]) == (200, "busy")
+    assert refused == [
+        409,
+        {
+            "detail": "Thread is already running a task. Wait for it to finish or choose a "
+            "different multitask strategy."
+        },
+    ]
+    assert (lost[0], lost[1]["status"], lost[1]["error"]["error"]) == (200, "error", "RunLost")
+    assert taken == [200, {"count": 2}]

@@ -485,8 +485,12 @@ async def check_recovery(
         if "ask" in saved and run.final is None:
             # Sending the answer again, as a client unsure it went through would, applies nothing.
             answer: Command[str] = Command(resume={run.question.id: ANSWER})
-            error = await refused(reader.ainvoke(answer, thread_id=tid, durability=run.durability))
-            assert "nothing to resume" in str(error), str(error)
+            resent = reader.ainvoke(answer, thread_id=tid, durability=run.durability)
+            if state.tasks:
+                error = await refused(resent)
+                assert "nothing to resume" in str(error), str(error)
+            else:  # a finished thread gives its values, as LangGraph's does
+                assert await resent == state.values
             assert await history(reader, tid) == after_fault
             assert done == ran
     calls = [] if run.final is not None else await continue_to_end(reader, tid, run.durability)

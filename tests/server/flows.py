@@ -16,6 +16,8 @@ from collections.abc import Callable
 import httpx
 
 from tests.server import flows_control, flows_crud, flows_state, flows_stream
+from tests.server.js_flows import JS_FLOWS, js_flow
+from tests.server.py_sdk_flows import PY_SDK_FLOWS, py_sdk_flow
 from tests.server.transcript import Exchange, Recorder, render
 
 STREAM_MODES = ["values", "updates"]
@@ -57,6 +59,8 @@ def subgraph_interrupt(client: Recorder) -> None:
 FLOWS: dict[str, Callable[[Recorder], None]] = {
     "threads_crud": flows_crud.threads_crud,
     "runs_crud": flows_crud.runs_crud,
+    "assistants": flows_crud.assistants,
+    "run_options": flows_crud.run_options,
     "stream_every_mode": flows_stream.stream_every_mode,
     "stream_each_mode": flows_stream.stream_each_mode,
     "stream_without_subgraphs": flows_stream.stream_without_subgraphs,
@@ -75,12 +79,15 @@ FLOWS: dict[str, Callable[[Recorder], None]] = {
     "multitask_enqueue": flows_control.multitask_enqueue,
     "multitask_interrupt": flows_control.multitask_interrupt,
     "multitask_rollback": flows_control.multitask_rollback,
+    "other_graph_on_thread": flows_control.other_graph_on_thread,
     "disconnect_cancel": flows_control.disconnect_cancel,
     "disconnect_continue": flows_control.disconnect_continue,
     "resumable_replay": flows_control.resumable_replay,
     "unknown_assistant": flows_crud.unknown_assistant,
     "graph_raises": flows_crud.graph_raises,
     "resume_nothing_pending": flows_crud.resume_nothing_pending,
+    **{f"js_{name}": js_flow(name) for name in JS_FLOWS},
+    **{f"py_{name}": py_sdk_flow(name) for name in PY_SDK_FLOWS},
 }
 
 

@@ -84,7 +84,9 @@ def _busy(client: Recorder, strategy: str) -> tuple[str, str]:
     tid = _thread(client)
     rid = _slow_run(client, tid)["run_id"]
     _waiting(client, tid)
-    body = {"assistant_id": "steps", "input": {"steps": [strategy]}, "stream_mode": ["values"]}
+    # The same graph again, without the wait: the second turn of the thread's conversation.
+    second = {"steps": [strategy], "delay": 0}
+    body = {"assistant_id": "slow", "input": second, "stream_mode": ["values"]}
     client.stream("POST", f"/threads/{tid}/runs/stream", {**body, "multitask_strategy": strategy})
     return tid, rid
 
@@ -163,3 +165,14 @@ def resumable_replay(client: Recorder) -> None:
     last_before_wait = next(e for e in events if e.event == "values" and e.data["steps"])
     client.stream("GET", path, last_event_id=last_before_wait.id)
     client.stream("GET", path)
+
+
+def other_graph_on_thread(client: Recorder) -> None:
+    """A thread one graph ran, then run by another graph with other state keys."""
+    tid = _thread(client)
+    first = {"assistant_id": "slow", "input": {"steps": ["x"], "delay": 0}}
+    client.json("POST", f"/threads/{tid}/runs/wait", first)
+    steps = {"assistant_id": "steps", "input": {"steps": ["y"]}, "stream_mode": ["values"]}
+    client.stream("POST", f"/threads/{tid}/runs/stream", steps)
+    client.json("GET", f"/threads/{tid}/state")
+    client.json("GET", f"/threads/{tid}")

@@ -89,3 +89,42 @@ def resume_nothing_pending(client: Recorder) -> None:
     fresh = client.json("POST", "/threads", {"metadata": {"flow": client.tag}})["thread_id"]
     client.stream("POST", f"/threads/{fresh}/runs/stream", {**resume, "assistant_id": "chat"})
     client.json("GET", f"/threads/{fresh}")
+
+
+def assistants(client: Recorder) -> None:
+    """Assistants found, read, drawn and described; a graph name where an id must go."""
+    found = client.json("POST", "/assistants/search", {"graph_id": "nested"})
+    aid = found[0]["assistant_id"]
+    client.json("POST", "/assistants/search", {"limit": 3, "offset": 1})
+    client.json("GET", f"/assistants/{aid}")
+    client.json("GET", f"/assistants/{aid}/graph")
+    client.json("GET", f"/assistants/{aid}/graph?xray=true")
+    client.json("GET", f"/assistants/{aid}/schemas")
+    client.json("GET", f"/assistants/{aid}/subgraphs")
+    client.json("GET", "/assistants/nested")
+    client.json("GET", f"/assistants/{MISSING_THREAD}")
+
+
+def run_options(client: Recorder) -> None:
+    """A run's config, context, metadata and durability; a goto command; a raising wait."""
+    tid = client.json("POST", "/threads", {"metadata": {"flow": client.tag}})["thread_id"]
+    base = {"assistant_id": "steps", "input": {"steps": []}, "metadata": {"origin": "options"}}
+    config = {"configurable": {"setting": "on"}, "tags": ["tagged"]}
+    both = {**base, "config": config, "context": {"user": "ada"}}
+    client.json("POST", f"/threads/{tid}/runs/wait", both)
+    with_context = {**base, "context": {"user": "ada"}, "durability": "exit"}
+    client.json("POST", f"/threads/{tid}/runs/wait", with_context)
+    client.json("POST", f"/threads/{tid}/history", {"limit": 10})
+    with_config = {**base, "config": config, "durability": "sync"}
+    client.json("POST", f"/threads/{tid}/runs/wait", with_config)
+    client.json("POST", f"/threads/{tid}/history", {"limit": 1})
+    goto = {"assistant_id": "steps", "command": {"goto": "c"}, "stream_mode": ["updates"]}
+    client.stream("POST", f"/threads/{tid}/runs/stream", goto)
+    client.json("GET", f"/threads/{tid}/state")
+    failing = client.json("POST", "/threads", {"metadata": {"flow": client.tag}})["thread_id"]
+    raises = {"assistant_id": "fails", "input": {"count": 1}}
+    client.json("POST", f"/threads/{failing}/runs/wait", raises)
+    client.json("POST", "/threads/search", {"metadata": {"flow": client.tag}, "status": "error"})
+    by_values = {"metadata": {"flow": client.tag}, "values": {"count": 2}}
+    client.json("POST", "/threads/search", by_values)
+    client.json("POST", "/threads/count", {"metadata": {"flow": client.tag}, "status": "idle"})

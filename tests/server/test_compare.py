@@ -16,7 +16,12 @@ import pytest
 from tests.server.compare import difference
 from tests.server.flows import FLOWS
 
-KNOWN_DIFFERENCES: dict[str, str] = {}
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "other_graph_on_thread": (
+        "a thread's values read by another graph keep the first graph's keys (delay) on "
+        "pyctx_web, which LangGraph leaves out; kept, as a scenario of pyctx_web pins it"
+    ),
+}
 
 
 def _params() -> list[object]:

@@ -93,3 +93,18 @@ def test_render_numbers_event_ids_and_keeps_replay_from_start() -> None:
         ">   last-event-id: <event:1>",
         "< 200",
     ]
+
+
+def test_an_event_id_repeated_in_a_stream_gets_a_placeholder_of_its_own() -> None:
+    """Events sharing an id in one stream are numbered apart, and alike in a replay of it."""
+    events = [SseEvent("metadata", {}, "9-0"), SseEvent("values", {}, "9-0")]
+    content = {"content-type": "text/event-stream"}
+    first = Exchange("POST", "/runs/stream", None, {}, 200, content, events=events)
+    replay = Exchange("GET", "/runs/x/stream", None, {}, 200, content, events=list(events))
+    lines = [line for line in render([first, replay]).splitlines() if "event " in line]
+    assert lines == [
+        "<   event metadata [<event:1>]: {}",
+        "<   event values [<event:2>]: {}",
+        "<   event metadata [<event:1>]: {}",
+        "<   event values [<event:2>]: {}",
+    ]

@@ -10,12 +10,14 @@ its next requests.
 numbered in order of first appearance (``<id:1>``, ``<id:2>``...): UUIDs (thread, run,
 checkpoint, task, message and assistant ids) and the 32-hex interrupt ids, wherever they
 occur (values, object keys, paths in headers, subgraph namespaces such as
-``child:<id:7>``). SSE event ids become ``<event:N>`` the same way, ISO 8601 times become
+``child:<id:7>``). SSE event ids become ``<event:N>`` the same way (an id repeated within
+one stream counting as a new one), ISO 8601 times become
 ``<time>``. Two servers that behave alike give the same text, whatever ids they draw.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import time
@@ -149,8 +151,16 @@ def _exchange(
     headers = {
         name: response.headers[name] for name in SELECTED_HEADERS if name in response.headers
     }
+    # A copy of the body: the flow may change its dict for its next request.
     return Exchange(
-        method, path, body, request_headers, response.status_code, headers, json_data, events
+        method,
+        path,
+        copy.deepcopy(body),
+        request_headers,
+        response.status_code,
+        headers,
+        json_data,
+        events,
     )
 
 
@@ -192,7 +202,7 @@ class Normalizer:
 
     def __init__(self, base_url: str | None = None, drop: frozenset[str] = frozenset()) -> None:
         self._ids: dict[str, str] = {}
-        self._events: dict[str, str] = {}
+        self._events: dict[tuple[str, int], str] = {}
         self._base_url = base_url.rstrip("/") if base_url else None
         self._drop = drop
 
@@ -209,11 +219,18 @@ class Normalizer:
             self._ids[raw] = f"<id:{len(self._ids) + 1}>"
         return self._ids[raw]
 
-    def event_id(self, value: str) -> str:
-        """A placeholder for an SSE event id, numbered in order of first appearance."""
-        if value not in self._events:
-            self._events[value] = f"<event:{len(self._events) + 1}>"
-        return self._events[value]
+    def event_id(self, value: str, occurrence: int = 0) -> str:
+        """A placeholder for an SSE event id, numbered in order of first appearance.
+
+        ``occurrence`` counts the earlier events of the same stream with the same id: the
+        real server's ids are milliseconds, shared by the events it sends within one, and
+        which of them share one is timing, so each gets its own placeholder (the second
+        event with id ``x`` in a stream is the same event in every stream that replays it).
+        """
+        key = (value, occurrence)
+        if key not in self._events:
+            self._events[key] = f"<event:{len(self._events) + 1}>"
+        return self._events[key]
 
     def data(self, value: Any) -> Any:
         """JSON data with every string (object keys too) normalized."""
@@ -258,8 +275,12 @@ def render(
             if exchange.json is not None:
                 lines.append(f"<   {_dump(normalizer.data(exchange.json))}")
         else:
+            seen: dict[str, int] = {}
             for event in exchange.events:
-                shown_id = "" if event.id is None else f" [{normalizer.event_id(event.id)}]"
+                shown_id = ""
+                if event.id is not None:
+                    shown_id = f" [{normalizer.event_id(event.id, seen.get(event.id, 0))}]"
+                    seen[event.id] = seen.get(event.id, 0) + 1
                 lines.append(
                     f"<   event {normalizer.text(event.event)}{shown_id}: "
                     f"{_dump(normalizer.data(event.data))}"

@@ -36,7 +36,8 @@ def test_module_exports_every_file_under_its_name(tmp_path: Path) -> None:
         check=True,
         timeout=60,
     ).stdout.strip()
-    loader = ["loadPyctxWeb", "resumePyctxWeb", "createAgentServerFetch", "serveAgentServer"]
+    loader = ["loadPyctxWeb", "resumePyctxWeb"]
+    loader += ["createAgentServerFetch", "forwardAgentFetch", "serveAgentServer"]
     assert names == ",".join(sorted([*NAMES, *loader]))
 
 

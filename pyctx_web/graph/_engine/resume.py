@@ -130,6 +130,11 @@ async def resume(
             checkpoint_id=cp.id,
             pending_ids=[i.id for i in pending.waiting(cp.tasks)],
         )
+    if not cp.tasks and not command.update:
+        # As LangGraph's: a thread that ran to its end has nothing to resume; the run
+        # gives its values and writes nothing.
+        engine.emit_values(cp, pending)
+        return await engine.loop(cp, pending, skip_breakpoint=True)
     answers = plan_resume(command.resume, cp, pending)
     updates = engine.schema.check_update("__start__", command.update)
     _take_answers(engine, cp, pending, answers, updates)

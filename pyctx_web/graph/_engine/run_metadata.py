@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["EXCLUDED_KEYS", "config_metadata"]
+__all__ = ["EXCLUDED_KEYS", "EXTRA_METADATA_KEY", "config_metadata"]
 
 EXCLUDED_KEYS: Final = frozenset(
     {
@@ -29,6 +29,10 @@ EXCLUDED_KEYS: Final = frozenset(
     }
 )
 """Config keys never copied into checkpoint metadata."""
+
+EXTRA_METADATA_KEY: Final = "__pyctx_web_checkpoint_metadata__"
+"""A ``configurable`` entry whose mapping every checkpoint of the run adds to its metadata
+as given, none excluded: what a LangGraph Server's checkpointer adds (the thread id)."""
 
 _OWN_KEYS: Final = frozenset({"source", "step", "parents"})
 """The checkpoint's own metadata keys, which a config value does not replace."""
@@ -54,4 +58,8 @@ def config_metadata(config: Mapping[str, Any]) -> dict[str, Any] | None:
                 meta[key] = value.replace("\x00", "")
             elif isinstance(value, int | float):  # bool is an int
                 meta[key] = value
+    configurable = config.get("configurable")
+    extra = configurable.get(EXTRA_METADATA_KEY) if isinstance(configurable, Mapping) else None
+    if isinstance(extra, Mapping):
+        meta.update((k, v) for k, v in extra.items() if k not in _OWN_KEYS)
     return meta or None

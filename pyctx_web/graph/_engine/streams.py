@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.graph._engine.records import NO_ARG, Checkpoint, TaskSpec, now_iso
+from pyctx_web.graph._engine.run_metadata import EXTRA_METADATA_KEY
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
@@ -44,21 +45,37 @@ def _emit(run: Run, kind: str, step: int, payload: dict[str, Any]) -> None:
         run.emit("debug", {"step": step, "timestamp": now_iso(), "type": kind, "payload": payload})
 
 
-def _config(thread_id: str, checkpoint_id: str) -> dict[str, Any]:
-    # The key order of LangGraph's stream chunks, which differs from its snapshots'.
-    conf = {"checkpoint_ns": "", "thread_id": thread_id, "checkpoint_id": checkpoint_id}
+def _config(run: Run, thread_id: str, checkpoint_id: str) -> dict[str, Any]:
+    """A checkpoint's config as LangGraph's stream chunks give it: the run's ``configurable``
+    entries between the namespace and the checkpoint id (key order as LangGraph's)."""
+    given = run.config.get("configurable")
+    conf: dict[str, Any] = {"checkpoint_ns": "", "thread_id": thread_id}
+    if isinstance(given, dict):
+        conf.update(
+            (k, v) for k, v in given.items() if k not in _OWN_CONFIG and k != EXTRA_METADATA_KEY
+        )
+    conf["checkpoint_id"] = checkpoint_id
     return {"configurable": conf}
 
 
+_OWN_CONFIG: Final = frozenset({"checkpoint_ns", "thread_id", "checkpoint_id"})
+"""Config entries a checkpoint's own coordinates replace."""
+
+
 def emit_checkpoint(run: Run, schema: StateSchema, cp: Checkpoint) -> None:
-    """Stream ``cp``, just saved, to ``checkpoints`` and ``debug`` consumers."""
+    """Stream ``cp``, just saved, to ``checkpoints`` and ``debug`` consumers.
+
+    Its metadata is the graph's own (``source``, ``step``, ``parents``): a saver adds the
+    config's entries when it stores the checkpoint, after the chunk is made.
+    """
     if not _listens(run, CHECKPOINT_MODES):
         return
+    meta = cp.meta or {}
     payload = {
-        "config": _config(cp.thread_id, cp.id),
-        "parent_config": _config(cp.thread_id, cp.parent_id) if cp.parent_id else None,
+        "config": _config(run, cp.thread_id, cp.id),
+        "parent_config": _config(run, cp.thread_id, cp.parent_id) if cp.parent_id else None,
         "values": schema.output(cp.values),
-        "metadata": cp.metadata(),
+        "metadata": {"source": cp.source, "step": cp.step, "parents": meta.get("parents", {})},
         "next": [t.name for t in cp.tasks],
         "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in cp.tasks],
     }

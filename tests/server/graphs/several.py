@@ -1,7 +1,12 @@
-"""Two nodes run in one step and each asks a question (two interrupts pending at once)."""
+"""Two nodes run in one step and each asks a question (two interrupts pending at once).
+
+The second asks a moment after the first: the nodes of one step run concurrently, and
+the order in which the two interrupts are raised is in the stream and in the state.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from typing import Annotated, Any, TypedDict
 
@@ -19,8 +24,9 @@ def ask_name(state: State) -> dict[str, Any]:
     return {"answers": [f"name={interrupt({'question': 'name?'})}"]}
 
 
-def ask_color(state: State) -> dict[str, Any]:
-    """Ask for a color."""
+async def ask_color(state: State) -> dict[str, Any]:
+    """Ask for a color, after the name has been asked for."""
+    await asyncio.sleep(0.2)
     return {"answers": [f"color={interrupt({'question': 'color?'})}"]}
 
 

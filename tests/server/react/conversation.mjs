@@ -39,9 +39,11 @@ const { useStream } = await import("@langchain/langgraph-sdk/react");
 const HUMAN = (content) => ({ messages: [{ type: "human", content }] });
 const RESUME = (decision) => ({ command: { resume: { decisions: [decision] } } });
 
-/** The conversation: two turns, the first approved, the second rejected. */
+/** The conversation: two turns, the first approved, the second rejected; while the first
+ * question waits, the page "reloads": a new hook is mounted on the thread, which it reads. */
 const STEPS = [
   { name: "ask", values: HUMAN("Please send the weekly report") },
+  { name: "reload", reload: true },
   { name: "answer", options: RESUME({ type: "respond", message: "ana@example.com" }) },
   { name: "approve", options: RESUME({ type: "approve" }) },
   { name: "ask again", values: HUMAN("Send it to Bo too") },
@@ -57,9 +59,14 @@ const renders = []; // the state of every render of the current step
 let onRender = () => {};
 
 let before = new Set(); // the ids of the messages shown when the current step began
+let threadId = null; // the thread the hook made at its first submit
 
-function Recorder() {
-  const stream = useStream({ apiUrl: BASE_URL, assistantId: "agent", messagesKey: "messages" });
+function Recorder({ thread }) {
+  const options = { apiUrl: BASE_URL, assistantId: "agent", messagesKey: "messages" };
+  // The first hook makes the thread; the one mounted by a reload is given it.
+  if (thread) options.threadId = thread;
+  else options.onThreadId = (id) => (threadId = id);
+  const stream = useStream(options);
   latest = stream;
   const last = stream.messages.at(-1);
   const fresh = last != null && last.type === "ai" && !before.has(last.id);
@@ -106,15 +113,24 @@ function streamedTexts() {
   return texts;
 }
 
-const root = createRoot(dom.window.document.getElementById("root"));
-root.render(createElement(Recorder));
+const container = dom.window.document.getElementById("root");
+let root = createRoot(container);
+root.render(createElement(Recorder, { thread: null }));
 await until(() => latest != null && !latest.isLoading, "mount");
 const steps = [{ name: "mount", settled: settledState(), streamed: [] }];
 for (const step of STEPS) {
   renders.length = 0;
   before = new Set(latest.messages.map((message) => message.id));
-  await latest.submit(step.values, step.options);
-  await until(() => !latest.isLoading, step.name);
+  if (step.reload) {
+    root.unmount();
+    latest = null;
+    root = createRoot(container);
+    root.render(createElement(Recorder, { thread: threadId }));
+    await until(() => latest != null && !latest.isLoading && !latest.isThreadLoading, step.name);
+  } else {
+    await latest.submit(step.values, step.options);
+    await until(() => !latest.isLoading, step.name);
+  }
   steps.push({ name: step.name, settled: settledState(), streamed: streamedTexts() });
 }
 root.unmount();

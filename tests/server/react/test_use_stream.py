@@ -4,8 +4,9 @@ and with ``pyctx_web.server``: the hook's states must be the same.
 ``conversation.mjs`` renders the real hook (React, react-dom and
 ``@langchain/langgraph-sdk/react`` from node_modules) into a jsdom document under Node and
 talks over real HTTP to a server of the useStream example's graph
-(``examples/usestream/graph.py``): a message, a question answered, an approval, then a
-second turn whose email is rejected. After each step it records the hook's values, messages,
+(``examples/usestream/graph.py``): a message, a new hook mounted on the thread while its
+question waits (as a reloaded page), the question answered, an approval, then a second turn
+whose email is rejected. After each step it records the hook's values, messages,
 interrupt and error; ids are replaced by ``<id:N>`` in order of first appearance, since
 each server makes its own.
 """
@@ -34,7 +35,7 @@ RUN_LIMIT = 180.0  # seconds for the whole conversation, far above its ~2 s
 IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b")
 """UUIDs (thread, run, message ids; inside ``lc_run--...`` too) and interrupt ids (32 hex)."""
 
-STEPS = ["mount", "ask", "answer", "approve", "ask again", "answer again", "reject"]
+STEPS = ["mount", "ask", "reload", "answer", "approve", "ask again", "answer again", "reject"]
 ANSWERS = {
     "approve": "Done: sent the weekly report to ana@example.com.",
     "reject": "All right, I did not send the report.",
@@ -118,6 +119,11 @@ def test_use_stream_sees_the_same_states_on_both_servers(
     assert [step["name"] for step in real] == STEPS
     states = settled_states(real)
     assert interrupt_actions(states["ask"]) == [("ask_user", ["respond"])]
+    assert states["reload"]["messages"] == states["ask"]["messages"]
+    # Read back from the thread's state: the interrupt without its stream's response_schema.
+    assert states["reload"]["interrupt"] == {
+        key: states["ask"]["interrupt"][key] for key in ("id", "value")
+    }
     assert interrupt_actions(states["answer"]) == [("send_email", ["approve", "reject"])]
     assert states["approve"]["interrupt"] is None
     assert states["approve"]["values"]["outbox"] == [

@@ -439,3 +439,21 @@ def test_compile_takes_langchain_agent_options() -> None:
     assert app.invoke({"x": 1}) == {"x": 2}
     with pytest.raises(GraphConfigError, match=_CACHE):
         _one_node().compile(cache=object())
+
+
+def test_a_config_run_id_is_the_runs_execution_run_id() -> None:
+    """A run given ``config["run_id"]`` (as a server's run is) runs under it: a node's
+    ``runtime.execution_info.run_id`` is that id."""
+    seen: list[Any] = []
+
+    def node(state: _Log, runtime: Runtime[None]) -> dict[str, Any]:
+        assert runtime.execution_info is not None
+        seen.append(runtime.execution_info.run_id)
+        return {}
+
+    graph = StateGraph(_Log).add_node("node", node).add_edge(START, "node").compile()
+    run_id = "0a8e5a2e-0000-4000-8000-000000000001"
+    graph.invoke({"x": []}, {"run_id": run_id})
+    graph.invoke({"x": []})
+    assert seen[0] == run_id
+    assert seen[1] != run_id

@@ -195,7 +195,7 @@ def test_refusals_come_before_any_event() -> None:
             server, "POST", f"/threads/{unknown}/runs/stream", {"assistant_id": "agent"}
         ) == (
             404,
-            {"detail": f"Thread with ID {unknown} not found"},
+            {"detail": "Thread or assistant not found."},
         )
         assert (await _json(server, "POST", path, {"assistant_id": "nope"}))[0] == 422
         assert await _json(server, "POST", path, {"assistant_id": "agent", "stream_mode": "x"}) == (
@@ -433,24 +433,92 @@ class Ctx(TypedDict):
 
 
 def test_a_run_passes_its_context_to_the_nodes() -> None:
-    """A run's context reaches its nodes as runtime.context, and its config's configurable too."""
+    """A run's context reaches its nodes as runtime.context and as configurable values."""
 
     def greet(state: Steps, runtime: Runtime[Ctx], config: dict[str, Any]) -> dict[str, Any]:
-        tag = config["configurable"]["tag"]
-        return {"steps": [f"hello {runtime.context['name']} {tag}"]}
+        return {"steps": [f"hello {runtime.context['name']} {config['configurable']['name']}"]}
 
     builder = StateGraph(Steps, context_schema=Ctx).add_node("greet", greet)
     server = AgentServer({"greet": builder.add_edge(START, "greet").compile()})
 
     async def main() -> None:
         tid = await _thread(server)
+        body = {"assistant_id": "greet", "input": {"steps": []}, "context": {"name": "Ada"}}
+        _, events = await _stream(server, f"/threads/{tid}/runs/stream", body)
+        assert events[-1]["data"] == {"steps": ["hello Ada Ada"]}
+
+    asyncio.run(main())
+
+
+def test_a_run_given_context_and_configurable_is_400() -> None:
+    """A body with both context and config.configurable is refused with the server's 400."""
+
+    async def main() -> None:
+        server = _server()
+        tid = await _thread(server)
         body = {
-            "assistant_id": "greet",
-            "input": {"steps": []},
+            "assistant_id": "agent",
             "context": {"name": "Ada"},
             "config": {"configurable": {"tag": "t1"}},
         }
-        _, events = await _stream(server, f"/threads/{tid}/runs/stream", body)
-        assert events[-1]["data"] == {"steps": ["hello Ada t1"]}
+        assert await _json(server, "POST", f"/threads/{tid}/runs/stream", body) == (
+            400,
+            {
+                "detail": "Cannot specify both configurable and context. Prefer setting context"
+                " alone. Context was introduced in LangGraph 0.6.0 and is the long term planned"
+                " replacement for configurable."
+            },
+        )
+
+    asyncio.run(main())
+
+
+def test_a_stateless_resume_is_400() -> None:
+    """A stateless run cannot resume: 400 with the server's words."""
+
+    async def main() -> None:
+        server = _server()
+        body = {"assistant_id": "agent", "command": {"resume": "yes"}}
+        assert await _json(server, "POST", "/runs/wait", body) == (
+            400,
+            {"detail": "You must provide a thread_id when resuming."},
+        )
+
+    asyncio.run(main())
+
+
+def test_if_not_exists_create_makes_the_thread_of_the_run() -> None:
+    """A run on an unknown thread with if_not_exists create makes the thread, with its metadata."""
+
+    async def main() -> None:
+        server = _server()
+        tid = "00000000-0000-0000-0000-000000000002"
+        body = {
+            "assistant_id": "agent",
+            "input": {"count": 1},
+            "if_not_exists": "create",
+            "metadata": {"by": "test"},
+        }
+        assert await _json(server, "POST", f"/threads/{tid}/runs/wait", body) == (
+            200,
+            {"count": 2},
+        )
+        _, thread = await _json(server, "GET", f"/threads/{tid}")
+        assert thread["metadata"]["by"] == "test"
+        assert thread["metadata"]["graph_id"] == "agent"
+        assert await _json(server, "POST", "/threads/nope/runs/wait", body) == (
+            422,
+            {"detail": "Invalid thread ID"},
+        )
+        invalid = {**body, "if_not_exists": "bogus"}
+        schema = '["components"]["schemas"]["RunCreateStateful"]["properties"]["if_not_exists"]'
+        assert await _json(server, "POST", f"/threads/{tid}/runs/wait", invalid) == (
+            422,
+            {
+                "detail": '"bogus" is not one of "create" or "reject"\n\n'
+                f'Failed validating "enum" in schema{schema}\n\n'
+                'On instance["if_not_exists"]:\n    "bogus"'
+            },
+        )
 
     asyncio.run(main())

@@ -273,3 +273,47 @@ def test_state_interrupts_carry_a_response_schema_only_when_given() -> None:
     assert interrupt_json(asked) == {"id": "i1", "value": "name?", "response_schema": schema}
     assert interrupt_json(Interrupt(value=1, id="i2")) == {"id": "i2", "value": 1}
     assert interrupt_json({"id": "i3", "value": [1]}) == {"id": "i3", "value": [1]}
+
+
+def test_a_task_result_holds_what_the_node_returned() -> None:
+    """A finished task's ``result`` keeps a returned message dict as it was returned, as the
+    server's does, while the state values show it as a LangChain message."""
+    reply = {"role": "assistant", "content": "hi", "id": "r1"}
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("answer", lambda state: {"messages": [reply]})
+        .add_edge(START, "answer")
+        .compile(checkpointer=InMemorySaver())
+    )
+
+    async def history() -> list[Any]:
+        await graph.ainvoke({"messages": []}, CONFIG)
+        return [thread_state(s) async for s in graph.aget_state_history(CONFIG)]
+
+    newest, answered, _ = asyncio.run(history())
+    assert answered["tasks"][0]["result"] == {"messages": [reply]}
+    assert newest["values"]["messages"][0]["type"] == "ai"
+
+
+def test_metadata_lists_the_config_entries_before_the_graphs_own() -> None:
+    """A state's metadata lists the run config's entries first and ``source``, ``step`` and
+    ``parents`` last, in the order the server's checkpointer writes them."""
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("answer", lambda state: {"messages": []})
+        .add_edge(START, "answer")
+        .compile(checkpointer=InMemorySaver())
+    )
+    config = {**CONFIG, "metadata": {"run_id": "r1", "graph_id": "g"}}
+
+    async def state() -> dict[str, Any]:
+        await graph.ainvoke({"messages": []}, config)
+        return thread_state(await graph.aget_state(CONFIG))
+
+    assert list(asyncio.run(state())["metadata"]) == [
+        "run_id",
+        "graph_id",
+        "source",
+        "step",
+        "parents",
+    ]

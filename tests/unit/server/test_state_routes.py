@@ -301,3 +301,41 @@ def test_subgraph_states_only_when_asked() -> None:
     assert (inner["next"], inner["tasks"][0]["name"]) == (["ask"], "ask")
     assert inner["checkpoint"]["checkpoint_ns"].startswith("child:")
     assert [i["value"] for i in inner["interrupts"]] == ["q?"]
+
+
+def test_state_at_an_unknown_checkpoint_is_empty_and_names_it() -> None:
+    """The state at a checkpoint the thread lacks is the empty state naming that checkpoint,
+    by path and by body, as the LangGraph Server answers it."""
+    server, tid, _ = _paused_thread()
+    missing = "1f1ea5fd-17f8-61bd-8000-da9e6418ede8"
+    expected: dict[str, Any] = {
+        "values": {},
+        "next": [],
+        "tasks": [],
+        "metadata": None,
+        "created_at": None,
+        "checkpoint": {"checkpoint_id": missing, "thread_id": tid},
+        "parent_checkpoint": None,
+        "interrupts": [],
+        "checkpoint_id": missing,
+        "parent_checkpoint_id": None,
+    }
+    assert _call(server, "GET", f"/threads/{tid}/state/{missing}") == (200, expected)
+    body = {"checkpoint": {"checkpoint_id": missing}}
+    assert _call(server, "POST", f"/threads/{tid}/state/checkpoint", body) == (200, expected)
+
+
+def test_update_state_checkpoint_names_the_graph_and_the_thread() -> None:
+    """An update's checkpoint metadata names the thread's graph and the thread, as the
+    server's do; the node that waited is planned afresh, its question not pending."""
+    server, tid, _ = _paused_thread()
+    _call(server, "POST", f"/threads/{tid}/state", {"values": {"log": ["u"]}, "as_node": "a"})
+    _, state = _call(server, "GET", f"/threads/{tid}/state")
+    assert state["metadata"] == {
+        "source": "update",
+        "step": 2,
+        "parents": {},
+        "graph_id": "asker",
+        "thread_id": tid,
+    }
+    assert (state["next"], state["interrupts"]) == (["ask"], [])

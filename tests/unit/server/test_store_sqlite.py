@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 from pyctx_web.errors import ArgumentTypeError
 from pyctx_web.graph.checkpoint.sqlite import SqliteSaver
 from pyctx_web.server import AgentServer
+from pyctx_web.server._core import ServerStorageError, StoredEvent
 from pyctx_web.server.store_lost import LOST_ERROR
 from pyctx_web.server.store_sqlite import SqliteStorage
 from tests.unit.server.server_support import call_json, counter_graph
@@ -210,17 +212,24 @@ def _refused_then_taken(holder: subprocess.Popen[str], path: str, thread_id: str
     assert holder.stdout.readline() == "ready\n"
     with SqliteStorage(path) as storage:
         server = AgentServer({"agent": counter_graph()}, storage=storage)
-        body = {"assistant_id": "agent", "input": {"count": 0}}
+        body = {"assistant_id": "agent", "input": {"count": 0}, "multitask_strategy": "reject"}
         refused = call_json(server, "POST", f"/threads/{thread_id}/runs/wait", body)
         assert refused == (
             409,
-            {"detail": "Thread is already running a task. Wait for it to finish."},
+            {
+                "detail": "Thread is already running a task. Wait for it to finish or choose a "
+                "different multitask strategy."
+            },
         )
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
         _, lost = call_json(server, "GET", f"/threads/{thread_id}")
         assert (lost["status"], lost["error"]) == ("error", LOST_ERROR)
-        assert asyncio.run(storage.runs.get("r1")) == run("r1", thread_id, status="error")
+        lost_run = asyncio.run(storage.runs.get("r1")) or {}
+        assert lost_run == {
+            **run("r1", thread_id, status="error"),
+            "updated_at": lost["updated_at"],
+        }
         status, values = call_json(server, "POST", f"/threads/{thread_id}/runs/wait", body)
         assert (status, values) == (200, {"count": 1})
 
@@ -232,3 +241,55 @@ def test_storage_of_something_else_is_refused() -> None:
         match=r"^SqliteStorage\(\) takes an sqlite3.Connection or a database path, not 'int'$",
     ):
         SqliteStorage(42)  # type: ignore[arg-type]
+
+
+def test_events_queued_when_the_storage_closes_are_written(path: str) -> None:
+    """Events appended behind the stream and not yet written when the storage closes are
+    written by close(), for the next storage on the file."""
+
+    async def append() -> None:
+        storage = SqliteStorage(path)
+        for i in range(3):
+            await storage.events.append("r1", (f"{i}-0", "values", b"{}"))
+        storage.close()
+
+    async def read() -> list[StoredEvent]:
+        with SqliteStorage(path) as storage:
+            return await storage.events.after("r1", None)
+
+    asyncio.run(append())
+    assert asyncio.run(read()) == [(f"{i}-0", "values", b"{}") for i in range(3)]
+
+
+def test_a_failed_event_write_is_raised_by_the_next_call(path: str) -> None:
+    """An event write that fails behind the stream is raised by the log's next call."""
+
+    async def scenario() -> None:
+        with SqliteStorage(path) as storage:
+            await storage.events.append("r1", ("1-0", "values", b"{}"))
+            with closing(sqlite3.connect(path)) as other:
+                other.execute("DROP TABLE pyctx_server_events")
+            await storage.events.after("r1", None)
+
+    with pytest.raises(
+        ServerStorageError,
+        match=rf"^cannot store events in {re.escape(repr(path))}: no such table: "
+        r"pyctx_server_events$",
+    ):
+        asyncio.run(scenario())
+
+
+def test_events_appended_while_a_batch_is_written_keep_each_run_in_order(path: str) -> None:
+    """Events of two runs appended turn by turn, while earlier batches are being written, come
+    back in each run's order."""
+
+    async def scenario() -> tuple[list[StoredEvent], list[StoredEvent]]:
+        with SqliteStorage(path) as storage:
+            for i in range(40):
+                await storage.events.append(f"r{i % 2}", (f"{i}-0", "values", b"%d" % i))
+                await asyncio.sleep(0)
+            return await storage.events.after("r0", None), await storage.events.after("r1", "1-0")
+
+    first, second = asyncio.run(scenario())
+    assert first == [(f"{i}-0", "values", b"%d" % i) for i in range(0, 40, 2)]
+    assert second == [(f"{i}-0", "values", b"%d" % i) for i in range(3, 40, 2)]

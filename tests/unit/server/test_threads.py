@@ -114,10 +114,9 @@ def test_delete_removes_checkpoints() -> None:
 def test_unknown_and_malformed_ids(method: str) -> None:
     """An unknown thread id gets 404, one that is not a UUID 422."""
     server = make_server()
-    assert call_json(server, method, f"/threads/{TID}") == (
-        404,
-        {"detail": f"Thread with ID {TID} not found"},
-    )
+    # As the LangGraph Server words them: PATCH says less.
+    detail = "Not Found" if method == "PATCH" else f"Thread with ID {TID} not found"
+    assert call_json(server, method, f"/threads/{TID}") == (404, {"detail": detail})
     assert call_json(server, method, "/threads/t1") == (
         422,
         {"detail": "Invalid thread ID: must be a UUID"},
@@ -328,3 +327,31 @@ def test_copy_gives_a_new_thread_with_the_same_checkpoints() -> None:
 def test_copy_of_an_unknown_thread_is_a_conflict() -> None:
     """Copying a thread that does not exist answers 409, as the LangGraph Server does."""
     assert call_json(make_server(), "POST", f"/threads/{TID}/copy") == (409, {"detail": "Conflict"})
+
+
+def test_patch_of_an_unknown_thread_is_not_found() -> None:
+    """Patching a thread that does not exist answers 404 ``Not Found``, the server's words."""
+    body = {"metadata": {"a": 1}}
+    assert call_json(make_server(), "PATCH", f"/threads/{TID}", body) == (
+        404,
+        {"detail": "Not Found"},
+    )
+
+
+def test_prune_deletes_the_listed_threads_and_counts_them() -> None:
+    """``POST /threads/prune`` deletes the listed threads that exist (checkpoints too) and
+    answers how many; ``keep_latest`` is refused with 422."""
+    server = make_server()
+    kept, pruned = _create(server)["thread_id"], _create(server)["thread_id"]
+    config: Any = {"configurable": {"thread_id": pruned}}
+    asyncio.run(server.graphs["agent"].ainvoke({"count": 1}, config))
+    body = {"thread_ids": [pruned, TID], "strategy": "delete"}
+    assert call_json(server, "POST", "/threads/prune", body) == (200, {"pruned_count": 1})
+    assert call_json(server, "GET", f"/threads/{pruned}")[0] == 404
+    assert call_json(server, "GET", f"/threads/{kept}")[0] == 200
+    assert asyncio.run(server.graphs["agent"].aget_state(config)).values == {}
+    keep = {"thread_ids": [kept], "strategy": "keep_latest"}
+    assert call_json(server, "POST", "/threads/prune", keep) == (
+        422,
+        {"detail": "keep_latest strategy is not supported by this server"},
+    )
