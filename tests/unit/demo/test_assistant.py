@@ -282,3 +282,31 @@ def test_the_key_given_to_the_worker_is_in_no_run_thread_event_or_checkpoint(
     stored_bytes = (tmp_path / "k.db").read_bytes()
     assert b"127.0.0.1:9/v1" in stored_bytes
     assert key.encode() not in stored_bytes
+
+
+def test_without_a_delay_only_the_first_token_waits_for_a_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With token_delay_ms 0, the answer's first token is delivered by a timer and the rest are
+    written at once; every token still streams, in order."""
+    import observe
+
+    timers: list[float] = []
+    loop_call_later = asyncio.BaseEventLoop.call_later
+
+    def counting(self: Any, delay: float, *args: Any, **kwargs: Any) -> Any:
+        timers.append(delay)
+        return loop_call_later(self, delay, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "call_later", counting)
+    assert observe.IN_PYODIDE is False
+
+    async def flow(api: DemoApi) -> None:
+        events = await api.say("summarize the notes from today")
+        tokens = custom(events, "token")
+        assert len(tokens) > 5
+        final = (await api.state())["values"]["messages"][-1]["content"]
+        assert "".join(tokens).strip() == final
+        assert timers.count(0) == 1
+
+    run(flow)
