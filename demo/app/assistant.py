@@ -11,9 +11,10 @@ checkpointer: the server serving it gives it one.
 back to the model as the tool's result; the model may ask again, at most
 :data:`MAX_QUESTIONS` times a turn. ``plan`` offers the action tools; the calls of
 those with side effects wait for approval (:mod:`approval`, LangChain's HITL
-shape). ``respond`` streams the answer as custom chunks ``{"token": text}``, each
-delivered by a timer. Every node, tool and timer callback reports what the runtime
-shows it as ``{"inspect": record}``; each tool call is reported as ``{"tool": ...}``.
+shape). ``respond`` streams the answer as custom chunks ``{"token": text}``, delivered
+by timers (:func:`observe.deliver`). Every node, tool and timer callback reports what
+the runtime shows it as ``{"inspect": record}``; each tool call is reported as
+``{"tool": ...}``.
 Model calls are tasks (``think``): a node resumed after an interrupt does not call
 the model again. The model is the one the run's ``context`` names (:mod:`models`).
 A model that fails fails the run; since a LangGraph Server withholds the message of
@@ -180,7 +181,7 @@ async def plan(state: ChatState, runtime: Runtime[DemoContext]) -> dict[str, Any
 
 
 async def respond(state: ChatState, runtime: Runtime[DemoContext]) -> dict[str, Any]:
-    """Stream the answer, each token delivered by a timer callback."""
+    """Stream the answer, its tokens delivered by timer callbacks."""
     seen_by_node = observe("node", "respond")
     model = model_for(runtime.context)
     timers: list[dict[str, Any]] = []
