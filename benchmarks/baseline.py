@@ -27,9 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BASELINE_REF = "27b2fa1"
 """The commit whose build the startup and run-time figures are compared with."""
 
-PROTOCOL_REF = "bc7575d"
-"""The last commit whose demo page spoke the chat protocol to its worker (before the page
-became a LangGraph SDK client of its worker's agent server): the first-token row's baseline."""
+PROTOCOL_REF = "ecb5865"
+"""A commit whose demo page spoke the chat protocol to its worker, with the rest of the
+package as the LangGraph SDK client's page has it (the latest such commit when the page
+became a client of its worker's agent server): the first-token row's baseline."""
 
 
 @dataclass(frozen=True)
