@@ -120,18 +120,20 @@ def first_turn(log: list[str]) -> list[str]:
     return [entry for entry in log[start:end] if not entry.startswith(("op:", "post:", "fetch:"))]
 
 
-def test_the_first_turn_reads_once_and_writes_once_per_step(
+def test_the_first_turn_reads_at_its_start_and_end_and_writes_once_per_step(
     watched_page: PageWatch, demo_url: str
 ) -> None:
-    """Enter to the question card: one read of the thread, then one readwrite transaction per
-    step (the input with its writes, two steps, the question), and no read for the card."""
+    """Enter to the question card: one read of the thread, one readwrite transaction per step
+    (the input with its writes, two steps, the question), one read as the run ends (the
+    server records the thread's state and questions, as a LangGraph Server does), and no read
+    for the card."""
     page = watched_page.page
     serve_worker_with_prologue(page)
     page.goto(demo_url)
     page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
     chat(page, "help me with email")
     wait_turn(page, "waiting")
-    assert first_turn(storage_log(page)) == ["readonly", *["readwrite"] * 4]
+    assert first_turn(storage_log(page)) == ["readonly", *["readwrite"] * 4, "readonly"]
     assert watched_page.console_errors == []
 
 
