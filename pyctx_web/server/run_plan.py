@@ -11,6 +11,7 @@ assembles them: the assistant's, the thread's and the body's, merged.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,7 +23,6 @@ from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
 from pyctx_web.server._http import ApiError
 from pyctx_web.server.assistants import resolve_assistant
 from pyctx_web.server.run_events import command_from_json, graph_modes
-from pyctx_web.server.state_json import to_jsonable
 
 __all__ = [
     "DISCONNECT_MODES",
@@ -223,7 +223,8 @@ def _check_config(body: Mapping[str, Any], stateless: bool) -> None:
 def _kwargs(body: Mapping[str, Any], plan: RunPlan, stateless: bool) -> dict[str, Any]:
     """The record's ``kwargs``: the run's request as the server keeps it."""
     record = plan.record
-    config = to_jsonable(object_of(body, "config"))
+    # Kept as the client sent them (JSON already): message dicts are not made messages here.
+    config = copy.deepcopy(object_of(body, "config"))
     given = dict(config.get("configurable") or {})
     context = body.get("context") or {}
     if context:  # the server runs the context as the configurable, marked
@@ -238,10 +239,10 @@ def _kwargs(body: Mapping[str, Any], plan: RunPlan, stateless: bool) -> dict[str
     configurable.update(checkpoint, **{key: run_configurable[key] for key in ids})
     config.update(configurable=configurable, metadata=dict(record["metadata"]))
     return {
-        "input": to_jsonable(body.get("input")),
-        "command": to_jsonable(body.get("command")),
+        "input": copy.deepcopy(body.get("input")),
+        "command": copy.deepcopy(body.get("command")),
         "config": config,
-        "context": to_jsonable(context or dict(given)),
+        "context": copy.deepcopy(context or given),
         "stream_mode": plan.stream_modes,
         "interrupt_before": body.get("interrupt_before"),
         "interrupt_after": body.get("interrupt_after"),
