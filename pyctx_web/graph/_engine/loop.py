@@ -20,6 +20,7 @@ from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
+from pyctx_web.graph._engine import outcome
 from pyctx_web.graph._engine.calling import NodeCalls, node_error
 from pyctx_web.graph._engine.checkpoints import CheckpointAccess
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
@@ -187,7 +188,6 @@ class Engine:
     async def _advance(self, cp: Checkpoint, pending: Pending) -> Checkpoint:
         """Apply the finished step of ``cp`` and write the next checkpoint."""
         finished: list[tuple[str, TaskResult]] = []
-        writes: list[tuple[str, str, Any]] = []
         meta: dict[str, Any] = {}
         answered: list[str] = []
         records = pending.tasks
@@ -197,8 +197,6 @@ class Engine:
             assert result is not None
             finished.append((name, result))
             updates = result.updates
-            if updates:
-                writes += [(name, key, value) for key, value in updates]
             if name not in meta:
                 meta[name] = dict(updates)
             else:
@@ -206,7 +204,7 @@ class Engine:
                 meta[name] = [*previous, update] if type(previous) is list else [previous, update]
             if rec.answers:
                 answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
-        values = self.schema.apply(cp.values, writes)
+        values = self.schema.apply(cp.values, outcome.step_writes(cp, pending))
         cid, created_at = new_checkpoint_stamp()
         routed = self.planner.route(finished, values)
         if not isinstance(routed, list):
