@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pyctx_web.errors import ArgumentValueError
+from pyctx_web.graph._engine.run_metadata import EXTRA_METADATA_KEY
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
 from pyctx_web.server._http import ApiError
@@ -136,6 +137,12 @@ def _config_of(
         user_id=given.get("user_id") or thread_configurable.get("user_id") or "",
         __after_seconds__=body.get("after_seconds") or 0,
     )
+    # What the server's checkpointer adds to each checkpoint of the run: its thread, and the
+    # checkpoint a run from an earlier one started at.
+    extra = {"thread_id": record["thread_id"]}
+    if checkpoint.get("checkpoint_id"):
+        extra["checkpoint_id"] = checkpoint["checkpoint_id"]
+    configurable[EXTRA_METADATA_KEY] = extra
     config["configurable"] = configurable
     # The metadata the server's worker runs with (message events show it); the stored
     # checkpoints also get the plain configurable values (user_id...) from the graph.

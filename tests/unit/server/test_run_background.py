@@ -516,3 +516,27 @@ def test_a_run_record_keeps_message_dicts_as_sent() -> None:
         assert record["kwargs"]["input"] == {"messages": [message]}
 
     asyncio.run(main())
+
+
+def test_checkpoints_name_their_thread_and_the_checkpoint_a_branch_started_at() -> None:
+    """A run's checkpoints carry thread_id in metadata; a run from a checkpoint, its id too."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        gate.set()
+        server = _server(gate)
+        tid = await _thread(server)
+        body: dict[str, Any] = {"assistant_id": "gated", "input": {"steps": []}}
+        await _json(server, "POST", f"/threads/{tid}/runs/wait", body)
+        _, history = await _json(server, "POST", f"/threads/{tid}/history", {"limit": 20})
+        assert {state["metadata"]["thread_id"] for state in history} == {tid}
+        source = history[-1]["checkpoint_id"]
+        branch = {**body, "checkpoint": {"checkpoint_id": source}}
+        response = await _send(server, "POST", f"/threads/{tid}/runs/wait", branch)
+        rid = response.headers["content-location"].rsplit("/", 1)[1]
+        _, history = await _json(server, "POST", f"/threads/{tid}/history", {"limit": 20})
+        branched = [s["metadata"] for s in history if s["metadata"]["run_id"] == rid]
+        assert branched
+        assert {m["checkpoint_id"] for m in branched} == {source}
+
+    asyncio.run(main())
