@@ -40,7 +40,7 @@ from pyctx_web.graph._engine.records import (
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
-from pyctx_web.graph._engine.streams import emit_task, emit_task_result
+from pyctx_web.graph._engine.streams import emit_asked, emit_question, emit_task, emit_task_result
 from pyctx_web.graph._values import Interrupt
 from pyctx_web.graph.errors import (
     GraphError,
@@ -102,19 +102,16 @@ class Engine:
         if self.run.listens("values"):
             self.run.emit("values", self.schema.output(current_values(self.schema, cp, pending)))
 
-    def paused(self, cp: Checkpoint, pending: Pending) -> EngineResult:
-        """The outcome of a run that stops at ``cp`` with questions waiting."""
+    def paused(self, cp: Checkpoint, pending: Pending, *, told: bool = False) -> EngineResult:
+        """The outcome of a run that stops at ``cp`` with questions waiting (``told``: they
+        were streamed as their tasks asked them)."""
         waiting = pending.waiting(cp.tasks)
         values = current_values(self.schema, cp, pending)
-        self.run.emit("updates", {"__interrupt__": tuple(waiting)})
-        if self.run.listens("values"):
-            # As LangGraph: the questions with the step's starting values, then the values
-            # with the finished tasks' writes, when they wrote any.
-            self.run.emit(
-                "values", {**self.schema.output(cp.values), "__interrupt__": tuple(waiting)}
-            )
-            if values is not cp.values and values != cp.values:
-                self.run.emit("values", self.schema.output(values))
+        if not told:
+            emit_asked(self.run, self.schema, cp, pending)
+        # As LangGraph: then the values with the finished tasks' writes, when they wrote any.
+        if self.run.listens("values") and values is not cp.values and values != cp.values:
+            self.run.emit("values", self.schema.output(values))
         return EngineResult(cp, values, waiting)
 
     # -- the loop ------------------------------------------------------------------
@@ -154,6 +151,9 @@ class Engine:
                 await self.checkpoints.save_writes(cp, [(None, "breakpoint", TaskRecord())])
                 self.run.emit("updates", {"__interrupt__": ()})
                 return EngineResult(cp, current_values(self.schema, cp, pending))
+            if runnable and len(runnable) < len(cp.tasks):
+                # As LangGraph, which reruns a waiting task: its question streams first.
+                emit_asked(self.run, self.schema, cp, pending)
             if len(runnable) == 1:
                 error = await ContextCoroutine(
                     self._one(cp, pending, runnable[0], lone=True), copy_context()
@@ -163,7 +163,7 @@ class Engine:
             elif errors := await self._run_step(cp, pending, runnable):
                 raise errors[0]
             if pending.waiting(cp.tasks):
-                return self.paused(cp, pending)
+                return self.paused(cp, pending, told=True)
             # The input's __start__ step is not counted, as in LangGraph.
             steps += cp.source != "input"
             new = await self._advance(cp, pending)
@@ -291,6 +291,8 @@ class Engine:
             unsaved = await self._record(cp, pending, task, rec, out, frame, save_each)
         if unsaved is None and out.result is not None and run.listens("updates"):
             run.emit("updates", {task.name: out.raw})
+        elif unsaved is None and out.interrupt is not None and rec.waiting:
+            emit_question(run, self.schema, cp, out.interrupt)
         if lone:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
