@@ -99,9 +99,14 @@ async def with_heartbeats(
     reader = _Reader(chunks)
     last = loop.time()
     # One timer at a time, set again only once it fired (not one per chunk): Pyodide's
-    # loop makes each a JavaScript timer, and gives back a plain Handle (no ``when()``).
+    # loop makes each a JavaScript timer, which may fire a little before ``due``.
     timer: asyncio.Handle | None = None
-    timer_due = 0.0
+
+    def beat() -> None:
+        nonlocal timer
+        timer = None
+        reader.ready.set()
+
     try:
         while True:
             if reader.buffer:
@@ -118,10 +123,8 @@ async def with_heartbeats(
                 last = now
                 yield HEARTBEAT
                 continue
-            if timer is not None and now >= timer_due:
-                timer = None
             if timer is None:
-                timer, timer_due = loop.call_at(due, reader.ready.set), due
+                timer = loop.call_at(due, beat)
             reader.ready.clear()
             await reader.ready.wait()
     finally:
