@@ -161,7 +161,7 @@ function agentFetchClosed(lifetime) {
  */
 function agentFetchAnswer(port, signal, url, lifetime) {
   return new Promise((resolve, reject) => {
-    /** @type {ReadableStreamDefaultController<Uint8Array> | null} */
+    /** @type {JoinedChunks | null} */
     let body = null;
     let answered = false;
     let open = true;
@@ -200,26 +200,105 @@ function agentFetchAnswer(port, signal, url, lifetime) {
       const reply = event.data;
       if (reply.type === "head") {
         answered = true;
-        const stream = NULL_BODY_STATUSES.includes(reply.status)
-          ? null
-          : new ReadableStream({
-              start: (controller) => void (body = controller),
-              cancel: leave,
-            });
+        body = NULL_BODY_STATUSES.includes(reply.status) ? null : new JoinedChunks(leave);
+        const stream = body === null ? null : body.stream;
         const response = new Response(stream, { status: reply.status, headers: reply.headers });
         Object.defineProperty(response, "url", { value: url });
         resolve(response);
       } else if (reply.type === "chunk") {
-        body?.enqueue(reply.chunk);
+        body?.push(reply.chunk);
       } else if (reply.type === "end") {
         finish();
-        body?.close();
+        body?.end();
       } else {
         finish();
         fail(new TypeError(`the agent server failed: ${reply.message}`));
       }
     };
   });
+}
+
+/**
+ * A response body fed with the server's chunks: each read gets every chunk that arrived since
+ * the last read, joined into one, so a reader slower than the stream (an SDK parsing events)
+ * pays its per-read costs once per batch instead of once per chunk. Nothing waits for a batch
+ * to fill: a chunk that finds a read waiting is handed over at once.
+ */
+class JoinedChunks {
+  /** @param {() => void} onCancel called when the reader cancels the body */
+  constructor(onCancel) {
+    /** @type {Uint8Array[]} */
+    this.pending = [];
+    this.ended = false;
+    /** @type {ReadableStreamDefaultController<Uint8Array> | null} */
+    this.controller = null;
+    /** @type {(() => void) | null} */
+    this.wake = null;
+    /** @type {ReadableStream<Uint8Array>} */
+    this.stream = new ReadableStream(
+      {
+        start: (controller) => void (this.controller = controller),
+        pull: () => this.pull(),
+        cancel: onCancel,
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /**
+   * A read is waiting: give it what arrived, or wait for the next chunk or the end.
+   * @returns {Promise<void> | undefined}
+   */
+  pull() {
+    if (this.pending.length === 0 && !this.ended) {
+      return new Promise((resolve) => void (this.wake = () => resolve(undefined))).then(() =>
+        this.pull(),
+      );
+    }
+    if (this.pending.length > 0) this.controller?.enqueue(joined(this.pending.splice(0)));
+    if (this.ended) this.controller?.close();
+    return undefined;
+  }
+
+  /** @param {Uint8Array} chunk */
+  push(chunk) {
+    this.pending.push(chunk);
+    this.awaken();
+  }
+
+  /** The body is complete (closed once its last chunks are read). */
+  end() {
+    this.ended = true;
+    this.awaken();
+  }
+
+  /** @param {unknown} reason */
+  error(reason) {
+    this.pending = [];
+    this.wake = null;
+    this.controller?.error(reason);
+  }
+
+  awaken() {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+}
+
+/**
+ * The chunks as one (the chunk itself when alone).
+ * @param {Uint8Array[]} chunks
+ */
+function joined(chunks) {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /**

@@ -6,7 +6,8 @@ to the handler as keyword arguments) into one table. A path no route has gets
 404 ``Not Found``, a path some route has under another method 405; an
 :class:`~pyctx_web.server._http.ApiError` a handler raises becomes its
 ``{"detail": ...}`` response, a ``ValueError`` 400 with its message and any
-other exception 500, as on the LangGraph Server. The server knows no transport: :mod:`.asgi`
+other exception 500, as on the LangGraph Server; a failure of the storage (a
+page's full IndexedDB) is a 500 whose detail names it. The server knows no transport: :mod:`.asgi`
 serves it over HTTP on CPython, the page's ``fetch`` in a Web Worker.
 """
 
@@ -18,9 +19,17 @@ from typing import Any
 
 from pyctx_web.errors import ArgumentValueError
 from pyctx_web.graph.checkpoint import Checkpointer
+from pyctx_web.graph.errors import CheckpointStorageError
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server import assistants, run_control, runs, state_routes, threads
-from pyctx_web.server._core import EventLog, RunStore, ServerCore, ServerStorage, ThreadStore
+from pyctx_web.server._core import (
+    EventLog,
+    RunStore,
+    ServerCore,
+    ServerStorage,
+    ServerStorageError,
+    ThreadStore,
+)
 from pyctx_web.server._http import ApiError, Handler, Request, Response, json_response
 
 __all__ = ["ROUTE_MODULES", "AgentServer", "Route"]
@@ -124,6 +133,11 @@ class AgentServer(ServerCore):
             # request; logged too, as it logs them.
             _log.exception("%s %s refused", request.method, request.path)
             return json_response(400, {"detail": str(error)})
+        except (ServerStorageError, CheckpointStorageError) as error:
+            # The page's own storage failed (full, blocked, closed): unlike a bug, what failed
+            # is for the page to say, as the real server's storage never fails this way.
+            _log.exception("%s %s: storage failed", request.method, request.path)
+            return json_response(500, {"detail": f"{type(error).__name__}: {error}"})
         except Exception:
             # A bug, not a refusal: logged with its traceback, answered as a server error.
             _log.exception("%s %s failed", request.method, request.path)

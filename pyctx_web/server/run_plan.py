@@ -11,18 +11,19 @@ assembles them: the assistant's, the thread's and the body's, merged.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from pyctx_web.errors import ArgumentValueError
+from pyctx_web.graph._engine.run_metadata import EXTRA_METADATA_KEY
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server._core import ServerCore, new_uuid7, utc_now
 from pyctx_web.server._http import ApiError
 from pyctx_web.server.assistants import resolve_assistant
 from pyctx_web.server.run_events import command_from_json, graph_modes
-from pyctx_web.server.state_json import to_jsonable
 
 __all__ = [
     "DISCONNECT_MODES",
@@ -136,6 +137,12 @@ def _config_of(
         user_id=given.get("user_id") or thread_configurable.get("user_id") or "",
         __after_seconds__=body.get("after_seconds") or 0,
     )
+    # What the server's checkpointer adds to each checkpoint of the run: its thread, and the
+    # checkpoint a run from an earlier one started at.
+    extra = {"thread_id": record["thread_id"]}
+    if checkpoint.get("checkpoint_id"):
+        extra["checkpoint_id"] = checkpoint["checkpoint_id"]
+    configurable[EXTRA_METADATA_KEY] = extra
     config["configurable"] = configurable
     # The metadata the server's worker runs with (message events show it); the stored
     # checkpoints also get the plain configurable values (user_id...) from the graph.
@@ -223,7 +230,8 @@ def _check_config(body: Mapping[str, Any], stateless: bool) -> None:
 def _kwargs(body: Mapping[str, Any], plan: RunPlan, stateless: bool) -> dict[str, Any]:
     """The record's ``kwargs``: the run's request as the server keeps it."""
     record = plan.record
-    config = to_jsonable(object_of(body, "config"))
+    # Kept as the client sent them (JSON already): message dicts are not made messages here.
+    config = copy.deepcopy(object_of(body, "config"))
     given = dict(config.get("configurable") or {})
     context = body.get("context") or {}
     if context:  # the server runs the context as the configurable, marked
@@ -238,10 +246,10 @@ def _kwargs(body: Mapping[str, Any], plan: RunPlan, stateless: bool) -> dict[str
     configurable.update(checkpoint, **{key: run_configurable[key] for key in ids})
     config.update(configurable=configurable, metadata=dict(record["metadata"]))
     return {
-        "input": to_jsonable(body.get("input")),
-        "command": to_jsonable(body.get("command")),
+        "input": copy.deepcopy(body.get("input")),
+        "command": copy.deepcopy(body.get("command")),
         "config": config,
-        "context": to_jsonable(context or dict(given)),
+        "context": copy.deepcopy(context or given),
         "stream_mode": plan.stream_modes,
         "interrupt_before": body.get("interrupt_before"),
         "interrupt_after": body.get("interrupt_after"),

@@ -52,7 +52,6 @@ from pyctx_web.server.run_exec import (
 )
 from pyctx_web.server.run_finish import roll_back
 from pyctx_web.server.run_plan import object_of, plan_run
-from pyctx_web.server.state_json import to_jsonable
 from pyctx_web.server.threads import (
     ensure_thread_metadata,
     get_thread,
@@ -236,7 +235,7 @@ async def create_thread_run(server: ServerCore, request: Request, thread_id: str
     """``POST /threads/{thread_id}/runs``: start a background run; its pending record at once."""
     active, queue = await _start(server, request, thread_id, "create")
     active.leave(queue)
-    record = to_jsonable(active.plan.record)
+    record = active.plan.record  # JSON-ready: the request as sent, ids and times as text
     return json_response(200, record, {"content-location": _run_path(active)})
 
 
@@ -244,7 +243,7 @@ async def create_stateless_run(server: ServerCore, request: Request) -> Response
     """``POST /runs``: start a background run on a thread of its own; its pending record."""
     active, queue = await _start(server, request, None, "create")
     active.leave(queue)
-    record = to_jsonable(active.plan.record)
+    record = active.plan.record  # JSON-ready: the request as sent, ids and times as text
     return json_response(200, record, {"content-location": _run_path(active)})
 
 

@@ -87,32 +87,84 @@ async def with_heartbeats(
 ) -> AsyncGenerator[bytes, None]:
     """``chunks``, with :data:`HEARTBEAT` after every ``interval`` seconds without one.
 
+    The source is read by one task of its own, ahead of the reader: chunks that
+    arrived while the reader was busy come out joined as one (an SSE stream's
+    chunk boundaries mean nothing), so a fast run costs its reader one send per
+    batch rather than per event. A source error is raised after its chunks.
     Closing this iterator closes ``chunks`` (a client that leaves stops the run).
     """
     if interval <= 0:
         raise ArgumentValueError(f"the heartbeat interval must be positive, not {interval!r}")
-    pending: asyncio.Future[bytes] | None = None
+    loop = asyncio.get_running_loop()
+    reader = _Reader(chunks)
+    last = loop.time()
+    # One timer at a time, set again only once it fired (not one per chunk): Pyodide's
+    # loop makes each a JavaScript timer, which may fire a little before ``due``.
+    timer: asyncio.Handle | None = None
+
+    def beat() -> None:
+        nonlocal timer
+        timer = None
+        reader.ready.set()
+
     try:
         while True:
-            if pending is None:
-                pending = asyncio.ensure_future(anext(chunks))
-            done, _ = await asyncio.wait({pending}, timeout=interval)
-            if not done:
+            if reader.buffer:
+                batch = b"".join(reader.buffer)
+                reader.buffer.clear()
+                last = loop.time()
+                yield batch
+                continue
+            if reader.task.done():
+                reader.raise_failure()
+                return
+            now, due = loop.time(), last + interval
+            if now >= due:
+                last = now
                 yield HEARTBEAT
                 continue
-            try:
-                chunk = pending.result()
-            except StopAsyncIteration:
-                return
-            finally:
-                pending = None
-            yield chunk
+            if timer is None:
+                timer = loop.call_at(due, beat)
+            reader.ready.clear()
+            await reader.ready.wait()
     finally:
-        if pending is not None:
-            pending.cancel()
+        if timer is not None:
+            timer.cancel()
+        await reader.close()
+
+
+class _Reader:
+    """The task reading a stream's source into ``buffer``; ``ready`` is set at each chunk."""
+
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self.chunks = chunks
+        self.buffer: list[bytes] = []
+        self.ready = asyncio.Event()
+        self.failure: Exception | None = None
+        self.task = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for chunk in self.chunks:
+                self.buffer.append(chunk)
+                self.ready.set()
+        except Exception as error:  # raised to the stream's reader once it has the chunks
+            self.failure = error
+        finally:
+            self.ready.set()
+
+    def raise_failure(self) -> None:
+        """Raise what the source raised, if it did."""
+        if self.failure is not None:
+            raise self.failure
+
+    async def close(self) -> None:
+        """Stop reading (the source's pending ``await`` is cancelled) and close the source."""
+        if not self.task.done():
+            self.task.cancel()
             # The cancellation is the point here: what it raises is expected.
-            with suppress(asyncio.CancelledError, StopAsyncIteration):
-                await pending
-        aclose = getattr(chunks, "aclose", None)
+            with suppress(asyncio.CancelledError):
+                await self.task
+        aclose = getattr(self.chunks, "aclose", None)
         if aclose is not None:
             await aclose()

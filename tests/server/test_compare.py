@@ -21,6 +21,11 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "a thread's values read by another graph keep the first graph's keys (delay) on "
         "pyctx_web, which LangGraph leaves out; kept, as a scenario of pyctx_web pins it"
     ),
+    "resume_nothing_pending": (
+        "a resume of a thread that never ran: pyctx_web refuses it with a ResumeError naming "
+        "the problem, where the real server fails with TypeError \"'NoneType' object is not "
+        'iterable"; kept by choice'
+    ),
 }
 
 

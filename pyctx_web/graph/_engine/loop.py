@@ -20,6 +20,7 @@ from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web.context import ContextCoroutine, is_awaitable
+from pyctx_web.graph._engine import outcome
 from pyctx_web.graph._engine.calling import NodeCalls, node_error
 from pyctx_web.graph._engine.checkpoints import CheckpointAccess
 from pyctx_web.graph._engine.frames import Run, TaskFrame, current_task
@@ -39,7 +40,7 @@ from pyctx_web.graph._engine.records import (
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
-from pyctx_web.graph._engine.streams import emit_task, emit_task_result
+from pyctx_web.graph._engine.streams import emit_asked, emit_question, emit_task, emit_task_result
 from pyctx_web.graph._values import Interrupt
 from pyctx_web.graph.errors import (
     GraphError,
@@ -101,19 +102,16 @@ class Engine:
         if self.run.listens("values"):
             self.run.emit("values", self.schema.output(current_values(self.schema, cp, pending)))
 
-    def paused(self, cp: Checkpoint, pending: Pending) -> EngineResult:
-        """The outcome of a run that stops at ``cp`` with questions waiting."""
+    def paused(self, cp: Checkpoint, pending: Pending, *, told: bool = False) -> EngineResult:
+        """The outcome of a run that stops at ``cp`` with questions waiting (``told``: they
+        were streamed as their tasks asked them)."""
         waiting = pending.waiting(cp.tasks)
         values = current_values(self.schema, cp, pending)
-        self.run.emit("updates", {"__interrupt__": tuple(waiting)})
-        if self.run.listens("values"):
-            # As LangGraph: the questions with the step's starting values, then the values
-            # with the finished tasks' writes, when they wrote any.
-            self.run.emit(
-                "values", {**self.schema.output(cp.values), "__interrupt__": tuple(waiting)}
-            )
-            if values is not cp.values and values != cp.values:
-                self.run.emit("values", self.schema.output(values))
+        if not told:
+            emit_asked(self.run, self.schema, cp, pending)
+        # As LangGraph: then the values with the finished tasks' writes, when they wrote any.
+        if self.run.listens("values") and values is not cp.values and values != cp.values:
+            self.run.emit("values", self.schema.output(values))
         return EngineResult(cp, values, waiting)
 
     # -- the loop ------------------------------------------------------------------
@@ -153,6 +151,9 @@ class Engine:
                 await self.checkpoints.save_writes(cp, [(None, "breakpoint", TaskRecord())])
                 self.run.emit("updates", {"__interrupt__": ()})
                 return EngineResult(cp, current_values(self.schema, cp, pending))
+            if runnable and len(runnable) < len(cp.tasks):
+                # As LangGraph, which reruns a waiting task: its question streams first.
+                emit_asked(self.run, self.schema, cp, pending)
             if len(runnable) == 1:
                 error = await ContextCoroutine(
                     self._one(cp, pending, runnable[0], lone=True), copy_context()
@@ -162,7 +163,7 @@ class Engine:
             elif errors := await self._run_step(cp, pending, runnable):
                 raise errors[0]
             if pending.waiting(cp.tasks):
-                return self.paused(cp, pending)
+                return self.paused(cp, pending, told=True)
             # The input's __start__ step is not counted, as in LangGraph.
             steps += cp.source != "input"
             new = await self._advance(cp, pending)
@@ -187,7 +188,6 @@ class Engine:
     async def _advance(self, cp: Checkpoint, pending: Pending) -> Checkpoint:
         """Apply the finished step of ``cp`` and write the next checkpoint."""
         finished: list[tuple[str, TaskResult]] = []
-        writes: list[tuple[str, str, Any]] = []
         meta: dict[str, Any] = {}
         answered: list[str] = []
         records = pending.tasks
@@ -197,8 +197,6 @@ class Engine:
             assert result is not None
             finished.append((name, result))
             updates = result.updates
-            if updates:
-                writes += [(name, key, value) for key, value in updates]
             if name not in meta:
                 meta[name] = dict(updates)
             else:
@@ -206,7 +204,7 @@ class Engine:
                 meta[name] = [*previous, update] if type(previous) is list else [previous, update]
             if rec.answers:
                 answered.extend(interrupt_id(task.id, i) for i in range(len(rec.answers)))
-        values = self.schema.apply(cp.values, writes)
+        values = self.schema.apply(cp.values, outcome.step_writes(cp, pending))
         cid, created_at = new_checkpoint_stamp()
         routed = self.planner.route(finished, values)
         if not isinstance(routed, list):
@@ -293,6 +291,8 @@ class Engine:
             unsaved = await self._record(cp, pending, task, rec, out, frame, save_each)
         if unsaved is None and out.result is not None and run.listens("updates"):
             run.emit("updates", {task.name: out.raw})
+        elif unsaved is None and out.interrupt is not None and rec.waiting:
+            emit_question(run, self.schema, cp, out.interrupt)
         if lone:
             current = asyncio.current_task()
             if current is not None and current.cancelling():

@@ -6,7 +6,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web._records import record
-from pyctx_web.graph._engine.records import Checkpoint, Pending, TaskResult
+from pyctx_web.graph._engine.records import NO_ARG, Checkpoint, Pending, TaskResult, TaskSpec
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import CheckpointError
 
@@ -17,10 +17,24 @@ if TYPE_CHECKING:
 __all__ = ["EngineResult", "current_values", "retake_input", "state_values", "step_writes"]
 
 
+def _by_path(cp: Checkpoint) -> list[TaskSpec]:
+    """The tasks of ``cp`` in the order LangGraph applies their writes: by task path, so
+    the nodes' own tasks by node name, then the ``Send`` tasks in the order they were sent."""
+    tasks = cp.tasks
+    if len(tasks) < 2:
+        return list(tasks)
+    order = sorted(
+        range(len(tasks)),
+        key=lambda i: (0, tasks[i].name, i) if tasks[i].arg is NO_ARG else (1, "", i),
+    )
+    return [tasks[i] for i in order]
+
+
 def step_writes(cp: Checkpoint, pending: Pending) -> list[tuple[str, str, Any]]:
-    """``(node, key, value)`` writes of the finished tasks of ``cp``, in task order."""
+    """``(node, key, value)`` writes of the finished tasks of ``cp``, in the order LangGraph
+    applies a step's writes (by task path: it decides what a reducer sees first)."""
     out: list[tuple[str, str, Any]] = []
-    for task in cp.tasks:
+    for task in _by_path(cp):
         rec = pending.tasks.get(task.id)
         if rec is not None and rec.result is not None:
             out.extend((task.name, k, v) for k, v in rec.result.updates)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from pyctx_web.graph._engine.records import NO_ARG, Checkpoint, TaskSpec, now_iso
+from pyctx_web.graph._engine.records import NO_ARG, Checkpoint, Pending, TaskSpec, now_iso
 from pyctx_web.graph._engine.run_metadata import EXTRA_METADATA_KEY
+from pyctx_web.graph.constants import START
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
@@ -23,9 +24,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TASK_MODES",
+    "emit_asked",
     "emit_call",
     "emit_call_result",
     "emit_checkpoint",
+    "emit_question",
     "emit_task",
     "emit_task_result",
 ]
@@ -166,3 +169,26 @@ def emit_call_result(
         "interrupts": [],
     }
     _emit(run, "task_result", run.step, payload)
+
+
+def emit_asked(run: Run, schema: StateSchema, cp: Checkpoint, pending: Pending) -> None:
+    """Stream what a step under way has done when it goes on, as LangGraph does when it runs
+    it again: each finished task's update marked ``cached``, then each waiting question."""
+    if run.queue is None:
+        return
+    if run.listens("updates"):
+        for task in cp.tasks:
+            rec = pending.tasks.get(task.id)
+            if task.name != START and rec is not None and rec.result is not None:
+                updates = dict(rec.result.updates)
+                run.emit("updates", {task.name: updates, "__metadata__": {"cached": True}})
+    for question in pending.waiting(cp.tasks):
+        emit_question(run, schema, cp, question)
+
+
+def emit_question(run: Run, schema: StateSchema, cp: Checkpoint, question: Interrupt) -> None:
+    """Stream one question as LangGraph does when its task asks it: an ``updates`` and a
+    ``values`` chunk (the step's starting values) of its own."""
+    run.emit("updates", {"__interrupt__": (question,)})
+    if run.listens("values"):
+        run.emit("values", {**schema.output(cp.values), "__interrupt__": (question,)})

@@ -243,7 +243,8 @@ async def test_routers_path_maps_command_goto_and_node_context(mode: str) -> Non
         .compile()
     )
     out = await graph.ainvoke({"log": []})
-    assert out["log"] == ["start", "fan:s1", "middle", "done"]
+    # The step's writes apply by task path, as LangGraph's: the node's own task before a Send's.
+    assert out["log"] == ["start", "middle", "fan:s1", "done"]
     assert seen == [("start", 1)]
 
 

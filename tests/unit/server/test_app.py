@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
 import pytest
 
 from pyctx_web.graph.checkpoint.memory import InMemorySaver
-from pyctx_web.graph.errors import InvalidUpdateError
+from pyctx_web.graph.errors import CheckpointStorageError, InvalidUpdateError
 from pyctx_web.server import AgentServer, Request, Response
+from pyctx_web.server._core import ServerStorageError
 from pyctx_web.server.app import Route
 from tests.unit.server.server_support import call_json, counter_graph, make_server
 
@@ -62,6 +64,30 @@ def test_handler_failure_is_500_and_logged(caplog: pytest.LogCaptureFixture) -> 
     assert (answer.status, answer.body) == (500, b"Internal Server Error")
     assert answer.headers == {"content-type": "text/plain; charset=utf-8"}
     assert [r.getMessage() for r in caplog.records] == ["GET /broken failed"]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ServerStorageError("store run 'r'", "QuotaExceededError: the quota has been exceeded"),
+        CheckpointStorageError("write checkpoint 'c' of thread 't'", "QuotaExceededError: full"),
+    ],
+)
+def test_storage_failure_is_500_naming_it(
+    error: Exception, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failure of the server's storage is a 500 whose detail names the error and its cause."""
+
+    async def storing(server: Any, request: Request) -> Response:
+        raise error
+
+    server = make_server()
+    server.routes.insert(0, Route("POST", "/store", storing))
+    with caplog.at_level(logging.ERROR, logger="pyctx_web.server.app"):
+        answer = asyncio.run(server.handle(Request("POST", "/store")))
+    detail = f"{type(error).__name__}: {error}"
+    assert (answer.status, json.loads(answer.body)) == (500, {"detail": detail})
+    assert [r.getMessage() for r in caplog.records] == ["POST /store: storage failed"]
 
 
 def test_value_error_is_400(caplog: pytest.LogCaptureFixture) -> None:

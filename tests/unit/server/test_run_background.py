@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from pyctx_web.graph import START, StateGraph
+from pyctx_web.graph.message import add_messages
 from pyctx_web.graph.state import CompiledStateGraph
 from pyctx_web.server import AgentServer, Request, Response
 from pyctx_web.server.run_exec import active_runs
@@ -487,5 +488,55 @@ def test_a_stateless_run_that_keeps_its_thread() -> None:
         tid = response.headers["content-location"].split("/")[2]
         _, thread = await _json(server, "GET", f"/threads/{tid}")
         assert (thread["status"], thread["values"]) == ("idle", {"steps": ["first", "gated"]})
+
+    asyncio.run(main())
+
+
+class Chat(TypedDict):
+    """A state of messages."""
+
+    messages: Annotated[list[Any], add_messages]
+
+
+def test_a_run_record_keeps_message_dicts_as_sent() -> None:
+    """A message dict in a run's input stays in its record's kwargs as sent, after the run too."""
+
+    def reply(state: Chat) -> dict[str, Any]:
+        return {"messages": [{"role": "assistant", "content": "hello"}]}
+
+    async def main() -> None:
+        graph = StateGraph(Chat).add_node("reply", reply).add_edge(START, "reply").compile()
+        server = AgentServer({"chat": graph})
+        tid = await _thread(server)
+        message = {"role": "user", "content": "hi", "id": "question"}
+        body = {"assistant_id": "chat", "input": {"messages": [message]}}
+        response = await _send(server, "POST", f"/threads/{tid}/runs/wait", body)
+        path = response.headers["content-location"]
+        _, record = await _json(server, "GET", path)
+        assert record["kwargs"]["input"] == {"messages": [message]}
+
+    asyncio.run(main())
+
+
+def test_checkpoints_name_their_thread_and_the_checkpoint_a_branch_started_at() -> None:
+    """A run's checkpoints carry thread_id in metadata; a run from a checkpoint, its id too."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+        gate.set()
+        server = _server(gate)
+        tid = await _thread(server)
+        body: dict[str, Any] = {"assistant_id": "gated", "input": {"steps": []}}
+        await _json(server, "POST", f"/threads/{tid}/runs/wait", body)
+        _, history = await _json(server, "POST", f"/threads/{tid}/history", {"limit": 20})
+        assert {state["metadata"]["thread_id"] for state in history} == {tid}
+        source = history[-1]["checkpoint_id"]
+        branch = {**body, "checkpoint": {"checkpoint_id": source}}
+        response = await _send(server, "POST", f"/threads/{tid}/runs/wait", branch)
+        rid = response.headers["content-location"].rsplit("/", 1)[1]
+        _, history = await _json(server, "POST", f"/threads/{tid}/history", {"limit": 20})
+        branched = [s["metadata"] for s in history if s["metadata"]["run_id"] == rid]
+        assert branched
+        assert {m["checkpoint_id"] for m in branched} == {source}
 
     asyncio.run(main())

@@ -277,3 +277,35 @@ def test_a_resume_map_answers_several_interrupts_by_id() -> None:
         assert sorted(values["steps"]) == ["a=one", "b=two"]
 
     asyncio.run(main())
+
+
+def test_two_interrupts_of_one_step_stream_as_one_update_and_values_each() -> None:
+    """Interrupts raised in one step come as an updates then a values event per interrupt."""
+
+    def ask_a(state: Log) -> dict[str, Any]:
+        return {"steps": [f"a={interrupt('a')}"]}
+
+    async def ask_b(state: Log) -> dict[str, Any]:
+        await asyncio.sleep(0.01)  # b asks once a has asked, as parallel nodes may
+        return {"steps": [f"b={interrupt('b')}"]}
+
+    async def main() -> None:
+        builder = StateGraph(Log).add_node("a", ask_a).add_node("b", ask_b)
+        graph = builder.add_edge(START, "a").add_edge(START, "b").compile()
+        server = AgentServer({"two": graph})
+        tid = await _thread(server)
+        body = {"assistant_id": "two", "input": {"steps": []}, "stream_mode": ["updates", "values"]}
+        events = await _read(await _send(server, "POST", f"/threads/{tid}/runs/stream", body))
+        shown = [
+            (name, [i["value"] for i in data.get("__interrupt__", [])])
+            for name, data, _ in events[1:]
+        ]
+        assert shown == [
+            ("values", []),
+            ("updates", ["a"]),
+            ("values", ["a"]),
+            ("updates", ["b"]),
+            ("values", ["b"]),
+        ]
+
+    asyncio.run(main())

@@ -90,3 +90,17 @@ def test_closing_the_heartbeat_stream_closes_the_source() -> None:
 
     asyncio.run(main())
     assert closed == [True]
+
+
+def test_chunks_ready_together_come_out_as_one() -> None:
+    """Chunks the source gave while the stream's reader waited reach it joined, in order."""
+
+    async def source() -> AsyncIterator[bytes]:
+        for part in (b"a", b"b", b"c"):
+            yield part
+
+    async def main() -> list[bytes]:
+        return [chunk async for chunk in with_heartbeats(source(), interval=5)]
+
+    assert asyncio.run(main()) == [b"abc"]
+
