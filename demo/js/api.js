@@ -252,11 +252,8 @@ export function graphShape() {
   shape ??= (async () => {
     const api = await clientAskingOnce();
     const id = await assistantId();
-    // The worker's server describes a TypedDict state's schema only with pydantic, which the
-    // worker loads with the API model alone: there it is not asked (its failure would be
-    // logged on every page load), and only the nodes are checked.
     const [schemas, graph] = await Promise.allSettled([
-      API_URL ? api.assistants.getSchemas(id) : Promise.reject(new Error("not asked")),
+      api.assistants.getSchemas(id),
       api.assistants.getGraph(id),
     ]);
     const properties =
