@@ -4,39 +4,74 @@ As the LangGraph Server describes a graph: the input and output schemas are
 the JSON Schemas of the state type (of the keys ``input_schema`` and
 ``output_schema`` allow, when given), the state schema lists every state key
 as optional (``default: null``), the config schema is empty and the context
-schema is the graph's. The schemas are pydantic's, as LangGraph makes them:
-a graph on a Python without pydantic gets :class:`~pyctx_web.errors.UsageError`.
+schema is the graph's. The schemas are pydantic's, as LangGraph makes them;
+where pydantic is not installed (a page's worker), :mod:`._plain_schema` writes
+the same for the plain types a state holds.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
-from pyctx_web.errors import UsageError
+from pyctx_web.graph._engine.channels import is_typed_dict
 from pyctx_web.graph.state import CompiledStateGraph
+from pyctx_web.server._plain_schema import key_mark, plain_object_schema, plain_state_schema
 
 __all__ = ["graph_schemas", "subgraphs_of"]
 
 
+# A bool, not a version test where it is used: mypy checks this module for one version only.
+_BEFORE_312: bool = sys.version_info < (3, 12)
+
+
 def _pydantic() -> Any:
+    """The pydantic module, or None where it is not installed."""
     try:
         import pydantic
     except ImportError:
-        raise UsageError("a graph's JSON Schemas need pydantic; install pydantic") from None
+        return None
     return pydantic
 
 
+def _adaptable(pydantic: Any, state_type: Any) -> Any:
+    """``state_type`` as pydantic takes it: before Python 3.12 pydantic refuses a
+    ``typing.TypedDict``, which is then remade, same name, keys and docstring, with
+    ``typing_extensions``' (as LangGraph's users are told to write it there)."""
+    if not _BEFORE_312 or not is_typed_dict(state_type):
+        return state_type
+    try:
+        pydantic.TypeAdapter(state_type)
+    except pydantic.errors.PydanticUserError:
+        import typing_extensions
+
+        hints = get_type_hints(state_type, include_extras=True)
+        required = state_type.__required_keys__
+        fields = {
+            k: v if k in required else typing_extensions.NotRequired[v] for k, v in hints.items()
+        }
+        make: Any = typing_extensions.TypedDict
+        remade = make(state_type.__name__, fields)
+        remade.__doc__, remade.__module__ = state_type.__doc__, state_type.__module__
+        return remade
+    return state_type
+
+
 def _bare(hint: Any) -> Any:
-    """``hint`` without its ``Annotated`` reducer."""
-    return get_args(hint)[0] if get_origin(hint) is Annotated else hint
+    """``hint`` without its ``Annotated`` reducer or ``NotRequired`` mark: the values' type."""
+    while get_origin(hint) is Annotated or key_mark(hint):
+        hint = get_args(hint)[0]
+    return hint
 
 
 def _keys_schema(pydantic: Any, graph: CompiledStateGraph, keys: tuple[str, ...] | None) -> Any:
     """The JSON Schema of the state type, or of its ``keys`` (all of them required)."""
     state_type = graph.spec.schema.state_type
+    if pydantic is None:
+        return plain_object_schema(state_type, keys=keys)
     if keys is None:
-        return pydantic.TypeAdapter(state_type).json_schema()
+        return pydantic.TypeAdapter(_adaptable(pydantic, state_type)).json_schema()
     hints = get_type_hints(state_type, include_extras=True)
     fields = {key: (_bare(hints.get(key, Any)), ...) for key in keys}
     return pydantic.create_model(state_type.__name__, **fields).model_json_schema()
@@ -44,6 +79,8 @@ def _keys_schema(pydantic: Any, graph: CompiledStateGraph, keys: tuple[str, ...]
 
 def _state_schema(pydantic: Any, graph: CompiledStateGraph, title: str) -> Any:
     """Every state key, optional: what a state update may hold."""
+    if pydantic is None:
+        return plain_state_schema(graph.spec.schema.annotations, title)
     fields: dict[str, Any] = {}
     for key, hint in graph.spec.schema.annotations.items():
         bare = _bare(hint)
@@ -69,8 +106,15 @@ def graph_schemas(graph: CompiledStateGraph, name: str | None = None) -> dict[st
         "output_schema": _keys_schema(pydantic, graph, schema.output_keys),
         "state_schema": _state_schema(pydantic, graph, title),
         "config_schema": {},
-        "context_schema": graph.get_context_jsonschema(),
+        "context_schema": _context_schema(pydantic, graph),
     }
+
+
+def _context_schema(pydantic: Any, graph: CompiledStateGraph) -> Any:
+    context = graph.context_schema
+    if pydantic is not None or context is None:
+        return graph.get_context_jsonschema()
+    return plain_object_schema(context) if isinstance(context, type) else {}
 
 
 def subgraphs_of(
