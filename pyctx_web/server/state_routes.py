@@ -186,7 +186,11 @@ async def update_state(server: ServerCore, request: Request, thread_id: str) -> 
         raise ApiError(400, f"Node {as_node} does not exist")
     # The server's update checkpoints name the graph and the thread in their metadata.
     config["metadata"] = {"graph_id": thread["metadata"]["graph_id"]}
-    config["configurable"][EXTRA_METADATA_KEY] = {"thread_id": tid}
+    extra = {"thread_id": tid}
+    made_on = config["configurable"].get("checkpoint_id")
+    if made_on:  # as the server's checkpointer copies it: the checkpoint the update was made on
+        extra["checkpoint_id"] = made_on
+    config["configurable"][EXTRA_METADATA_KEY] = extra
     # An update the graph refuses raises InvalidUpdateError, a ValueError: the server's 400.
     next_config = await graph.aupdate_state(config, values, as_node=as_node)
     await _record_state(server, tid, await graph.aget_state(next_config))

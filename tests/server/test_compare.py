@@ -35,10 +35,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "a Command(goto=...) as a run's input: pyctx_web's graph refuses it (InvalidUpdateError), "
         "the real server runs the node (graph)"
     ),
-    "branching": (
-        "an update_state checkpoint's metadata lacks checkpoint_id, the checkpoint it was made "
-        "on (state routes)"
-    ),
     "subgraph_interrupt": (
         "state?subgraphs=true: the subgraph's state metadata lacks checkpoint_map, checkpoint_ns "
         "and the langgraph_* entries (graph)"
