@@ -34,6 +34,9 @@ import { announce } from "./store.js";
  * for tokens, tool lines and records. */
 export const STREAM_MODES = ["values", "updates", "custom"];
 
+/** How long the page reads a run's events before it lets the browser paint and take input. */
+const SLICE_MS = 16;
+
 /** @type {TurnHandlers} */
 const handlers = {
   status: () => undefined,
@@ -118,9 +121,16 @@ export async function runTurn(threadId, request) {
     await ensureThread(threadId, request.title);
     const api = await client();
     const from = request.checkpointId ?? null;
+    let slice = performance.now();
     for await (const part of api.runs.stream(threadId, GRAPH_ID, payloadOf(request, turn))) {
       if (turn.cancelled) break;
       read(part, base, turn, from, seen, request);
+      // A flood of events is read in slices: between them the page paints and takes clicks
+      // (Cancel), which a run of events resolved as microtasks would hold back.
+      if (performance.now() - slice > SLICE_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        slice = performance.now();
+      }
     }
     if (turn.cancelled) await stopped(threadId, turn);
     else if (!seen.failed) await ending(threadId, seen.refused);
