@@ -5,7 +5,6 @@ worker's pyctx_web server."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from worker_main import make_server
 
 from pyctx_web.server import asgi_app
 from tests.server.asgi_http import AsgiHttpServer
-from tests.server.reference import _environment, _stop, _wait_until_ready, free_port
+from tests.server.reference import langgraph_dev
 
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "demo"
@@ -54,29 +53,8 @@ def test_langgraph_dev_and_the_worker_server_run_the_question_and_approval_flow_
 ) -> None:
     """langgraph dev serving demo/ (graph agent) and the worker's server give the SDK the same
     question, approval request, edited tool call, answer and final thread."""
-    work = tmp_path / "demo"
-    shutil.copytree(DEMO / "app", work / "app", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(DEMO / "langgraph.json", work / "langgraph.json")
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    command = [str(SERVER_REF / "langgraph"), "dev", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--no-browser", "--no-reload", "--config", str(work / "langgraph.json")]
-    log = tmp_path / "server.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command,
-            cwd=work,
-            env=_environment(),
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_until_ready(process, base_url, log)
+    with langgraph_dev(tmp_path, DEMO) as base_url:
         real = sdk_flow(base_url)
-    finally:
-        _stop(process)
     http = AsgiHttpServer(asgi_app(make_server()))
     with http as ours_url:
         ours = sdk_flow(ours_url)
