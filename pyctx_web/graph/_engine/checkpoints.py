@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Sequence
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
-from pyctx_web.graph._engine.heads import read_checkpoint
 from pyctx_web.graph._engine.records import (
     Checkpoint,
     Pending,
@@ -236,7 +235,7 @@ class CheckpointAccess:
         step are applied to the values, as the step's tasks see them.
         """
         assert self.checkpointer is not None
-        record = await read_checkpoint(self.checkpointer, thread_id, checkpoint_id)
+        record = await self.checkpointer.aget(thread_id, checkpoint_id)
         if record is None and checkpoint_id is None:
             self._expected = None  # a new thread: nothing may have been written meanwhile
         if record is None:
