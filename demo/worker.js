@@ -264,14 +264,25 @@ async function fetchApp() {
   return response.arrayBuffer();
 }
 
-// The snapshot's response once its headers came, or null when there is none to use.
+/**
+ * The snapshot's response once its headers came, or why there is none to use: a build without
+ * a snapshot answers 404; a request that failed is tried once more, since the worker started
+ * without its snapshot is several times slower to be ready.
+ * @returns {Promise<{ response: Response | null, missing: string | null }>}
+ */
 async function fetchSnapshot() {
-  try {
-    const response = await fetch(new URL(SNAPSHOT, import.meta.url));
-    return response.ok ? response : null;
-  } catch {
-    return null;
+  const url = new URL(SNAPSHOT, import.meta.url);
+  let failure = "";
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return { response, missing: null };
+      return { response: null, missing: `${SNAPSHOT} answered HTTP ${response.status}` };
+    } catch (error) {
+      failure = `${SNAPSHOT} could not be fetched (${error})`;
+    }
   }
+  return { response: null, missing: failure };
 }
 
 /** The snapshot does not fit this worker's Pyodide: the worker starts without it. */
@@ -480,6 +491,8 @@ async function boot() {
   const base = new URL(PYODIDE_URL, import.meta.url).href;
   const { lockFile, wheelURL, policy, snapshot } = prefetch(base);
   let restored = false;
+  /** @type {string | null} why the worker started without its snapshot */
+  let snapshotMissing = null;
   /** @type {Promise<Response | ArrayBuffer> | undefined} */
   let wheel;
   /** @type {Promise<ArrayBuffer> | undefined} */
@@ -487,7 +500,8 @@ async function boot() {
   const pyodide = await timed("runtime", "Loading the Python runtime…", async () => {
     /** @type {() => PyodideConfig} */
     const options = () => ({ indexURL: base, packageBaseUrl: base, lockFileContents: lockFile });
-    const response = await snapshot;
+    const { response, missing } = await snapshot;
+    snapshotMissing = missing;
     if (response) {
       try {
         const restoredPyodide = await restore(options(), response, base);
@@ -495,8 +509,11 @@ async function boot() {
         return restoredPyodide;
       } catch (error) {
         if (!(error instanceof SnapshotMismatch)) throw error;
+        snapshotMissing = error.message;
         console.warn(`The worker starts without its memory snapshot: ${error.message}.`);
       }
+    } else if (missing && !missing.includes("HTTP 404")) {
+      console.warn(`The worker starts without its memory snapshot: ${missing}.`);
     }
     // Without the snapshot, the wheel and the app come before ready: they download now, and
     // their bodies are read while Pyodide loads (a response that failed goes to the loader
@@ -573,6 +590,7 @@ async function boot() {
     type: "ready",
     pyodide: pyodide.version,
     snapshot: restored,
+    snapshot_missing: snapshotMissing,
     pyctx_web: pyctxVersion,
     elapsed_ms: Math.round(performance.now() - started),
     after_load_ms: Math.round(performance.now() - loaded),

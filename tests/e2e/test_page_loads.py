@@ -102,8 +102,8 @@ def test_worker_restores_its_snapshot_and_each_page_draws_its_own_ids(
 ) -> None:
     """Pages restore the worker's snapshot, yet their checkpoint ids' random parts differ."""
     first, second = (_first_question(browser, demo_url, withhold_snapshot=False) for _ in "ab")
-    assert first["ready"]["snapshot"] is True
-    assert second["ready"]["snapshot"] is True
+    assert first["ready"]["snapshot"] is True, first["ready"]
+    assert second["ready"]["snapshot"] is True, second["ready"]
     # Without pyctx_web.after_restore() both pages would draw the snapshot's next bits here.
     ids = [page["asked"]["checkpoint_id"] for page in (first, second)]
     assert ids[0][-14:] != ids[1][-14:], ids
@@ -117,6 +117,7 @@ def test_without_its_snapshot_the_worker_imports_everything_and_answers(
     """With the snapshot missing, the worker loads pyctx_web and the app itself and still asks."""
     page = _first_question(browser, demo_url, withhold_snapshot=True)
     assert page["ready"]["snapshot"] is False
+    assert page["ready"]["snapshot_missing"] == "/demo.snapshot answered HTTP 404"
     assert page["asked"]["kind"] == "question"
     # The one error is the browser's own line about the 404 of the withheld snapshot.
     assert all("404" in error for error in page["errors"]), page["errors"]

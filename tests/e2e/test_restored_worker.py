@@ -79,7 +79,8 @@ def test_restored_worker_imports_a_new_stdlib_module_from_the_zip_loaded_after_r
     """After ready, the restored worker writes the zip and imports a module not in the snapshot."""
     context, page, requested, errors = _open(browser, demo_url, hold_stdlib=False)
     try:
-        assert _worker_message(page, "ready")["snapshot"] is True
+        ready = _worker_message(page, "ready")
+        assert ready["snapshot"] is True, ready
         # The wheel is requested once the zip is written.
         deadline = time.monotonic() + ANSWER_TIMEOUT_S
         while not any(name.endswith(".whl") for name in requested):
@@ -109,7 +110,8 @@ def test_restored_worker_answers_and_imports_while_the_zip_is_still_on_its_way(
     """With the zip's background load held, the page is ready, answers, and an import loads it."""
     context, page, requested, errors = _open(browser, demo_url, hold_stdlib=True)
     try:
-        assert _worker_message(page, "ready")["snapshot"] is True
+        ready = _worker_message(page, "ready")
+        assert ready["snapshot"] is True, ready
         page.fill("#chat-input", "help me with email")
         page.press("#chat-input", "Enter")
         page.wait_for_selector("#needs-input-question", state="visible", timeout=READY_TIMEOUT_MS)
