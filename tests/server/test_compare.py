@@ -55,10 +55,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "the legacy messages/metadata and messages/complete events of a subgraph carry a "
         "|namespace suffix on pyctx_web, none on the real server (run streams)"
     ),
-    "js_chat_interrupt": (
-        "a node returning a plain message dict gives a messages-tuple event on pyctx_web, none "
-        "on the real server (graph streams)"
-    ),
     "js_edit_and_branch": (
         "in a run from an earlier checkpoint, each step's checkpoints event comes before its "
         "values event on pyctx_web, after it on the real server (graph streams)"

@@ -6,10 +6,13 @@ its context variable); when it returns, the messages in its update that the
 stream has not carried yet follow whole. A stream carries a message once: the
 ids it has carried, tokens included, and those of the messages each node was
 given are kept per stream (a subgraph streaming into its parent's stream with
-``subgraphs=True`` shares its parent's). Without LangChain, the dict messages
-of updates stream. The metadata holds the run's ``config["metadata"]``, names
-the node (``langgraph_node``), the step (``langgraph_step``), its triggers,
-path and namespace, and the thread when there is one. A ``@task`` call in a
+``subgraphs=True`` shares its parent's). Only LangChain's message objects
+stream, as in LangGraph: a plain dict a node returns does not (``add_messages``
+makes it a message in the state); without LangChain, the dict messages of
+updates stream, being the only messages there are. The metadata holds the
+run's ``config["metadata"]``, names the node (``langgraph_node``), the step
+(``langgraph_step``), its triggers, path and namespace, and the thread when
+there is one. A ``@task`` call in a
 node is a task of its own there: its models' tokens, and the messages it
 returns, carry its name, its path under the caller's and its namespace.
 """
@@ -83,10 +86,17 @@ def metadata_of(run: Run, frame: TaskFrame, step: int) -> dict[str, Any]:
 
 
 def _is_message(value: Any) -> bool:
-    if isinstance(value, Mapping):
-        return isinstance(value.get("role"), str) and "content" in value
-    module = type(value).__module__
-    return module.startswith("langchain_core.messages") and hasattr(value, "content")
+    """Whether ``value`` is a message as the stream carries it.
+
+    With LangChain, as in LangGraph: its message objects only. A dict a node
+    returns is a message only once ``add_messages`` has made it one, so it does
+    not stream. Without LangChain, dicts are the messages state holds.
+    """
+    if has_langchain():
+        from langchain_core.messages import BaseMessage
+
+        return isinstance(value, BaseMessage)
+    return isinstance(value, Mapping) and isinstance(value.get("role"), str) and "content" in value
 
 
 def _messages_in(values: Any) -> Iterator[Any]:
