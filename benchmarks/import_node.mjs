@@ -88,17 +88,27 @@ sys.setprofile(_profile)
 import worker_main
 if hasattr(worker_main, "GRAPH_ID"):
     # An app served as a LangGraph Server API: the page's requests of a first message (its
-    # thread made, its run streamed to the question, the thread's state read).
-    from pyctx_web.server import Request
+    # thread made, its run streamed to the question, the thread's state read), each answered
+    # as the worker answers its page's fetch (pyctx_web/js/agentfetch.mjs).
+    from pyctx_web.server._jsfetch import open_exchange
 
     _server = await worker_main.boot(_posted.append)
 
     async def _call(method, path, body=None):
-        data = None if body is None else json.dumps(body).encode()
-        response = await _server.handle(Request(method, path, body=data))
-        if isinstance(response.body, bytes):
-            return response.body
-        return b"".join([chunk async for chunk in response.body])
+        data = b"" if body is None else json.dumps(body).encode()
+        parts, errors = [], []
+
+        def _post(kind, *args):
+            if kind in ("text", "chunk"):
+                parts.append(args[0].encode() if isinstance(args[0], str) else args[0])
+            elif kind == "error":
+                errors.append(args[0])
+
+        headers = json.dumps([["content-type", "application/json"]])
+        await open_exchange(_server, method, path, "", headers, data, _post).task
+        if errors:
+            raise RuntimeError(f"{method} {path}: {errors[0]}")
+        return b"".join(parts)
 
     _TID = "00000000-0000-4000-8000-0000000000be"
     _thread = {"thread_id": _TID, "if_exists": "do_nothing", "metadata": {"graph_id": worker_main.GRAPH_ID}}

@@ -33,7 +33,6 @@ from pyctx_web.server._http import (
     select_fields,
     sort_records,
 )
-from pyctx_web.server.graph_schemas import graph_schemas, subgraphs_of
 
 __all__ = [
     "NAMESPACE_GRAPH",
@@ -222,6 +221,10 @@ async def _drawing(server: ServerCore, request: Request, assistant_id: str) -> R
 
 async def _schemas(server: ServerCore, request: Request, assistant_id: str) -> Response:
     """``GET /assistants/{assistant_id}/schemas``: the graph's JSON Schemas."""
+    # Imported here: building schemas is needed by no run, and the module is a large part of
+    # what a worker would otherwise import before its first message.
+    from pyctx_web.server.graph_schemas import graph_schemas
+
     graph_id, graph = _graph_of(server, assistant_id)
     return json_response(200, {"graph_id": graph_id, **graph_schemas(graph, graph_id)})
 
@@ -231,6 +234,8 @@ async def _subgraphs(
 ) -> Response:
     """``GET /assistants/{assistant_id}/subgraphs[/{namespace}]``: each subgraph node's
     schemas by namespace (``recurse=true``: theirs too)."""
+    from pyctx_web.server.graph_schemas import graph_schemas, subgraphs_of  # as in _schemas
+
     _, graph = _graph_of(server, assistant_id)
     recurse = request.query_value("recurse") in ("true", "True")
     wanted = None if namespace is None else unquote(namespace)  # "a|b" arrives as "a%7Cb"
