@@ -31,34 +31,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "real server's RuntimeError points to its docs (graph: kept for now)"
     ),
     # Differences still open when the tier joined CI, each in its owner's area.
-    "run_options": (
-        "a Command(goto=...) as a run's input: pyctx_web's graph refuses it (InvalidUpdateError), "
-        "the real server runs the node (graph)"
-    ),
-    "subgraph_interrupt": (
-        "state?subgraphs=true: the subgraph's state metadata lacks checkpoint_map, checkpoint_ns "
-        "and the langgraph_* entries (graph)"
-    ),
-    "stream_every_mode": (
-        "checkpoints and debug events of a subgraph: its config lacks checkpoint_ns, "
-        "checkpoint_map and the run's ids, and a subgraph task's state is null (graph streams)"
-    ),
-    "stream_without_subgraphs": (
-        "checkpoints and debug events: a subgraph task's state is null, where the real server "
-        "gives its checkpoint_ns and thread_id (graph streams)"
-    ),
-    "stream_each_mode": (
-        "a subgraph's messages metadata carries thread_id joined with the namespace instead of "
-        "checkpoint_ns, and its checkpoints/debug configs differ (graph streams)"
-    ),
-    "stream_legacy_messages": (
-        "the legacy messages/metadata and messages/complete events of a subgraph carry a "
-        "|namespace suffix on pyctx_web, none on the real server (run streams)"
-    ),
-    "js_edit_and_branch": (
-        "in a run from an earlier checkpoint, each step's checkpoints event comes before its "
-        "values event on pyctx_web, after it on the real server (graph streams)"
-    ),
 }
 
 

@@ -16,8 +16,8 @@ from pyctx_web.graph._engine.records import (
     now_iso,
     task_id,
 )
-from pyctx_web.graph._engine.resume import resume
-from pyctx_web.graph._values import Command
+from pyctx_web.graph._engine.resume import check_command, goto_targets, resume, with_input_goto
+from pyctx_web.graph._values import UNSET, Command, Send
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import GraphConfigError, GraphVersionError
 
@@ -35,7 +35,7 @@ _NEEDS_CHECKPOINTER = (
 
 
 async def execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineResult:
-    """Run ``input`` on the request's thread: a new input, ``None`` or ``Command(resume=...)``.
+    """Run ``input`` on the request's thread: a new input, ``None`` or a ``Command``.
 
     What the run's durability held back is written when it completes, pauses or fails.
     A run whose config has LangChain callbacks is a chain run of theirs (``lc_trace``).
@@ -63,9 +63,13 @@ async def _finished(engine: Engine, input: Any, request: ParsedConfig) -> Engine
 
 
 async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineResult:
+    if isinstance(input, Command):
+        check_command(input, request.thread_id or "")
     if engine.checkpoints.checkpointer is None:
         if isinstance(input, Command):
-            raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
+            if input.resume is not UNSET:
+                raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="Command(resume=...)"))
+            return await _start_command(engine, input)
         if input is None:
             raise GraphConfigError(_NEEDS_CHECKPOINTER.format(what="invoke(None)"))
         cp, pending = await _start(engine, input, None)
@@ -79,10 +83,13 @@ async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineR
         target = await engine.checkpoints.load(thread_id, request.checkpoint_id)
     is_fork = target is not None and latest is not None and target[0].id != latest[0].id
     if target is not None and (input is None or isinstance(input, Command)):
+        target = with_input_goto(target)
         # A new input starts over from the values, as LangGraph's does: only running on
         # from the checkpoint's tasks needs this graph's nodes and keys.
         _check_written_by_this_graph(engine, target[0], target[1])
     if isinstance(input, Command):
+        if target is None and input.resume is UNSET:
+            return await _start_command(engine, input)
         return await resume(engine, input, target, is_fork)
     if input is None:
         return await _continue(engine, thread_id, target, is_fork)
@@ -90,15 +97,36 @@ async def _execute(engine: Engine, input: Any, request: ParsedConfig) -> EngineR
     return await engine.loop(cp, pending, skip_breakpoint=False)
 
 
-async def _start(engine: Engine, input: Any, base: Checkpoint | None) -> tuple[Checkpoint, Pending]:
+async def _start_command(engine: Engine, command: Command[Any]) -> EngineResult:
+    """Start a new thread (or a run without a checkpointer) with a ``Command`` as input.
+
+    As LangGraph: its update is the input, and its goto adds nodes (or ``Send``
+    tasks) to the step after the input's, beside the start's edges. LangGraph
+    also applies the update before the input step, which applies it again (a
+    reducer sees it twice): the input checkpoint holds it already.
+    """
+    goto = goto_targets(engine.spec, command.goto)
+    cp, pending = await _start(engine, command.update, None, goto)
+    return await engine.loop(cp, pending, skip_breakpoint=False)
+
+
+async def _start(
+    engine: Engine,
+    input: Any,
+    base: Checkpoint | None,
+    goto: list[str | Send] | None = None,
+) -> tuple[Checkpoint, Pending]:
     """Write the ``input`` checkpoint of a new run on top of ``base``.
 
     As in LangGraph, the input is the write of a ``__start__`` task: the
     checkpoint holds the values before it (the keys' defaults for a new
-    thread), and the first step applies it.
+    thread), and the first step applies it. ``goto``: the input is a
+    ``Command``'s update, already applied (see :func:`_start_command`).
     """
     values = engine.schema.with_defaults(base.values if base is not None else {})
     updates = engine.schema.check_update(START, input)
+    if goto is not None and updates:
+        values = engine.schema.apply(values, [(START, k, v) for k, v in updates])
     cid, created_at = new_checkpoint_stamp()
     engine.run.step = base.step + 1 if base is not None else -1
     task = TaskSpec(task_id(cid, "start"), START)
@@ -117,7 +145,7 @@ async def _start(engine: Engine, input: Any, base: Checkpoint | None) -> tuple[C
     )
     pending = Pending()
     record = pending.record(task.id)
-    record.result = TaskResult(updates)
+    record.result = TaskResult(updates, goto or ())
     if engine.checkpoints.checkpointer is not None:
         # Encoded first: a value that cannot be stored is refused naming its state key,
         # before anything is written.

@@ -163,6 +163,8 @@ class Pending:
     """The step stopped at an ``interrupt_before`` breakpoint."""
     input_updates: Sequence[tuple[str, Any]] = ()
     """``Command(update=...)`` writes given with answers while the step was paused."""
+    input_goto: tuple[TaskSpec, ...] = ()
+    """Tasks ``Command(goto=...)`` inputs added to the step (``resume.encode_input_goto``)."""
     unsaved_answers: frozenset[str] = frozenset()
     """Tasks given answers that are not written yet (they go with the task's outcome)."""
     unsaved_updates: bool = False
@@ -328,6 +330,12 @@ def encode_write(
     return StoredWrite(task.id, kind, serde.dumps(doc))
 
 
+def _tasks(serde: JsonSerde, stored: Any) -> tuple[TaskSpec, ...]:
+    """Tasks stored as ``{"id", "name"}``, with ``"arg"`` (encoded) for a :class:`Send`'s."""
+    args = [serde.decode(t["arg"]) if "arg" in t else NO_ARG for t in stored]
+    return tuple([TaskSpec(t["id"], t["name"], arg) for t, arg in zip(stored, args, strict=True)])
+
+
 def _meta(stored: Any) -> dict[str, Any] | None:
     if stored is not None and not isinstance(stored, dict):
         raise ValueError("the checkpoint's metadata is not an object")
@@ -341,10 +349,7 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
         doc = serde.loads(stored.data)
         if not isinstance(doc, dict) or doc.get("v") != FORMAT_VERSION:
             raise ValueError("not a checkpoint document of a known version")
-        tasks = tuple(
-            TaskSpec(t["id"], t["name"], serde.decode(t["arg"]) if "arg" in t else NO_ARG)
-            for t in doc["tasks"]
-        )
+        tasks = _tasks(serde, doc["tasks"])
         writes = doc["writes"]
         cp = Checkpoint(
             id=stored.checkpoint_id,
@@ -368,8 +373,11 @@ def decode_record(serde: JsonSerde, record: CheckpointRecord) -> tuple[Checkpoin
                 pending.breakpoint_hit = True
                 continue
             wdoc = serde.loads(w.data)
-            if w.kind == "update":
-                pending.input_updates = [(str(k), serde.decode(v)) for k, v in wdoc["updates"]]
+            if w.kind in ("update", "goto"):
+                if w.kind == "goto":
+                    pending.input_goto = _tasks(serde, wdoc["tasks"])
+                else:
+                    pending.input_updates = [(str(k), serde.decode(v)) for k, v in wdoc["updates"]]
                 continue
             rec = pending.record(w.task_id)
             if w.kind == "result":
