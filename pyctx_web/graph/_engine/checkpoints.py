@@ -20,7 +20,6 @@ from pyctx_web.graph._engine.records import (
     encode_write,
     parts_text,
 )
-from pyctx_web.graph._engine.streams import emit_checkpoint
 from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import GraphConfigError
 
@@ -88,8 +87,6 @@ class CheckpointAccess:
         ``writes`` are the encoded pending writes ``cp`` is made with (a run's input): stored
         with it, in one transaction where the checkpointer has them (``aput_with_writes``).
         """
-        if self.run.queue is not None:
-            emit_checkpoint(self.run, self.schema, cp)
         if self.checkpointer is None:
             return
         if self.durability == "exit":
@@ -116,8 +113,6 @@ class CheckpointAccess:
         store = self._store_now
         if self.checkpointer is not None and (store is None or self.durability != "sync"):
             return False
-        if self.run.queue is not None:
-            emit_checkpoint(self.run, self.schema, cp)
         if store is not None:
             parts = checkpoint_parts(self.serde, _tracked(self.schema, cp))
             store(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from contextvars import copy_context
-from dataclasses import dataclass
 from functools import partial
 from time import perf_counter
 from types import CoroutineType
@@ -28,7 +27,14 @@ from pyctx_web.graph._engine.ids import new_checkpoint_stamp
 from pyctx_web.graph._engine.interrupts import interrupt_id
 from pyctx_web.graph._engine.messages_mode import LC_MODES
 from pyctx_web.graph._engine.options import DEFAULT_RECURSION_LIMIT
-from pyctx_web.graph._engine.outcome import EngineResult, current_values, retake_input
+from pyctx_web.graph._engine.outcome import (
+    EngineResult,
+    TaskOutcome,
+    current_values,
+    failed_outcome,
+    retake_input,
+    runnable_tasks,
+)
 from pyctx_web.graph._engine.planner import Planner
 from pyctx_web.graph._engine.records import (
     NO_ARG,
@@ -40,8 +46,13 @@ from pyctx_web.graph._engine.records import (
 )
 from pyctx_web.graph._engine.serde import JsonSerde
 from pyctx_web.graph._engine.spec import GraphSpec
-from pyctx_web.graph._engine.streams import emit_asked, emit_question, emit_task, emit_task_result
-from pyctx_web.graph._values import Interrupt
+from pyctx_web.graph._engine.streams import (
+    emit_asked,
+    emit_checkpoint,
+    emit_question,
+    emit_task,
+    emit_task_result,
+)
 from pyctx_web.graph.errors import (
     GraphError,
     GraphInterrupt,
@@ -52,22 +63,6 @@ if TYPE_CHECKING:
     from collections.abc import Coroutine, Sequence
 
 __all__ = ["Engine"]
-
-
-@dataclass(slots=True)
-class _TaskOutcome:
-    """What one attempt sequence of a task produced."""
-
-    result: TaskResult | None = None
-    raw: Any = None
-    interrupt: Interrupt | None = None
-    index: int = -1
-    error: Exception | None = None
-
-
-def _failed(error: Exception) -> _TaskOutcome:
-    """The outcome of a node that failed before or after it ran (a middleware's error)."""
-    return _TaskOutcome(error=error)
 
 
 class Engine:
@@ -122,6 +117,9 @@ class Engine:
         """Run steps from ``cp`` until the graph ends, pauses, or a task fails."""
         steps = 0
         while True:
+            # As LangGraph: a checkpoint streams as the step it lists starts (a resumed
+            # one again), after the values of the step that wrote it.
+            emit_checkpoint(self.run, self.schema, cp, self.spec.nodes)
             if self.run.queue is not None and not self.run.foreign_loop:
                 # A stream goes on only when its consumer has taken the last step's chunks,
                 # so that what nodes print interleaves with the chunks as in LangGraph.
@@ -131,14 +129,7 @@ class Engine:
                 return EngineResult(cp, cp.values)
             if cp.source != "loop":  # only an input checkpoint (or a fork of one) has it
                 retake_input(cp, pending)
-            runnable: Sequence[TaskSpec] = cp.tasks
-            if pending.tasks:  # a step under way: not what finished or waits for an answer
-                runnable = [
-                    t
-                    for t in cp.tasks
-                    if (rec := pending.tasks.get(t.id)) is None
-                    or (rec.result is None and not rec.waiting)
-                ]
+            runnable = runnable_tasks(cp, pending)
             if not runnable:
                 if pending.waiting(cp.tasks):
                     return self.paused(cp, pending)
@@ -170,6 +161,7 @@ class Engine:
             if self.interrupt_after and any(t.name in self.interrupt_after for t in cp.tasks):
                 return await self._after_breakpoint(new)
             if new.tasks and steps >= self.recursion_limit:
+                emit_checkpoint(self.run, self.schema, new, self.spec.nodes)
                 raise GraphRecursionError(
                     f"recursion limit of {self.recursion_limit} steps reached without the graph "
                     f"ending; raise it with config={{'recursion_limit': n}}",
@@ -180,6 +172,7 @@ class Engine:
     async def _after_breakpoint(self, new: Checkpoint) -> EngineResult:
         """Pause after an ``interrupt_after`` node, once even if the next node is in
         ``interrupt_before``: continuing runs that node without pausing again."""
+        emit_checkpoint(self.run, self.schema, new, self.spec.nodes)
         if any(t.name in self.interrupt_before for t in new.tasks):
             await self.checkpoints.save_writes(new, [(None, "breakpoint", TaskRecord())])
         self.run.emit("updates", {"__interrupt__": ()})
@@ -274,7 +267,7 @@ class Engine:
             out = await self._attempts(task, frame, cp)
         elif extension.wraps_nodes:
             out = await extension.around_node(
-                task, partial(self._attempts, task, frame, cp), _failed
+                task, partial(self._attempts, task, frame, cp), failed_outcome
             )
         else:  # what around_node does when nothing wraps the node, without its coroutine
             start, done = perf_counter(), None
@@ -282,8 +275,6 @@ class Engine:
                 out = done = await self._attempts(task, frame, cp)
             finally:
                 extension.node_ran(task, done, start)
-        if run.queue is not None:
-            emit_task_result(run, cp.step + 1, task, out.raw, out.error, out.interrupt)
         unsaved = None
         if out.result is not None and not save_each:
             rec.result = out.result  # the next checkpoint holds it: nothing to write now
@@ -293,6 +284,8 @@ class Engine:
             run.emit("updates", {task.name: out.raw})
         elif unsaved is None and out.interrupt is not None and rec.waiting:
             emit_question(run, self.schema, cp, out.interrupt)
+        if run.queue is not None:  # as LangGraph's: after the update the task made
+            emit_task_result(run, cp.step + 1, task, out.raw, out.error, out.interrupt)
         if lone:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -308,7 +301,7 @@ class Engine:
         pending: Pending,
         task: TaskSpec,
         rec: TaskRecord,
-        out: _TaskOutcome,
+        out: TaskOutcome,
         frame: TaskFrame,
         save_each: bool,
     ) -> Exception | None:
@@ -345,7 +338,7 @@ class Engine:
                 return exc
         return None
 
-    async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> _TaskOutcome:
+    async def _attempts(self, task: TaskSpec, frame: TaskFrame, cp: Checkpoint) -> TaskOutcome:
         node = self.spec.nodes[task.name]
         calls = self.calls
         policy = node.retry
@@ -371,7 +364,7 @@ class Engine:
                 if type(ret) is CoroutineType or is_awaitable(ret):
                     ret = await ret
                 result, raw = calls.to_result(task.name, ret)
-                return _TaskOutcome(result, raw)
+                return TaskOutcome(result, raw)
             except GraphInterrupt as gi:
                 # Never retried: the question waits for an answer.
                 if frame.raised_index is None or not gi.interrupts:
@@ -379,12 +372,12 @@ class Engine:
                         f"node {task.name!r} raised GraphInterrupt itself; "
                         f"call interrupt(value) to pause a node"
                     )
-                    return _TaskOutcome(error=err)
-                return _TaskOutcome(interrupt=gi.interrupts[0], index=frame.raised_index)
+                    return TaskOutcome(error=err)
+                return TaskOutcome(interrupt=gi.interrupts[0], index=frame.raised_index)
             except (Exception, asyncio.CancelledError) as caught:
                 exc = node_error(task.name, caught)
                 if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
-                    return _TaskOutcome(error=exc)
+                    return TaskOutcome(error=exc)
                 await asyncio.sleep(policy.delay(attempt))
 
 

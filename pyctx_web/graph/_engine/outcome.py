@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web._records import record
@@ -11,10 +11,37 @@ from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import CheckpointError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._values import Interrupt
 
-__all__ = ["EngineResult", "current_values", "retake_input", "state_values", "step_writes"]
+__all__ = [
+    "EngineResult",
+    "TaskOutcome",
+    "current_values",
+    "failed_outcome",
+    "retake_input",
+    "runnable_tasks",
+    "state_values",
+    "step_writes",
+]
+
+
+@dataclass(slots=True)
+class TaskOutcome:
+    """What one attempt sequence of a task produced."""
+
+    result: TaskResult | None = None
+    raw: Any = None
+    interrupt: Interrupt | None = None
+    index: int = -1
+    error: Exception | None = None
+
+
+def failed_outcome(error: Exception) -> TaskOutcome:
+    """The outcome of a node that failed before or after it ran (a middleware's error)."""
+    return TaskOutcome(error=error)
 
 
 def _by_path(cp: Checkpoint) -> list[TaskSpec]:
@@ -101,3 +128,15 @@ class EngineResult:
     """The state values (with the writes of finished tasks while paused)."""
     interrupts: list[Interrupt] = field(default_factory=list)
     """Questions waiting for an answer."""
+
+
+def runnable_tasks(cp: Checkpoint, pending: Pending) -> Sequence[TaskSpec]:
+    """The tasks of the step of ``cp`` to run: in a step under way, not those that finished
+    or wait for an answer."""
+    if not pending.tasks:
+        return cp.tasks
+    return [
+        t
+        for t in cp.tasks
+        if (rec := pending.tasks.get(t.id)) is None or (rec.result is None and not rec.waiting)
+    ]

@@ -1,18 +1,21 @@
 """The ``checkpoints``, ``tasks`` and ``debug`` stream modes: their chunks, as LangGraph's.
 
-``checkpoints`` yields each checkpoint as it is saved (config, parent config,
-values, metadata, next, tasks); ``tasks`` yields each task as it starts
-(id, name, input, triggers) and as it ends (id, name, error, result,
-interrupts); ``debug`` yields both kinds wrapped with the step, a timestamp and
-a type (``checkpoint``, ``task``, ``task_result``). A ``@task`` called in a node
-is a task of its own there: it starts each time it is called (also when its
+``checkpoints`` yields each checkpoint as the step it lists starts (config, parent
+config, values, metadata, next, tasks), after the values of the step that wrote
+it; ``tasks`` yields each task as it starts (id, name, input, triggers) and as it
+ends (id, name, error, result, interrupts), after its update; ``debug`` yields both
+kinds wrapped with the step, a timestamp and a type (``checkpoint``, ``task``,
+``task_result``). A ``@task`` called in a node is a task of its own there: it
+starts each time it is called (also when its
 saved result is returned) and ends each time it runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR
 from pyctx_web.graph._engine.records import NO_ARG, Checkpoint, Pending, TaskSpec, now_iso
 from pyctx_web.graph._engine.run_metadata import EXTRA_METADATA_KEY
 from pyctx_web.graph.constants import START
@@ -50,39 +53,64 @@ def _emit(run: Run, kind: str, step: int, payload: dict[str, Any]) -> None:
 
 def _config(run: Run, thread_id: str, checkpoint_id: str) -> dict[str, Any]:
     """A checkpoint's config as LangGraph's stream chunks give it: the run's ``configurable``
-    entries between the namespace and the checkpoint id (key order as LangGraph's)."""
+    entries (a subgraph's are its parent's) with the checkpoint's thread, namespace and id,
+    and in a subgraph the checkpoint of each graph it runs in (``checkpoint_map``)."""
     given = run.config.get("configurable")
-    conf: dict[str, Any] = {"checkpoint_ns": "", "thread_id": thread_id}
+    # A subgraph's checkpoints are kept under the thread and namespace: the thread is the first.
+    thread = thread_id.split(NAMESPACE_SEPARATOR, 1)[0]
+    conf: dict[str, Any] = {"checkpoint_ns": run.checkpoint_ns, "thread_id": thread}
     if isinstance(given, dict):
         conf.update(
             (k, v) for k, v in given.items() if k not in _OWN_CONFIG and k != EXTRA_METADATA_KEY
         )
+    if run.parents:
+        conf["checkpoint_map"] = {**run.parents, run.checkpoint_ns: checkpoint_id}
     conf["checkpoint_id"] = checkpoint_id
     return {"configurable": conf}
 
 
-_OWN_CONFIG: Final = frozenset({"checkpoint_ns", "thread_id", "checkpoint_id"})
+_OWN_CONFIG: Final = frozenset({"checkpoint_ns", "thread_id", "checkpoint_id", "checkpoint_map"})
 """Config entries a checkpoint's own coordinates replace."""
 
 
-def emit_checkpoint(run: Run, schema: StateSchema, cp: Checkpoint) -> None:
-    """Stream ``cp``, just saved, to ``checkpoints`` and ``debug`` consumers.
+def emit_checkpoint(
+    run: Run, schema: StateSchema, cp: Checkpoint, nodes: Mapping[str, Any]
+) -> None:
+    """Stream ``cp`` to ``checkpoints`` and ``debug`` consumers.
 
     Its metadata is the graph's own (``source``, ``step``, ``parents``): a saver adds the
-    config's entries when it stores the checkpoint, after the chunk is made.
+    config's entries when it stores the checkpoint, after the chunk is made. A task of a
+    subgraph node (of ``nodes``) has, as its ``state``, the config of the subgraph's place.
     """
     if not _listens(run, CHECKPOINT_MODES):
         return
     meta = cp.meta or {}
+    thread = cp.thread_id.split(NAMESPACE_SEPARATOR, 1)[0]
     payload = {
         "config": _config(run, cp.thread_id, cp.id),
         "parent_config": _config(run, cp.thread_id, cp.parent_id) if cp.parent_id else None,
         "values": schema.output(cp.values),
         "metadata": {"source": cp.source, "step": cp.step, "parents": meta.get("parents", {})},
         "next": [t.name for t in cp.tasks],
-        "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in cp.tasks],
+        "tasks": [
+            {"id": t.id, "name": t.name, "interrupts": (), "state": _place(run, thread, t, nodes)}
+            for t in cp.tasks
+        ],
     }
     _emit(run, "checkpoint", cp.step, payload)
+
+
+def _place(
+    run: Run, thread: str, task: TaskSpec, nodes: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The config naming where ``task``'s subgraph keeps its checkpoints; ``None`` for a task
+    whose node is not a subgraph."""
+    node = nodes.get(task.name)
+    if getattr(getattr(node, "fn", None), "subgraph", None) is None:
+        return None
+    own = f"{task.name}:{task.id}"
+    namespace = f"{run.checkpoint_ns}|{own}" if run.checkpoint_ns else own
+    return {"configurable": {"thread_id": thread, "checkpoint_ns": namespace}}
 
 
 def emit_task(run: Run, schema: StateSchema, cp: Checkpoint, task: TaskSpec) -> None:
