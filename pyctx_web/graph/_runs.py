@@ -14,6 +14,7 @@ from pyctx_web.graph._engine.options import (
     RunOptions,
     breakpoints,
 )
+from pyctx_web.graph._engine.records import NO_ARG
 from pyctx_web.graph._stream_sink import stream_of
 
 if TYPE_CHECKING:
@@ -130,11 +131,40 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _inherited(place: ChildPlace, config: dict[str, Any]) -> dict[str, Any]:
-    """A subgraph's config: its own, its metadata over that of the run that calls it."""
-    given = place.parent.run.config.get("metadata") if place.parent is not None else None
-    if not isinstance(given, dict) or not given:
+    """A subgraph's config, as LangGraph gives a subgraph its task's config: its own over
+    its caller's ``configurable`` (with the subgraph's ``checkpoint_ns`` and the checkpoint
+    of each graph it runs in, ``checkpoint_map``) and ``metadata`` (with the calling task's
+    ``langgraph_*`` entries, and the outermost task's namespace as ``checkpoint_ns``)."""
+    frame = place.parent
+    if frame is None:
         return config
-    return {**config, "metadata": {**given, **(config.get("metadata") or {})}}
+    parent = frame.run.config
+    task = frame.task
+    pushed = task.arg is not NO_ARG
+    metadata = {
+        **(parent.get("metadata") or {}),
+        "langgraph_step": frame.run.step,
+        "langgraph_node": task.name,
+        "langgraph_triggers": ("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
+        "langgraph_path": ("__pregel_push", 0, False) if pushed else ("__pregel_pull", task.name),
+        "langgraph_checkpoint_ns": place.checkpoint_ns,
+    }
+    # As LangChain copies it from the configurable once: a nested subgraph keeps the outer one.
+    metadata.setdefault("checkpoint_ns", place.checkpoint_ns)
+    configurable = {
+        **(parent.get("configurable") or {}),
+        "checkpoint_ns": place.checkpoint_ns,
+        "checkpoint_map": {
+            **(frame.run.parents or {}),
+            frame.run.checkpoint_ns: frame.checkpoint_id,
+        },
+    }
+    configurable.pop("checkpoint_id", None)
+    return {
+        **config,
+        "configurable": {**configurable, **(config.get("configurable") or {})},
+        "metadata": {**metadata, **(config.get("metadata") or {})},
+    }
 
 
 def _forwarded(place: ChildPlace) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
 
+from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR
 from pyctx_web.graph._engine.records import NO_ARG
 
 if TYPE_CHECKING:
@@ -72,7 +73,8 @@ def metadata_of(run: Run, frame: TaskFrame, step: int) -> dict[str, Any]:
     if isinstance(given, Mapping):
         metadata.update(given)
     if run.thread_id is not None:
-        metadata["thread_id"] = run.thread_id
+        # A subgraph's checkpoints are kept under the thread and namespace: the thread first.
+        metadata["thread_id"] = run.thread_id.split(NAMESPACE_SEPARATOR, 1)[0]
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
