@@ -8,7 +8,8 @@ raises. The API's modes differ from the graph's in two places:
 ``messages-tuple`` is the graph's ``messages`` mode, sent as ``messages``
 events ``[chunk, metadata]``, while the API's own ``messages`` mode
 accumulates each message and sends ``messages/metadata`` once, then
-``messages/partial`` (chunks) or ``messages/complete`` (whole messages). A
+``messages/partial`` (chunks) or ``messages/complete`` (whole messages), a
+subgraph's without its namespace. A
 pending interrupt reaches the client in the graph's own ``values`` chunks (the
 state plus ``__interrupt__``, one per interrupt) and ``updates``, as the
 LangGraph Server over LangGraph 1.x sends it. A ``debug`` checkpoint names its
@@ -263,7 +264,8 @@ def _events_of(
         message, metadata = chunk
         if "messages-tuple" in asked:
             return [("messages" + suffix, [to_jsonable(message), to_jsonable(metadata)])]
-        return [(name + suffix, data) for name, data in messages.events(message, metadata)]
+        # As the server's: the legacy events of a subgraph's messages name no namespace.
+        return messages.events(message, metadata)
     if mode not in asked:
         return []
     return [(mode + suffix, as_returned(chunk) if mode == "updates" else to_jsonable(chunk))]
