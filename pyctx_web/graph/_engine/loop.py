@@ -284,6 +284,9 @@ class Engine:
             run.emit("updates", {task.name: out.raw})
         elif unsaved is None and out.interrupt is not None and rec.waiting:
             emit_question(run, self.schema, cp, out.interrupt)
+        elif out.error is not None and frame.calls and unsaved is None and run.listens("updates"):
+            # As LangGraph's: a node that failed after interrupt() gave it an answer wrote that.
+            run.emit("updates", {task.name: None})
         if run.queue is not None:  # as LangGraph's: after the update the task made
             emit_task_result(run, cp.step + 1, task, out.raw, out.error, out.interrupt)
         if lone:

@@ -67,6 +67,31 @@ def _answered_ids(cp: Checkpoint, pending: Pending) -> set[str]:
     return done
 
 
+def _retried(cp: Checkpoint, pending: Pending, resume: Any) -> dict[str, Any] | None:
+    """The answers of a resume of a step whose node failed on its answers, or ``None``.
+
+    As LangGraph: the node runs again with the answers it failed on (its
+    questions stay pending), not with this resume's; a single answer goes to a
+    further question it may ask, an answer by id to its question is not used.
+    """
+    failed = [
+        (task.id, rec.interrupt.id)
+        for task in cp.tasks
+        if (rec := pending.tasks.get(task.id)) is not None
+        and rec.result is None
+        and rec.error is not None
+        and rec.interrupt is not None
+        and rec.answers
+    ]
+    if not failed or resume is None:
+        return None
+    if not _is_resume_map(resume):
+        return {failed[0][0]: resume}
+    if set(resume) <= {question for _, question in failed}:
+        return {}
+    return None
+
+
 def plan_resume(resume: Any, cp: Checkpoint, pending: Pending) -> dict[str, Any]:
     """Return ``{task_id: answer}`` for a ``Command(resume=...)``, or raise :class:`ResumeError`.
 
@@ -98,6 +123,9 @@ def plan_resume(resume: Any, cp: Checkpoint, pending: Pending) -> dict[str, Any]
             # As LangGraph: with no question waiting (a breakpoint, an update by hand), a
             # single answer goes to the first question the next step asks.
             return {due[0].id: resume}
+        retried = _retried(cp, pending, resume)
+        if retried is not None:
+            return retried
         raise refuse(f"nothing to resume: no interrupt is pending on thread {cp.thread_id!r}")
     if resume is None:
         raise refuse(
@@ -273,7 +301,9 @@ def _take_answers(
     """
     for task_id, answer in answers.items():
         rec = pending.record(task_id)
-        rec.answers = [*rec.answers, answer]
+        # Past the question last asked: an answer given to a failed node earlier and not
+        # used, which this one replaces (a waiting node's answers stop before it).
+        rec.answers = [*rec.answers[: rec.interrupt_index + 1], answer]
         pending.unsaved_answers |= {task_id}
     if updates:
         pending.input_updates = [*pending.input_updates, *updates]

@@ -12,6 +12,7 @@ from pyctx_web.graph._engine.records import (
     NO_ARG,
     Checkpoint,
     Pending,
+    TaskRecord,
     TaskResult,
     TaskSpec,
     new_checkpoint_id,
@@ -62,7 +63,7 @@ def snapshot(
                 t.id,
                 t.name,
                 path,
-                interrupts=(rec.interrupt,) if rec.waiting and rec.interrupt else (),
+                interrupts=(rec.interrupt,) if rec.interrupt and _pending(rec) else (),
                 error=rec.error if result is None else None,
                 result=result,
             )
@@ -79,8 +80,14 @@ def snapshot(
             _mapped(config_of(cp.thread_id, cp.parent_id), metadata) if cp.parent_id else None
         ),
         tasks=tuple(tasks),
-        interrupts=tuple(pending.waiting(cp.tasks)),
+        interrupts=tuple(i for task in tasks for i in task.interrupts),
     )
+
+
+def _pending(rec: TaskRecord) -> bool:
+    """Whether the question of ``rec`` is pending: it waits, or the node failed on its answer
+    (as LangGraph, which asks it again with the same answer)."""
+    return rec.waiting or (rec.result is None and rec.error is not None and bool(rec.answers))
 
 
 def _mapped(config: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
