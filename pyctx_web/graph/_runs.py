@@ -14,7 +14,6 @@ from pyctx_web.graph._engine.options import (
     RunOptions,
     breakpoints,
 )
-from pyctx_web.graph._engine.records import NO_ARG
 from pyctx_web.graph._stream_sink import stream_of
 
 if TYPE_CHECKING:
@@ -135,6 +134,8 @@ def _inherited(place: ChildPlace, config: dict[str, Any]) -> dict[str, Any]:
     its caller's ``configurable`` (with the subgraph's ``checkpoint_ns`` and the checkpoint
     of each graph it runs in, ``checkpoint_map``) and ``metadata`` (with the calling task's
     ``langgraph_*`` entries, and the outermost task's namespace as ``checkpoint_ns``)."""
+    from pyctx_web.graph._engine.records import NO_ARG  # run machinery: loaded when used
+
     frame = place.parent
     if frame is None:
         return config

@@ -105,7 +105,7 @@ def _event_of(mode: str, chunk: Any) -> tuple[str, ...]:
 
 
 async def scenario_node_tool_and_progress_events_stream_in_order() -> None:
-    """Task starts and ends, tool:start/tool:end and a tool's progress chunks stream in order."""
+    """Task starts, tool events, progress, each task's update, then its end stream in order."""
 
     async def work(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
         return {"answer": await runtime.call_tool("process_items", {"items": ["a", "b"]})}
@@ -131,11 +131,11 @@ async def scenario_node_tool_and_progress_events_stream_in_order() -> None:
         ("processing:progress",),
         ("processing:completed",),
         ("tool:end",),
-        ("task:end", "work"),
         ("updates", "work"),
+        ("task:end", "work"),
         ("task:start", "ask"),
-        ("task:end", "ask"),
         ("updates", "__interrupt__"),
+        ("task:end", "ask"),
     ]
     custom = [chunk for mode, chunk in chunks if mode == "custom"]
     assert [c.get("completed") for c in custom[2:4]] == [1, 2]
@@ -147,7 +147,7 @@ async def scenario_node_tool_and_progress_events_stream_in_order() -> None:
     }
     ended = custom[-1]
     assert (ended["tool"], ended["result"], ended["error"]) == ("process_items", 2, None)
-    ask_end = chunks[-2][1]
+    ask_end = chunks[-1][1]
     assert [i["value"] for i in ask_end["interrupts"]] == ["more?"]
 
 

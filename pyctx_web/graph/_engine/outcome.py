@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from pyctx_web._records import record
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TaskOutcome:
     """What one attempt sequence of a task produced."""
 
