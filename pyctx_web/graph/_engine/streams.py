@@ -76,14 +76,14 @@ _OWN_CONFIG: Final = frozenset({"checkpoint_ns", "thread_id", "checkpoint_id", "
 def emit_checkpoint(
     run: Run, schema: StateSchema, cp: Checkpoint, nodes: Mapping[str, Any]
 ) -> None:
-    """Stream ``cp`` to ``checkpoints`` and ``debug`` consumers.
+    """Stream ``cp`` to ``checkpoints`` and ``debug`` consumers, if the run has a checkpointer.
 
     Its metadata is the graph's own (``source``, ``step``, ``parents``): a saver adds the
     config's entries when it stores the checkpoint, after the chunk is made. A task of a
     subgraph node (of ``nodes``) has, as its ``state``, the config of the subgraph's place.
     """
-    if not _listens(run, CHECKPOINT_MODES):
-        return
+    if run.checkpointer is None or not _listens(run, CHECKPOINT_MODES):
+        return  # as LangGraph's: a run that keeps no checkpoints streams none
     meta = cp.meta or {}
     thread = cp.thread_id.split(NAMESPACE_SEPARATOR, 1)[0]
     payload = {

@@ -3,7 +3,8 @@
 A two-node graph with an in-memory checkpointer whose second node asks with
 ``interrupt()``; streamed with ``stream_mode=["tasks", "checkpoints"]``, then
 with ``stream_mode="debug"`` on another thread, then a node that fails, seen
-through the ``tasks`` mode.
+through the ``tasks`` mode, and a graph without a checkpointer, which streams
+no checkpoints.
 """
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -58,3 +59,8 @@ def shout(arg: dict):
 pushed = StateGraph(State).add_node(shout).add_conditional_edges(START, fan_out).compile()
 for chunk in pushed.stream({"topic": "sends"}, stream_mode="tasks"):
     print(chunk)
+
+for mode, chunk in pushed.stream(
+    {"topic": "unsaved"}, stream_mode=["checkpoints", "debug", "values"]
+):
+    print(mode, chunk if mode != "debug" else (chunk["step"], chunk["type"]))
