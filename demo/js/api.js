@@ -149,20 +149,11 @@ export function errorText(error) {
 /** The threads this page has seen on the server (listed, read, or made by it). */
 const onServer = new Set();
 
-/**
- * Makes the thread on the server if it is not there yet (its first turn).
- * @param {string} threadId
- * @param {string} title
- */
-export async function ensureThread(threadId, title) {
-  // Known to be there: no round trip to the server before the turn's run.
-  if (onServer.has(threadId)) return;
-  const api = await client();
-  await api.threads.create({
-    threadId,
-    ifExists: "do_nothing",
-    metadata: { graph_id: GRAPH_ID, title },
-  });
+/** Whether the page knows the thread is on the server. @param {string} threadId */
+export const onServerAlready = (threadId) => onServer.has(threadId);
+
+/** The thread is on the server (its first run made it). @param {string} threadId */
+export function markOnServer(threadId) {
   onServer.add(threadId);
 }
 

@@ -13,7 +13,7 @@ import { requestHistory } from "./history.js";
 import { app, saveThreads, setHead, thread, titleFrom, view } from "./store.js";
 import { onBusyElsewhere } from "./tabs.js";
 import { renderActive, renderThreads } from "./threads.js";
-import { appendEntry, appendToken, finishStreaming } from "./transcript.js";
+import { appendEntry, appendToken, finishStreaming, renderTranscript } from "./transcript.js";
 import { refused } from "./turns.js";
 
 /** @import { RecordRow, RunRow, View, WorkerMessage } from "./store.js" */
@@ -96,7 +96,8 @@ export function onNeedsInput(msg) {
   if (!id) return;
   const v = view(id);
   finishStreaming(id);
-  const { type: _type, thread_id: _thread, refused, ...pending } = msg;
+  const { type: _type, thread_id: _thread, refused, messages, ...pending } = msg;
+  if (Array.isArray(messages)) showMessages(v, messages);
   v.pending = { kind: "question", ...pending };
   v.refusable = null;
   // Decisions the assistant refused: the card asks again, with its words.
@@ -104,10 +105,26 @@ export function onNeedsInput(msg) {
   v.runningNode = null;
   setState(id, "waiting");
   if (id === app.activeId) {
+    if (Array.isArray(messages)) renderTranscript();
     renderPending();
     renderGraph();
   }
   refreshFrom(id, msg.checkpoint_id);
+}
+
+/**
+ * The thread's messages as its run streamed them with a question (the history read after the
+ * run gives the same, and the branches): each keeps the branch switch its entry had.
+ * @param {View} v
+ * @param {unknown[]} messages transcript entries
+ */
+function showMessages(v, messages) {
+  const branches = new Map(v.messages.filter((m) => m.id && m.branch).map((m) => [m.id, m.branch]));
+  v.messages = messages.map((m) => {
+    const entry = normalizeEntry(m);
+    const branch = entry.id ? branches.get(entry.id) : undefined;
+    return branch && !entry.branch ? { ...entry, branch } : entry;
+  });
 }
 
 /** @param {string} id @param {unknown} head */

@@ -7,14 +7,16 @@
 import {
   GRAPH_ID,
   client,
-  ensureThread,
   errorText,
+  markOnServer,
+  onServerAlready,
   statusOf,
   threadState,
   workerLost,
 } from "./api.js";
-import { checkpointOf, pendingAt, transcript } from "./conversation.js";
-import { announce } from "./store.js";
+import { checkpointOf, pendingAt, pendingOf, transcript } from "./conversation.js";
+import { requestHistory } from "./history.js";
+import { announce, view } from "./store.js";
 
 /**
  * What a turn sends: its input (null: go on from the checkpoint), or a resume command, and
@@ -23,9 +25,11 @@ import { announce } from "./store.js";
  *   decisions?: boolean }} TurnRequest
  * The page's handlers, each given a chat event with the thread's id.
  * @typedef {(msg: { type: string, thread_id: string, [field: string]: unknown }) => void} Handler
- * What a turn's stream showed: a step ran, an error, decisions refused (with why), and why
- * the graph failed, as a node said it before the run's error event.
- * @typedef {{ ran: boolean, failed: boolean, refused: string | null, failure: string | null }} Seen
+ * What a turn's stream showed: a step ran, an error, decisions refused (with why), why the
+ * graph failed (as a node said it before the run's error event), the last values streamed,
+ * and whether the page was shown the question or approval the run stopped at.
+ * @typedef {{ ran: boolean, failed: boolean, refused: string | null, failure: string | null,
+ *   values: any, asked: { type: string, thread_id: string, [field: string]: unknown } | null }} Seen
  * @typedef {{ status: Handler, token: Handler, tool: Handler, inspect: Handler,
  *   needs_input: Handler, done: Handler, error: Handler }} TurnHandlers
  */
@@ -78,8 +82,10 @@ export function setRunModel(settings) {
 }
 
 /**
- * The runs going on, by thread: their stream's controller, and their run id once known.
- * @type {Map<string, { controller: AbortController, runId: string | null, cancelled: boolean }>}
+ * The runs going on, by thread: their stream's controller, their run id once known, and
+ * what settles once the turn has ended on the page (its run ended on the server).
+ * @type {Map<string, { controller: AbortController, runId: string | null, cancelled: boolean,
+ *   ended: Promise<void> }>}
  */
 const running = new Map();
 
@@ -98,17 +104,32 @@ export function failureText(data) {
  * @param {TurnRequest} request
  */
 export async function runTurn(threadId, request) {
+  // The card of a question or an approval shows as soon as its run streams it (it is stored
+  // by then), a moment before that run has ended: an answer's turn starts after it.
+  const before = running.get(threadId)?.ended;
+  /** @type {() => void} */
+  let settle = () => undefined;
   const turn = {
     controller: new AbortController(),
     runId: /** @type {string | null} */ (null),
     cancelled: false,
     /** @type {number | null} the deadline it ran past, in seconds */
     pastDeadline: null,
+    ended: new Promise((resolve) => {
+      settle = () => resolve(undefined);
+    }),
   };
   running.set(threadId, turn);
   const base = { thread_id: threadId };
   /** @type {Seen} */
-  const seen = { ran: false, failed: false, refused: null, failure: null };
+  const seen = {
+    ran: false,
+    failed: false,
+    refused: null,
+    failure: null,
+    values: null,
+    asked: null,
+  };
   // However its model calls go, a turn ends by its deadline: past it, the run is cancelled
   // (its committed steps stay, and Retry goes on from them).
   const deadline = turnDeadline();
@@ -118,11 +139,12 @@ export async function runTurn(threadId, request) {
     turn.controller.abort();
   }, deadline * 1000);
   try {
-    await ensureThread(threadId, request.title);
+    if (before) await before;
     const api = await client();
     const from = request.checkpointId ?? null;
     let slice = performance.now();
-    for await (const part of api.runs.stream(threadId, GRAPH_ID, payloadOf(request, turn))) {
+    const payload = payloadOf(threadId, request, turn);
+    for await (const part of api.runs.stream(threadId, GRAPH_ID, payload)) {
       if (turn.cancelled) break;
       read(part, base, turn, from, seen, request);
       // A flood of events is read in slices: between them the page paints and takes clicks
@@ -132,8 +154,9 @@ export async function runTurn(threadId, request) {
         slice = performance.now();
       }
     }
+    if (turn.runId) markOnServer(threadId); // its run started: the thread is there
     if (turn.cancelled) await stopped(threadId, turn);
-    else if (!seen.failed) await ending(threadId, seen.refused);
+    else if (!seen.failed) await ending(threadId, seen, running.get(threadId) !== turn);
   } catch (error) {
     if (workerLost(error)) {
       // The page has said so and stopped the turn (boot.js onWorkerLost).
@@ -148,6 +171,7 @@ export async function runTurn(threadId, request) {
   } finally {
     clearTimeout(timer);
     if (running.get(threadId) === turn) running.delete(threadId);
+    settle();
   }
 }
 
@@ -161,11 +185,14 @@ function turnDeadline() {
 
 /**
  * The body of the turn's run: its input or command, the checkpoint it starts from, the
- * modes streamed, the model (never a key); a client that leaves cancels it.
+ * modes streamed, the model (never a key); a client that leaves cancels it. A thread the
+ * server may not have yet is made by its first run, with its title in its metadata (the
+ * server adds the graph's id): no request of its own before the turn.
+ * @param {string} threadId
  * @param {TurnRequest} request
  * @param {{ controller: AbortController }} turn
  */
-function payloadOf(request, turn) {
+function payloadOf(threadId, request, turn) {
   /** @type {Record<string, unknown>} */
   const payload = {
     streamMode: STREAM_MODES,
@@ -173,6 +200,10 @@ function payloadOf(request, turn) {
     multitaskStrategy: "reject",
     signal: turn.controller.signal,
   };
+  if (!onServerAlready(threadId)) {
+    payload.ifNotExists = "create";
+    payload.metadata = { title: request.title };
+  }
   if (model) payload.context = { model };
   if (request.command !== undefined) payload.command = request.command;
   else payload.input = request.input ?? null;
@@ -228,6 +259,9 @@ function read(part, base, turn, from, seen, request) {
     else if (typeof data.refused === "string") seen.refused = data.refused;
     // A model's failure in its own words, which the run's error event withholds.
     else if (typeof data.error === "string") seen.failure = data.error;
+  } else if (event === "values" && data && typeof data === "object") {
+    seen.values = data;
+    asked(data, base, seen);
   } else if (event === "updates" && data && typeof data === "object") {
     for (const node of Object.keys(data)) {
       if (node === "__interrupt__" || !isNode(node)) continue;
@@ -252,12 +286,66 @@ function read(part, base, turn, from, seen, request) {
 }
 
 /**
+ * A question or an approval the run streams (stored before it is streamed, with the values
+ * of the thread then): its card and the thread's messages are shown at once, the first time,
+ * without waiting for the run to end. The node that asked is not in the event: the history
+ * read once the run has ended names it.
+ * @param {any} values a values event's data
+ * @param {{ thread_id: string }} base
+ * @param {Seen} seen
+ */
+function asked(values, base, seen) {
+  const interrupts = values.__interrupt__;
+  if (seen.asked || !Array.isArray(interrupts) || !interrupts.length) return;
+  seen.asked = {
+    ...base,
+    type: "needs_input",
+    ...pendingOf(interrupts[0], null),
+    checkpoint_id: null,
+    refused: seen.refused,
+    messages: transcript(Array.isArray(values.messages) ? values.messages : []),
+  };
+  handlers.needs_input(seen.asked);
+}
+
+/**
  * How the run left the thread: a question or an approval (with why its decisions were
- * refused), or the answer.
+ * refused), or the answer; from the last values it streamed (the thread's state then), or
+ * read from the server when it streamed none. The thread's history, read afterwards, gives
+ * the page its new head.
+ * @param {string} threadId
+ * @param {Seen} seen
+ * @param {boolean} answered whether a turn after this one started (an answer to its card)
+ */
+async function ending(threadId, seen, answered) {
+  if (seen.values === null) {
+    await endingFromState(threadId, seen.refused);
+    return;
+  }
+  if (answered) return;
+  if (seen.asked) {
+    // Shown already; again if a later event of the same run took it down.
+    if (!view(threadId).pending) handlers.needs_input(seen.asked);
+  } else {
+    const values = seen.values;
+    const messages = Array.isArray(values.messages) ? values.messages : [];
+    const answers = transcript(messages).filter((e) => e.kind === "answer");
+    handlers.done({
+      type: "done",
+      thread_id: threadId,
+      text: answers.length ? answers[answers.length - 1].content : "",
+      checkpoint_id: null,
+    });
+  }
+  void requestHistory(threadId, null);
+}
+
+/**
+ * How the run left the thread, read from its state (a run that streamed no values).
  * @param {string} threadId
  * @param {string | null} refused
  */
-async function ending(threadId, refused) {
+async function endingFromState(threadId, refused) {
   const state = await threadState(threadId);
   const head = checkpointOf(state) || null;
   const pending = pendingAt(state);
