@@ -208,8 +208,14 @@ def with_input_goto(target: tuple[Checkpoint, Pending]) -> tuple[Checkpoint, Pen
     cp, pending = target
     if pending.input_goto:
         known = {t.id for t in cp.tasks}
-        cp.tasks = (*cp.tasks, *(t for t in pending.input_goto if t.id not in known))
+        cp.tasks = _ordered(cp.tasks, [t for t in pending.input_goto if t.id not in known])
     return cp, pending
+
+
+def _ordered(tasks: tuple[TaskSpec, ...], added: list[TaskSpec]) -> tuple[TaskSpec, ...]:
+    """The step's tasks with ``added``, as LangGraph orders them: ``Send`` tasks first."""
+    every = (*tasks, *added)
+    return (*(t for t in every if t.arg is not NO_ARG), *(t for t in every if t.arg is NO_ARG))
 
 
 def _goto_tasks(cp: Checkpoint, targets: list[str | Send]) -> tuple[TaskSpec, ...]:
@@ -262,7 +268,7 @@ async def resume(
         )
     targets = goto_targets(engine.spec, command.goto)
     if targets and (added := _goto_tasks(cp, targets)):
-        cp.tasks = (*cp.tasks, *added)
+        cp.tasks = _ordered(cp.tasks, list(added))
         pending.input_goto = (*pending.input_goto, *added)
         if engine.checkpoints.checkpointer is not None:
             write = encode_input_goto(engine.checkpoints.serde, pending.input_goto)

@@ -7,7 +7,8 @@ at a question (the node runs beside the waiting one, which asks again unless
 ``resume=`` answers it; a later resume finds the node's write), on a finished
 thread (a step of its own), and without a checkpointer. ``Command(update=...)``
 alone changes the state a paused or finished thread holds. Steps that run
-several nodes print their stream sorted: their nodes run concurrently.
+several nodes print their stream sorted: their nodes run concurrently. A
+step's checkpoint lists its ``Send`` tasks before its nodes.
 """
 
 import operator
@@ -117,6 +118,13 @@ run("update and goto a Send", Command(update={"topic": "z"}, goto=Send("c", {}))
 run("update only", Command(update={"topic": "w"}), "done")
 run("goto the question", Command(goto="ask"), "done")
 run("then resume", Command(resume="snow"), "done")
+
+print("-- the steps a run streams: a Send task goes first")
+config = {"configurable": {"thread_id": "steps"}}
+graph.invoke({"steps": []}, config)
+for command in [Command(goto=["c", Send("c", {"topic": "sent"})]), Command(resume="rain")]:
+    chunks = graph.stream(command, config, stream_mode="checkpoints")
+    print([(chunk["metadata"]["step"], chunk["next"]) for chunk in chunks])
 
 print("-- without a checkpointer")
 plain = StateGraph(State)
