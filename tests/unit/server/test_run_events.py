@@ -206,6 +206,25 @@ def test_legacy_messages_mode_accumulates() -> None:
     assert last["type"] == "ai"
 
 
+def test_legacy_messages_of_a_subgraph_name_no_namespace() -> None:
+    """A subgraph's messages reach the legacy messages mode without a |namespace suffix, their
+    metadata naming the thread and the subgraph's checkpoint_ns, as the server sends them."""
+    from langchain_core.messages import AIMessage
+
+    def note(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content="noted", id="m-note")]}
+
+    inner = StateGraph(MessagesState).add_node("note", note).add_edge(START, "note").compile()
+    builder = StateGraph(MessagesState).add_node("sub", inner).add_edge(START, "sub")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    events = _events(graph, {"messages": []}, ["messages"], subgraphs=True)
+    assert [n for n, _ in events] == ["metadata", "messages/metadata", "messages/complete"]
+    meta = events[1][1]["m-note"]["metadata"]
+    assert meta["thread_id"] == "t"
+    assert meta["checkpoint_ns"].startswith("sub:")
+    assert meta["langgraph_checkpoint_ns"].startswith(meta["checkpoint_ns"] + "|note:")
+
+
 def test_unknown_stream_mode_is_refused() -> None:
     """An unknown stream mode is refused, naming it and the known ones."""
     with pytest.raises(ArgumentValueError, match=r"^unknown stream_mode 'nope'; expected one of "):

@@ -303,6 +303,31 @@ def test_subgraph_states_only_when_asked() -> None:
     assert [i["value"] for i in inner["interrupts"]] == ["q?"]
 
 
+def test_subgraph_state_metadata_names_its_place() -> None:
+    """A subgraph's state metadata has what the server's checkpointer stores for it: the
+    thread, the subgraph's checkpoint_ns and checkpoint_map, the calling task's langgraph_*."""
+    child = StateGraph(Log)
+    child.add_node("ask", lambda state: {"log": [interrupt("q?")]})
+    child.add_edge(START, "ask")
+    parent = StateGraph(Log)
+    parent.add_node("child", child.compile())
+    parent.add_edge(START, "child")
+    server = AgentServer({"nested": parent.compile()})
+    tid = _new_thread(server)
+    run = {"assistant_id": "nested", "input": {"log": []}}
+    assert _call(server, "POST", f"/threads/{tid}/runs/wait", run)[0] == 200
+    _, deep = _call(server, "GET", f"/threads/{tid}/state", subgraphs="true")
+    meta = deep["tasks"][0]["state"]["metadata"]
+    namespace = deep["tasks"][0]["state"]["checkpoint"]["checkpoint_ns"]
+    assert meta["thread_id"] == tid
+    assert meta["checkpoint_ns"] == meta["langgraph_checkpoint_ns"] == namespace
+    assert meta["checkpoint_map"] == meta["parents"] == {"": deep["checkpoint_id"]}
+    assert (meta["langgraph_node"], meta["langgraph_step"]) == (
+        "child",
+        deep["metadata"]["step"] + 1,
+    )
+
+
 def test_state_at_an_unknown_checkpoint_is_empty_and_names_it() -> None:
     """The state at a checkpoint the thread lacks is the empty state naming that checkpoint,
     by path and by body, as the LangGraph Server answers it."""
