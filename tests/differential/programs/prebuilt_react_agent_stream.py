@@ -7,6 +7,7 @@ tool has ``return_direct=True`` (the agent ends on its answer), and a second
 agent stops before its tools (``interrupt_before=["tools"]``), is inspected with
 ``aget_state`` and resumed. The model notes whether it was called through
 ``invoke`` or ``ainvoke``: the agent awaited, then run by the sync ``stream``.
+The answers of a step's parallel tool calls print in the order of their call ids.
 """
 
 import asyncio
@@ -74,10 +75,21 @@ async def main():
     agent = create_react_agent(model, [weather, lookup])
     for question in ("what is the weather?", "look up pi", "hello"):
         print("question:", question)
+        # The two weather calls run as parallel tasks whose updates come in the order they
+        # finish, which a loaded machine may swap: a step's tool answers print by call id.
+        answers = []
         async for update in agent.astream({"messages": [("user", question)]}):
             for node, value in update.items():
                 for message in value["messages"]:
+                    if node == "tools":
+                        answers.append((message.tool_call_id, show(message)))
+                        continue
+                    for _, line in sorted(answers):
+                        print("  tools", line)
+                    answers.clear()
                     print(" ", node, show(message))
+        for _, line in sorted(answers):
+            print("  tools", line)
     print("model called by:", model.calls)
 
     model = ScriptedModel(calls=[])
