@@ -535,7 +535,7 @@ setup() {
 # --- commands ------------------------------------------------------------------------------
 run_lint() {
     log "lint: ruff check, ruff format --check, mypy --strict; eslint, prettier --check, tsc"
-    "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check . >/dev/null && "$PY" -m mypy &&
+    "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check . && "$PY" -m mypy &&
         run_js_lint
 }
 
@@ -549,20 +549,21 @@ run_js_lint() {  # the page's, the worker's and Node's JavaScript: one tsconfig 
 
 run_tests() {
     local status=0
-    run_lint || status=1
+    run_lint || { log "lint failed"; status=1; }
     log "tier 1/4: unit tests (CPython $("$PY" -c 'import platform; print(platform.python_version())'))"
-    "$PY" -m pytest tests/unit "$@" || status=1
+    "$PY" -m pytest tests/unit "$@" || { log "tier 1/4 failed"; status=1; }
     if [ -x "$VENV311/bin/python" ]; then
         log "tier 1/4: unit tests (CPython $("$VENV311/bin/python" -c 'import platform; print(platform.python_version())'), the oldest supported)"
-        "$VENV311/bin/python" -m pytest tests/unit -p no:cacheprovider "$@" || status=1
+        "$VENV311/bin/python" -m pytest tests/unit -p no:cacheprovider "$@" ||
+            { log "tier 1/4 failed (CPython 3.11)"; status=1; }
     fi
     log "tier 2/4: differential tests (the same programs on real LangGraph and on pyctx_web)"
-    "$PY" -m pytest tests/differential "$@" || status=1
+    "$PY" -m pytest tests/differential "$@" || { log "tier 2/4 failed"; status=1; }
     log "tier 3/4: pyodide tests (node and chrome)"
     "$PY" -m pytest tests/pyodide --dist-dir "$DIST" --runtime node,chrome --runner playwright "$@" ||
-        status=1
+        { log "tier 3/4 failed"; status=1; }
     log "tier 4/4: end-to-end tests (headless Chromium)"
-    "$PY" -m pytest tests/e2e "$@" || status=1
+    "$PY" -m pytest tests/e2e "$@" || { log "tier 4/4 failed"; status=1; }
     [ "$status" -eq 0 ] && log "all tiers passed" || log "a tier failed"
     return "$status"
 }

@@ -86,6 +86,7 @@ def test_storage_failure_is_500_naming_it(
     with caplog.at_level(logging.ERROR, logger="pyctx_web.server.app"):
         answer = asyncio.run(server.handle(Request("POST", "/store")))
     detail = f"{type(error).__name__}: {error}"
+    assert isinstance(answer.body, bytes)
     assert (answer.status, json.loads(answer.body)) == (500, {"detail": detail})
     assert [r.getMessage() for r in caplog.records] == ["POST /store: storage failed"]
 

@@ -103,4 +103,3 @@ def test_chunks_ready_together_come_out_as_one() -> None:
         return [chunk async for chunk in with_heartbeats(source(), interval=5)]
 
     assert asyncio.run(main()) == [b"abc"]
-
