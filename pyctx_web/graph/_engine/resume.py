@@ -261,7 +261,7 @@ async def resume(
     if is_fork:
         raise ResumeError(
             f"checkpoint {cp.id!r} is not the latest of thread {thread_id!r}; run "
-            f"invoke(None, config) with it first to fork, then answer the fork",
+            f"invoke(None, config) with it first to fork, then give the Command to the fork",
             thread_id=thread_id,
             checkpoint_id=cp.id,
             pending_ids=[i.id for i in pending.waiting(cp.tasks)],

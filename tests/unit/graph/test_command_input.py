@@ -103,3 +103,18 @@ def test_a_stored_thread_keeps_the_goto_task_that_asked(tmp_path: Path) -> None:
         resume: Command[Any] = Command(resume="rain", goto=Send("c", {"topic": "sent"}))
         done = second.invoke(resume, _config("1"))
     assert done == {"steps": ["a", "ask", "c:sent"], "topic": "rain"}
+
+
+def test_a_command_for_an_earlier_checkpoint_is_refused() -> None:
+    """A goto addressed to a checkpoint the thread has moved past is refused: fork it first."""
+    graph = _builder().compile(checkpointer=InMemorySaver())
+    graph.invoke({"steps": []}, _config("1"))
+    first = list(graph.get_state_history(_config("1")))[-1].config
+    checkpoint = first["configurable"]["checkpoint_id"]
+    message = (
+        rf"^checkpoint '{checkpoint}' is not the latest of thread '1'; run invoke\(None, "
+        r"config\) with it first to fork, then give the Command to the fork$"
+    )
+    with pytest.raises(ResumeError, match=message):
+        graph.invoke(Command(goto="c"), first)
+    assert graph.get_state(_config("1")).values == {"steps": ["a"]}
