@@ -28,9 +28,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     ),
     "interrupts_by_id": (
         "a bare resume with two interrupts pending: pyctx_web's ResumeError names the ids, the "
-        "real server's RuntimeError points to its docs (graph: kept for now)"
+        "real server's RuntimeError points to its docs; kept by choice"
     ),
-    # Differences still open when the tier joined CI, each in its owner's area.
 }
 
 
