@@ -19,6 +19,7 @@ for its turn never starts.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import weakref
 from typing import Any, Final
@@ -146,7 +147,9 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
     kept = plan.record["kwargs"]["config"]
     kept["configurable"]["__pregel_node_finished"] = None
     kept["metadata"]["run_attempt"] = 1
-    await server.runs.put(plan.record)
+    # Stored while the graph starts (it reads the thread's checkpoint first): nothing waits
+    # for the record to say running, and its end is stored after it.
+    running = asyncio.ensure_future(server.runs.put(copy.deepcopy(plan.record)))
     outcome = RunOutcome()
     events = run_events(
         plan.graph,
@@ -170,6 +173,7 @@ async def _run(server: ServerCore, active: ActiveRun) -> None:
     finally:
         active.stoppable = False
         await events.aclose()
+        await running
     # Runs of the thread still to come keep it busy; ones being cancelled do not.
     later = inflight(server, active.thread_id)
     busy = any(run is not active and run.action is None for run in later)

@@ -45,7 +45,8 @@ async def finish_run(
     if keep_record:
         await server.runs.put(record)
     thread_id = record["thread_id"]
-    if await server.threads.get(thread_id) is None:  # deleted while the run went on
+    thread = await server.threads.get(thread_id)
+    if thread is None:  # deleted while the run went on
         return
     snapshot = await plan.graph.aget_state(_thread_config(thread_id))
     interrupts = {
@@ -66,7 +67,7 @@ async def finish_run(
     error = outcome.error
     raised = cancelled if error is None else to_jsonable(error)
     await set_thread_status(
-        server, thread_id, status, values=values, interrupts=interrupts, error=raised
+        server, thread_id, status, values=values, interrupts=interrupts, error=raised, thread=thread
     )
 
 

@@ -51,13 +51,8 @@ from pyctx_web.server.run_exec import (
     launch,
 )
 from pyctx_web.server.run_finish import roll_back
-from pyctx_web.server.run_plan import object_of, plan_run
-from pyctx_web.server.threads import (
-    ensure_thread_metadata,
-    get_thread,
-    new_thread,
-    set_thread_status,
-)
+from pyctx_web.server.run_plan import RunPlan, object_of, plan_run
+from pyctx_web.server.threads import get_thread, new_thread, note_run
 
 __all__ = [
     "ROUTES",
@@ -112,7 +107,6 @@ async def _start(
         schema = _STATELESS_STREAM_SCHEMA if streamed else _CREATE_SCHEMA
         thread = new_thread(new_uuid7(), {})
         plan = plan_run(server, body, thread, schema=schema, streamed=streamed, stateless=True)
-        await server.threads.put(thread)
     else:
         stored, thread = await _thread_of(server, thread_id)
         schema = _STREAM_SCHEMA if streamed else _CREATE_SCHEMA
@@ -122,7 +116,6 @@ async def _start(
                 raise ApiError(404, "Thread or assistant not found.")
             config_metadata = object_of(body, "config").get("metadata") or {}
             thread["metadata"] = {**config_metadata, **object_of(body, "metadata")}
-            await server.threads.put(thread)
     if kind == "wait" and "values" not in plan.stream_modes:
         plan.stream_modes = [*plan.stream_modes, "values"]
     record = plan.record
@@ -133,10 +126,7 @@ async def _start(
     if held and record["multitask_strategy"] == "reject":
         raise ApiError(409, _REJECTED)
     await server.runs.put(record)
-    graph_id = plan.config["configurable"]["graph_id"]
-    config = object_of(body, "config")
-    await ensure_thread_metadata(server, thread_id, graph_id, record["assistant_id"], config)
-    await set_thread_status(server, thread_id, "busy")
+    await _mark_busy(server, thread, plan, object_of(body, "config"))
     active = launch(server, plan, stateless=stateless)
     queue = active.listen()
     strategy = record["multitask_strategy"]
@@ -145,6 +135,24 @@ async def _start(
             reason = f"superseded by run {record['run_id']} (multitask_strategy={strategy})"
             await cancel(server, other, strategy, reason)
     return active, queue
+
+
+async def _mark_busy(
+    server: ServerCore, planned: dict[str, Any], plan: RunPlan, config: dict[str, Any]
+) -> None:
+    """Store the run's thread busy, with the run's graph, assistant and config (one write).
+
+    The thread is read again (a request may have changed it while the run was stored); one
+    that is not stored yet is ``planned``, the record the run was planned on (a stateless
+    run's, or one made by ``if_not_exists``), stored here for the first time.
+    """
+    record = plan.record
+    thread = await server.threads.get(record["thread_id"])
+    if thread is None:
+        thread = planned
+    graph_id = plan.config["configurable"]["graph_id"]
+    note_run(thread, graph_id, record["assistant_id"], config, status="busy")
+    await server.threads.put(thread)
 
 
 async def _thread_of(

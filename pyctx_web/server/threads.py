@@ -49,6 +49,7 @@ __all__ = [
     "ensure_thread_metadata",
     "get_thread",
     "new_thread",
+    "note_run",
     "set_thread_status",
 ]
 
@@ -105,16 +106,19 @@ async def set_thread_status(
     values: Any = _KEEP,
     interrupts: dict[str, list[Any]] | None = None,
     error: Any = _KEEP,
+    thread: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Set the thread's ``status`` (``values``, ``interrupts``, ``error`` when given); the record.
 
     Giving ``values`` or ``interrupts`` marks the state as updated
     (``state_updated_at``); every call moves ``updated_at``. ``error`` is the
     JSON of what the run raised, or None once a run ends without raising.
+    ``thread`` is the thread's record when the caller has just read it (it is not read again).
     """
     if status not in STATUSES:
         raise ArgumentValueError(f"unknown thread status {status!r}: expected one of {STATUSES}")
-    thread = await get_thread(server, thread_id)
+    if thread is None:
+        thread = await get_thread(server, thread_id)
     now = utc_now()
     thread["status"], thread["updated_at"] = status, now
     if values is not _KEEP:
@@ -141,12 +145,31 @@ async def ensure_thread_metadata(
     stays the thread's (``{}`` at first).
     """
     thread = await get_thread(server, thread_id)
+    note_run(thread, graph_id, assistant_id, config)
+    await server.threads.put(thread)
+    return thread
+
+
+def note_run(
+    thread: dict[str, Any],
+    graph_id: str,
+    assistant_id: str,
+    config: dict[str, Any] | None = None,
+    *,
+    status: str | None = None,
+) -> None:
+    """Write into the record ``thread`` a run starting on it (see :func:`ensure_thread_metadata`),
+    and its new ``status`` when given; the caller stores it."""
     thread["metadata"].update(graph_id=graph_id, assistant_id=assistant_id)
     kept = thread["config"].get("configurable", {})
     thread["config"] = {**thread["config"], **(config or {}), "configurable": kept}
     thread["updated_at"] = utc_now()
-    await server.threads.put(thread)
-    return thread
+    if status is not None:
+        if status not in STATUSES:
+            raise ArgumentValueError(
+                f"unknown thread status {status!r}: expected one of {STATUSES}"
+            )
+        thread["status"] = status
 
 
 async def _create(server: ServerCore, request: Request) -> Response:
