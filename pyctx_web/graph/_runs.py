@@ -130,40 +130,24 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _inherited(place: ChildPlace, config: dict[str, Any]) -> dict[str, Any]:
-    """A subgraph's config, as LangGraph gives a subgraph its task's config: its own over
-    its caller's ``configurable`` (with the subgraph's ``checkpoint_ns`` and the checkpoint
-    of each graph it runs in, ``checkpoint_map``) and ``metadata`` (with the calling task's
-    ``langgraph_*`` entries, and the outermost task's namespace as ``checkpoint_ns``)."""
-    from pyctx_web.graph._engine.records import NO_ARG  # run machinery: loaded when used
+    """A subgraph's config, as LangGraph gives a subgraph its task's config: the calling
+    task's config (:func:`~._engine.task_config.task_config`: the subgraph's
+    ``checkpoint_ns``, the checkpoint of each graph it runs in as ``checkpoint_map``, the
+    task's ``langgraph_*`` entries in ``metadata``), with the outermost task's namespace
+    as the metadata's ``checkpoint_ns``, under the subgraph's own entries."""
+    from pyctx_web.graph._engine.task_config import task_config  # run machinery: when used
 
     frame = place.parent
     if frame is None:
         return config
-    parent = frame.run.config
-    task = frame.task
-    pushed = task.arg is not NO_ARG
-    metadata = {
-        **(parent.get("metadata") or {}),
-        "langgraph_step": frame.run.step,
-        "langgraph_node": task.name,
-        "langgraph_triggers": ("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
-        "langgraph_path": ("__pregel_push", 0, False) if pushed else ("__pregel_pull", task.name),
-        "langgraph_checkpoint_ns": place.checkpoint_ns,
-    }
+    caller = task_config(frame)
+    metadata = dict(caller["metadata"])
     # As LangChain copies it from the configurable once: a nested subgraph keeps the outer one.
     metadata.setdefault("checkpoint_ns", place.checkpoint_ns)
-    configurable = {
-        **(parent.get("configurable") or {}),
-        "checkpoint_ns": place.checkpoint_ns,
-        "checkpoint_map": {
-            **(frame.run.parents or {}),
-            frame.run.checkpoint_ns: frame.checkpoint_id,
-        },
-    }
-    configurable.pop("checkpoint_id", None)
     return {
+        **caller,
         **config,
-        "configurable": {**configurable, **(config.get("configurable") or {})},
+        "configurable": {**caller["configurable"], **(config.get("configurable") or {})},
         "metadata": {**metadata, **(config.get("metadata") or {})},
     }
 

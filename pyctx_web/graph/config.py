@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pyctx_web.graph._engine.frames import Run, current_run
-from pyctx_web.graph._engine.injection import run_config
+from pyctx_web.graph._engine.task_config import visible_config
 from pyctx_web.graph.errors import OutsideRunError
 
 __all__ = ["get_config", "get_store", "get_stream_writer"]
@@ -24,13 +24,17 @@ def _current(operation: str) -> Run:
 
 
 def get_config() -> dict[str, Any]:
-    """The config of the run the calling code belongs to.
+    """The config of the task the calling code belongs to, as LangGraph gives it.
 
-    ``{"configurable": {"thread_id": ..., ...}, "recursion_limit": ..., "run_id": ...}``;
-    a copy, so changing it changes nothing. Outside a run it raises
-    :class:`~pyctx_web.graph.errors.OutsideRunError`.
+    In a node (or a ``@task`` call), the run's config made the task's: its
+    ``configurable`` has the task's ``checkpoint_ns`` (``"node:task_id"``) and
+    ``checkpoint_map``, its ``metadata`` the ``thread_id`` and the task's
+    ``langgraph_step``, ``langgraph_node``, ``langgraph_triggers``, ``langgraph_path``
+    and ``langgraph_checkpoint_ns``. Elsewhere in a run, the run's config with its
+    ``thread_id`` and ``run_id``. A copy, so changing it changes nothing. Outside a run
+    it raises :class:`~pyctx_web.graph.errors.OutsideRunError`.
     """
-    return run_config(_current("get_config()"))
+    return visible_config(_current("get_config()"))
 
 
 def get_store() -> Any:

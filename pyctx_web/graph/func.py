@@ -32,6 +32,7 @@ from pyctx_web.graph._engine.frames import TaskFrame, current_task
 from pyctx_web.graph._engine.messages_mode import streaming_call
 from pyctx_web.graph._engine.records import task_id
 from pyctx_web.graph._engine.streams import emit_call, emit_call_result
+from pyctx_web.graph._engine.task_config import call_config, running_call, task_config
 from pyctx_web.graph._functional import FunctionalGraph, entry_graph
 from pyctx_web.graph._values import RetryPolicy
 from pyctx_web.graph.checkpoint.base import Checkpointer
@@ -108,11 +109,25 @@ class _Call:
     """Its position among the task's calls: ``"1"``, or ``"1.0"`` for the first call of call 1."""
     id: str
     """Its task id, as the ``tasks`` stream mode shows it."""
+    name: str = ""
+    """The task's name."""
+    caller: _Call | None = None
+    """The call whose body made it; ``None`` for a call in the node's own code."""
     calls: int = 0
     """Calls its body has made so far."""
+    config: dict[str, Any] | None = None
+    """The call's config, once asked for (:meth:`task_config`)."""
+
+    def task_config(self) -> dict[str, Any]:
+        """The config the call's body runs with (``get_config()`` there), made once."""
+        made = self.config
+        if made is None:
+            caller = task_config(self.frame) if self.caller is None else self.caller.task_config()
+            made = self.config = call_config(caller, self.name, self.id, self.key)
+        return made
 
 
-_running: AsyncLocalStorage[_Call] = AsyncLocalStorage(name="pyctx_web.graph.func.call")
+_running: AsyncLocalStorage[Any] = running_call
 """The ``@task`` call whose body runs (unset in the node's own code)."""
 
 
@@ -126,7 +141,8 @@ def _place(frame: TaskFrame, name: str) -> _Call:
         # Not reset when the node is retried, as in LangGraph: a retry runs the calls again.
         key = str(frame.task_calls)
         frame.task_calls += 1
-    return _Call(frame, key, task_id(frame.task.id, "call", key, name))
+        parent = None
+    return _Call(frame, key, task_id(frame.task.id, "call", key, name), name, parent)
 
 
 class _Task(Generic[T]):

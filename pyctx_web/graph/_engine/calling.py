@@ -73,7 +73,7 @@ class NodeCalls:
 
     async def streaming(self, node: NodeSpec, arg: Any, frame: TaskFrame) -> Any:
         """Call the node with its messages streamed (``stream_mode="messages"``)."""
-        metadata = metadata_of(self.run, frame, self.run.step)
+        metadata = metadata_of(frame)
         seen = seen_messages(self.run, arg)
         with streaming_tokens(self.run, metadata, seen):
             ret = self.call(node, arg, frame)

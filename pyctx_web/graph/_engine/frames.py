@@ -158,6 +158,8 @@ class TaskFrame:
     """The last question the task asked, as its checkpoint holds it (``None`` if none)."""
     edge_state: Callable[[], Any] | None = None
     """The state the task's node gets from an edge, made when asked (a Send's node reads it)."""
+    config: dict[str, Any] | None = None
+    """The task's config, once asked for (:func:`~.task_config.task_config`)."""
 
     def reset(self) -> None:
         """Start a new attempt: ``interrupt()`` calls count from the first again.

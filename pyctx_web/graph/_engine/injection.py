@@ -2,7 +2,7 @@
 
 A node ``fn(state, ...)`` may ask, by parameter name or annotation, for
 ``runtime: Runtime[Ctx]`` (the run's context, stream writer, execution info,
-and pyctx_web's tools, memory and log), ``config: RunnableConfig`` (the run's
+and pyctx_web's tools, memory and log), ``config: RunnableConfig`` (its task's
 config), ``writer: StreamWriter`` or ``store: BaseStore`` (the graph's
 store, ``None`` without one). Nothing else is given to a node.
 """
@@ -17,13 +17,13 @@ from pyctx_web.graph._engine.channels import is_state_type
 from pyctx_web.graph._engine.frames import Run, TaskFrame
 from pyctx_web.graph._engine.runtime import runtime_of
 from pyctx_web.graph._engine.signatures import node_hints, signature
+from pyctx_web.graph._engine.task_config import node_config
 from pyctx_web.graph.errors import InvalidGraphError
 
 __all__ = [
     "injected",
     "node_input_type",
     "node_parameters",
-    "run_config",
 ]
 
 
@@ -34,17 +34,6 @@ _BY_ANNOTATION: Final = {
     "StreamWriter": "writer",
     "BaseStore": "store",
 }
-
-
-def run_config(run: Run) -> dict[str, Any]:
-    """The config of ``run``, as ``get_config()`` and a ``config`` parameter show it."""
-    config = dict(run.config)
-    configurable = dict(config.get("configurable") or {})
-    configurable.setdefault("thread_id", run.thread_id)
-    configurable.setdefault("checkpoint_ns", "")
-    config["configurable"] = configurable
-    config.setdefault("run_id", run.run_id)
-    return config
 
 
 def _kind(param: inspect.Parameter, hints: dict[str, Any]) -> str | None:
@@ -123,7 +112,7 @@ def injected(run: Run, frame: TaskFrame, inject: tuple[tuple[str, str], ...]) ->
         if kind == "runtime":
             values[param] = runtime_of(run, frame)
         elif kind == "config":
-            values[param] = run_config(run)
+            values[param] = node_config(frame)
         elif kind == "writer":
             values[param] = run.writer()
         else:

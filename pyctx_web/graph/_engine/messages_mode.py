@@ -9,10 +9,10 @@ given are kept per stream (a subgraph streaming into its parent's stream with
 ``subgraphs=True`` shares its parent's). Only LangChain's message objects
 stream, as in LangGraph: a plain dict a node returns does not (``add_messages``
 makes it a message in the state); without LangChain, the dict messages of
-updates stream, being the only messages there are. The metadata holds the
-run's ``config["metadata"]``, names the node (``langgraph_node``), the step
-(``langgraph_step``), its triggers, path and namespace, and the thread when
-there is one. A ``@task`` call in a
+updates stream, being the only messages there are. The metadata is the task's
+config's (:mod:`.task_config`): the run's ``config["metadata"]``, the thread when
+there is one, the node (``langgraph_node``), the step (``langgraph_step``), its
+triggers, path and namespace. A ``@task`` call in a
 node is a task of its own there: its models' tokens, and the messages it
 returns, carry its name, its path under the caller's and its namespace.
 """
@@ -26,8 +26,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
 
-from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR
-from pyctx_web.graph._engine.records import NO_ARG
+from pyctx_web.graph._engine.task_config import task_config
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run, TaskFrame
@@ -62,28 +61,13 @@ _streaming: ContextVar[dict[str, Any] | None] = ContextVar(
 """The metadata of the node or ``@task`` call whose messages stream, while it runs."""
 
 
-def metadata_of(run: Run, frame: TaskFrame, step: int) -> dict[str, Any]:
-    """The metadata of the messages of ``frame``'s task."""
-    task = frame.task
-    pushed = task.arg is not NO_ARG
-    namespace = f"{task.name}:{task.id}"
-    # A subgraph's node (or a graph's run from a node) starts from its caller's metadata.
-    metadata: dict[str, Any] = dict(_streaming.get() or {})
-    given = run.config.get("metadata")
-    if isinstance(given, Mapping):
-        metadata.update(given)
-    if run.thread_id is not None:
-        # A subgraph's checkpoints are kept under the thread and namespace: the thread first.
-        metadata["thread_id"] = run.thread_id.split(NAMESPACE_SEPARATOR, 1)[0]
-    metadata.update(
-        langgraph_step=step,
-        langgraph_node=task.name,
-        langgraph_triggers=("__pregel_push",) if pushed else (f"branch:to:{task.name}",),
-        # A Send's position among the step's Sends is not known here: 0 is right for the first.
-        langgraph_path=("__pregel_push", 0, False) if pushed else ("__pregel_pull", task.name),
-        langgraph_checkpoint_ns="|".join((*run.namespace, namespace)),
-        ls_integration="langgraph",
-    )
+def metadata_of(frame: TaskFrame) -> dict[str, Any]:
+    """The metadata of the messages of ``frame``'s task: its config's (as LangGraph's)."""
+    # A graph's run from a node starts from its caller's metadata.
+    caller = _streaming.get()
+    own = task_config(frame)["metadata"]
+    metadata: dict[str, Any] = {**caller, **own} if caller else dict(own)
+    metadata["ls_integration"] = "langgraph"
     return metadata
 
 
