@@ -79,7 +79,8 @@ class ThreadStates:
             state = StateSnapshot({}, (), config_of(thread_id), None, None, None)
         else:
             child = None if checkpoint_id is None else await self._child(thread_id, checkpoint_id)
-            state = snapshot(self._graph.spec.schema, *loaded, child)
+            # The latest checkpoint shows its step as it stands; a named one, as it started.
+            state = snapshot(self._graph.spec, *loaded, child, live=checkpoint_id is None)
             state = with_child_configs(self._graph.spec.nodes, state)
         return self._view(state)
 
@@ -107,7 +108,7 @@ class ThreadStates:
     ) -> AsyncIterator[StateSnapshot]:
         """The thread's checkpoints as snapshots, newest first."""
         from pyctx_web.graph._engine.records import decode_record
-        from pyctx_web.graph._engine.views import snapshot
+        from pyctx_web.graph._engine.views import snapshot, with_input_updates
 
         graph = self._graph
         request = self._thread(config, "get_state_history")
@@ -123,7 +124,8 @@ class ThreadStates:
             child = children.get(cp.id)
             if child is None and before is not None:
                 child = await self._child(request.thread_id, cp.id)
-            state = snapshot(graph.spec.schema, cp, pending, child)
+            cp = with_input_updates(graph.spec.schema, cp, pending)
+            state = snapshot(graph.spec, cp, pending, child, live=False)
             yield self._view(with_child_configs(graph.spec.nodes, state))
             if cp.parent_id is not None and cp.source == "loop":
                 children[cp.parent_id] = cp

@@ -131,15 +131,17 @@ class PregelTask:
     name: str
     """The node the task runs."""
     path: tuple[Any, ...] = ()
-    """How it was scheduled: ``("__pregel_pull", node)`` or ``("__pregel_push", index)``."""
+    """How it was scheduled: ``("__pregel_pull", node)``, or ``("__pregel_push", index, False)``
+    for the ``index``-th :class:`Send` of the step."""
     error: str | None = None
     """``"ExcType: message"`` of the last failed attempt, if the task failed."""
     interrupts: tuple[Interrupt, ...] = ()
-    """Questions of this task that wait for an answer."""
+    """The thread's latest state: the task's question if it waits for an answer. A checkpoint
+    of the history (or named by id): the last question the task asked, answered or not."""
     state: Any = None
     """The subgraph's :class:`StateSnapshot` (``get_state(..., subgraphs=True)``), else ``None``."""
     result: Mapping[str, Any] | None = None
-    """The state update of the task if it finished while the step is paused."""
+    """The state update of the task if it finished."""
 
 
 @lazy_dataclass(frozen=True, slots=True)
@@ -147,11 +149,14 @@ class StateSnapshot:
     """The state of a thread at one checkpoint, as ``aget_state`` and the history return it."""
 
     values: dict[str, Any] | Any
-    """The state values; while a step is paused, with the writes of its finished tasks.
+    """The state values. The thread's latest state shows them with the writes of its step's
+    finished tasks; a checkpoint of the history (or named by id), as its step started. Both
+    with a ``Command(update=...)`` given to the step with its answers.
 
     For an ``@entrypoint``, what the workflow returned."""
     next: tuple[str, ...]
-    """Nodes that still have to run in the pending step (empty when the run is over)."""
+    """The nodes of the step's tasks (empty when the run is over); in the thread's latest
+    state, only those still to run."""
     config: dict[str, Any]
     """``{"configurable": {"thread_id": ..., "checkpoint_id": ...}}`` naming this checkpoint."""
     metadata: dict[str, Any] | None
@@ -161,9 +166,10 @@ class StateSnapshot:
     parent_config: dict[str, Any] | None
     """Config naming the checkpoint this one follows, or ``None`` for the first."""
     tasks: tuple[PregelTask, ...] = ()
-    """The tasks of the pending step."""
+    """The tasks of the step: its :class:`Send` tasks in the order sent, then its nodes' in
+    the order the graph added them."""
     interrupts: tuple[Interrupt, ...] = ()
-    """Every question that waits for an answer, in task order."""
+    """The questions of :attr:`tasks`, in task order."""
 
 
 _NOT_RETRIED: Final = (

@@ -45,6 +45,7 @@ PYODIDE = frozenset(
     {
         "errors_async",
         "functional_async",
+        "history_step_records_async",
         "interrupt_validate",
         "map_reduce_send",
         "parallel_branches",

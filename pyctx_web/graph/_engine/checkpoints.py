@@ -207,6 +207,13 @@ class CheckpointAccess:
             writes.append(encode_input_update(self.serde, input_updates))
         await self.put_writes(cp, writes)
 
+    async def save_input_updates(self, cp: Checkpoint, pending: Pending) -> None:
+        """Write the ``Command(update=...)`` given with the answers of the step of ``cp``,
+        which has finished, before the next checkpoint: the record of the step keeps them
+        (its snapshot in the history shows them, as LangGraph's shows its null writes)."""
+        pending.unsaved_updates = False
+        await self.save_writes(cp, [], input_updates=pending.input_updates)
+
     def require_thread(self, thread_id: str | None, what: str) -> str:
         """``thread_id``, or :class:`GraphConfigError` when ``what`` cannot run without one."""
         if self.checkpointer is None:

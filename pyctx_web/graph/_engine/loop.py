@@ -220,6 +220,8 @@ class Engine:
             barriers,
             self.run.checkpoint_meta(),
         )
+        if pending.unsaved_updates:
+            await self.checkpoints.save_input_updates(cp, pending)
         if not self.checkpoints.saved_now(new):
             await self.checkpoints.save_checkpoint(new)
         run = self.run

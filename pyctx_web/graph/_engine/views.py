@@ -24,8 +24,9 @@ from pyctx_web.graph.errors import InvalidUpdateError
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.channels import StateSchema
+    from pyctx_web.graph._engine.spec import GraphSpec
 
-__all__ = ["snapshot", "update_state"]
+__all__ = ["snapshot", "update_state", "with_input_updates"]
 
 
 def _done_results(cp: Checkpoint, child: Checkpoint | None) -> dict[str, dict[str, Any]]:
@@ -45,34 +46,36 @@ def _done_results(cp: Checkpoint, child: Checkpoint | None) -> dict[str, dict[st
 
 
 def snapshot(
-    schema: StateSchema, cp: Checkpoint, pending: Pending, child: Checkpoint | None = None
+    spec: GraphSpec,
+    cp: Checkpoint,
+    pending: Pending,
+    child: Checkpoint | None = None,
+    *,
+    live: bool,
 ) -> StateSnapshot:
     """The :class:`StateSnapshot` of ``cp`` with its pending writes; ``child``, the
-    checkpoint its step wrote (if known), gives the results of its finished tasks."""
-    tasks = []
+    checkpoint its step wrote (if known), gives the results of its finished tasks.
+
+    ``live`` (the thread's latest state, as ``get_state`` without a checkpoint id
+    gives it) shows the step as it stands: the values with its finished tasks'
+    writes, ``next`` the tasks left to run, only the questions still waiting.
+    Otherwise (the history, or a checkpoint named by id) it is the record of the
+    step: the values it started from, every task in ``next``, every question its
+    tasks asked. Both show the ``Command(update=...)`` given with answers to the
+    step (``cp.values`` holds them, see :func:`with_input_updates`).
+    """
     done = _done_results(cp, child)
-    for index, t in enumerate(cp.tasks):
-        path = ("__pregel_pull", t.name) if t.arg is NO_ARG else ("__pregel_push", index)
-        rec = pending.tasks.get(t.id)
-        if rec is None:
-            tasks.append(PregelTask(t.id, t.name, path, result=done.get(t.name)))
-            continue
-        result = dict(rec.result.updates) if rec.result is not None else done.get(t.name)
-        tasks.append(
-            PregelTask(
-                t.id,
-                t.name,
-                path,
-                interrupts=(rec.interrupt,) if rec.interrupt and _pending(rec) else (),
-                error=rec.error if result is None else None,
-                result=result,
-            )
-        )
+    tasks = [_task(task, path, pending, done, live) for task, path in _listed(spec, cp)]
+    if live:
+        values = state_values(spec.schema, cp, pending)
+        # The input's __start__ task is listed until the step that applies it has run.
+        names = [t.name for t in tasks if t.result is None or t.name == START]
+    else:
+        values, names = cp.values, [t.name for t in tasks]
     metadata = cp.metadata()
     return StateSnapshot(
-        values=schema.output(state_values(schema, cp, pending)),
-        # The input's __start__ task is listed until the step that applies it has run.
-        next=tuple(t.name for t in tasks if t.result is None or t.name == START or t.name in done),
+        values=spec.schema.output(values),
+        next=tuple(names),
         config=_mapped(config_of(cp.thread_id, cp.id), metadata),
         metadata=metadata,
         created_at=cp.created_at,
@@ -81,6 +84,53 @@ def snapshot(
         ),
         tasks=tuple(tasks),
         interrupts=tuple(i for task in tasks for i in task.interrupts),
+    )
+
+
+def with_input_updates(schema: StateSchema, cp: Checkpoint, pending: Pending) -> Checkpoint:
+    """``cp`` with the ``Command(update=...)`` writes given with answers to its step
+    applied to its values, as loading it for a run (or ``get_state``) applies them."""
+    if pending.input_updates:
+        cp.values = schema.apply(cp.values, [(START, k, v) for k, v in pending.input_updates])
+    return cp
+
+
+def _listed(spec: GraphSpec, cp: Checkpoint) -> list[tuple[TaskSpec, tuple[Any, ...]]]:
+    """The tasks of ``cp`` with their paths, in the order LangGraph lists a step's tasks:
+    the ``Send`` tasks in the order they were sent, then the nodes in the order the
+    graph added them (``__start__`` first)."""
+    pushed = [t for t in cp.tasks if t.arg is not NO_ARG]
+    listed: list[tuple[TaskSpec, tuple[Any, ...]]] = [
+        (t, ("__pregel_push", index, False)) for index, t in enumerate(pushed)
+    ]
+    pulled = [t for t in cp.tasks if t.arg is NO_ARG]
+    if len(pulled) > 1:
+        order = {name: index for index, name in enumerate((START, *spec.nodes))}
+        pulled.sort(key=lambda t: order.get(t.name, len(order)))
+    listed.extend((t, ("__pregel_pull", t.name)) for t in pulled)
+    return listed
+
+
+def _task(
+    task: TaskSpec,
+    path: tuple[Any, ...],
+    pending: Pending,
+    done: Mapping[str, dict[str, Any]],
+    live: bool,
+) -> PregelTask:
+    """The :class:`PregelTask` of ``task``; a ``live`` one lists only a pending question."""
+    rec = pending.tasks.get(task.id)
+    if rec is None:
+        return PregelTask(task.id, task.name, path, result=done.get(task.name))
+    result = dict(rec.result.updates) if rec.result is not None else done.get(task.name)
+    asked = rec.interrupt if rec.interrupt is not None and (not live or _pending(rec)) else None
+    return PregelTask(
+        task.id,
+        task.name,
+        path,
+        interrupts=(asked,) if asked is not None else (),
+        error=rec.error if result is None else None,
+        result=result,
     )
 
 
