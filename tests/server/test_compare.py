@@ -17,10 +17,6 @@ from tests.server.compare import difference
 from tests.server.flows import FLOWS
 
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "other_graph_on_thread": (
-        "a thread's values read by another graph keep the first graph's keys (delay) on "
-        "pyctx_web, which LangGraph leaves out; kept, as a scenario of pyctx_web pins it"
-    ),
     "resume_nothing_pending": (
         "a resume of a thread that never ran: pyctx_web refuses it with a ResumeError naming "
         "the problem, where the real server fails with TypeError \"'NoneType' object is not "

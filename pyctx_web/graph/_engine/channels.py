@@ -359,27 +359,22 @@ class StateSchema:
     def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The values in declaration order, as snapshots and ``"values"`` show them.
 
-        As LangGraph's, they show every channel: keys a node's input schema or the
-        graph's input or output schema added too.
+        As LangGraph's, they show every channel of the graph: keys a node's input
+        schema or the graph's input or output schema added too; not the keys of a
+        thread's values that the graph has no channel for (written by another graph,
+        or another version of it), which the thread's checkpoints keep.
         """
-        shown = {key: values[key] for key in self.annotations if key in values}
-        if len(shown) < len(values):
-            # Keys of another version of the graph are shown as stored.
-            shown.update((k, v) for k, v in values.items() if k not in self.annotations)
-        return shown
+        return {key: values[key] for key in self.annotations if key in values}
 
     def own_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The state type's values in declaration order (with keys of another version of
-        the graph, as stored): what a node of the state type reads."""
+        """The state type's values in declaration order: what a node of the state type
+        reads (not the keys the graph has no channel for, as :meth:`output`)."""
         own = self.own_keys
-        shown = {
+        return {
             key: values[key]
             for key in self.annotations
             if key in values and (own is None or key in own)
         }
-        if len(shown) < len(values):
-            shown.update((k, v) for k, v in values.items() if k not in self.annotations)
-        return shown
 
     def result(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The values ``invoke`` returns: the output schema's, else the state type's."""

@@ -104,9 +104,7 @@ tools = (
     .add_edge(START, "tools")
     .compile(checkpointer=InMemorySaver())
 )
-tools.invoke(
-    {"messages": [AIMessage("", tool_calls=[call])]}, {"configurable": {"thread_id": "2"}}
-)
+tools.invoke({"messages": [AIMessage("", tool_calls=[call])]}, {"configurable": {"thread_id": "2"}})
 
 model = GenericFakeChatModel(messages=iter([AIMessage("hello there", id="ai-1")]))
 
