@@ -72,12 +72,14 @@ running_call: AsyncLocalStorage[ConfiguredCall] = AsyncLocalStorage(
 
 
 def run_config(run: Run) -> dict[str, Any]:
-    """The config of ``run`` outside its tasks: as given, with its thread and ``run_id``."""
+    """The config of ``run`` outside its tasks (a router): as given, with its thread, a
+    ``metadata`` and its ``run_id``."""
     config = dict(run.config)
     configurable = dict(config.get("configurable") or {})
     configurable.setdefault("thread_id", _thread(run))
     configurable.setdefault("checkpoint_ns", "")
     config["configurable"] = configurable
+    config["metadata"] = dict(config.get("metadata") or {})
     config.setdefault("run_id", run.run_id)
     return config
 
