@@ -46,12 +46,14 @@ def test_a_nested_task_call_sees_its_own_namespace_under_its_callers() -> None:
     @task
     def outer(x: int) -> int:
         seen["outer"] = get_config()
-        return inner(x).result()
+        value: int = inner(x).result()
+        return value
 
     @entrypoint(checkpointer=InMemorySaver())
     def flow(x: int) -> int:
         seen["flow"] = get_config()
-        return outer(x).result()
+        value: int = outer(x).result()
+        return value
 
     flow.invoke(1, {"configurable": {"thread_id": "t"}})
     flow_ns = seen["flow"]["configurable"]["checkpoint_ns"]
