@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 from pyctx_web.context import AsyncLocalStorage
 from pyctx_web.graph._engine.frames import current_task
 from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR
-from pyctx_web.graph._engine.records import NO_ARG
 
 if TYPE_CHECKING:
     from pyctx_web.graph._engine.frames import Run, TaskFrame
@@ -94,6 +93,8 @@ def task_config(frame: TaskFrame) -> dict[str, Any]:
     """The config of ``frame``'s task (see the module), made once; not to be changed."""
     made = frame.config
     if made is None:
+        from pyctx_web.graph._engine.records import NO_ARG  # run machinery: loaded by a run
+
         run, task = frame.run, frame.task
         own = f"{task.name}:{task.id}"
         pushed = task.arg is not NO_ARG
