@@ -119,7 +119,7 @@ export function createAgentServerFetch(target, { base, basePath = "", signal: li
     const request = agentFetchRequest(input, init, resolvedBase);
     const signal = request.signal;
     signal.throwIfAborted();
-    const body = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
+    const body = await agentFetchBody(request, input, init);
     signal.throwIfAborted();
     if (lifetime?.aborted) throw agentFetchClosed(lifetime);
     const url = new URL(request.url);
@@ -140,6 +140,23 @@ export function createAgentServerFetch(target, { base, basePath = "", signal: li
     target.postMessage(message, body === null ? [port2] : [port2, body.buffer]);
     return answer;
   };
+}
+
+/**
+ * The request's body as bytes, or null. A text body given in `init` (the SDK's JSON) is
+ * encoded here, as the Request would: reading the Request's body instead waits for a task of
+ * its own, which lets the page draw a frame before the request leaves.
+ * @param {Request} request
+ * @param {RequestInfo | URL} input
+ * @param {RequestInit | undefined} init
+ * @returns {Promise<Uint8Array | null>}
+ */
+async function agentFetchBody(request, input, init) {
+  if (request.body === null) return null;
+  if (!(input instanceof Request) && typeof init?.body === "string") {
+    return new TextEncoder().encode(init.body);
+  }
+  return new Uint8Array(await request.arrayBuffer());
 }
 
 /**
