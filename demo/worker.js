@@ -15,7 +15,12 @@
 // the static site. The server's Cache-Control decides what is revalidated, so the fetches
 // use the HTTP cache as it says.
 import { loadPyodide } from "/pyodide/pyodide.mjs";
-import { loadPyctxWeb, resumePyctxWeb, serveAgentServer } from "/pyctx_web.mjs";
+import {
+  createAgentServerFetch,
+  loadPyctxWeb,
+  resumePyctxWeb,
+  serveAgentServer,
+} from "/pyctx_web.mjs";
 
 // The Pyodide distribution, for loadPyodide's indexURL.
 const PYODIDE_URL = "/pyodide/";
@@ -45,6 +50,20 @@ const started = performance.now();
 const stages = {};
 // serveAgentServer's own messages: one per request of the page's fetch.
 const AGENT_FETCH = "pyctx_web/agent-fetch";
+
+// What follows ready (a rehearsal, writing the files of a restored worker) waits until the
+// page's fetch has sent nothing for this long: the page's first requests go first.
+const QUIET_MS = 500;
+let lastFetch = performance.now();
+
+/** Resolves once the page's fetch has sent nothing for QUIET_MS. */
+async function quiet() {
+  for (;;) {
+    const wait = lastFetch + QUIET_MS - performance.now();
+    if (wait <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
 
 /** @type {MessageEvent[] | null} */
 let earlyFetches = []; // requests of the page's fetch before the server is served; then null
@@ -201,6 +220,7 @@ function testImport(name) {
 addEventListener("message", (event) => {
   const data = event.data && typeof event.data === "object" ? event.data : undefined;
   if (data?.type === AGENT_FETCH) {
+    lastFetch = performance.now();
     // serveAgentServer's, once it listens: until then kept, then dispatched to it again.
     if (fatal !== null) reportFatal();
     else if (earlyFetches) earlyFetches.push(event);
@@ -442,11 +462,14 @@ function deferStdlib(pyodide, url) {
     },
   };
   sys.meta_path.insert(0, finder);
-  const load = async () => {
+  /** @param {() => Promise<void>} when resolves when the zip may be written */
+  const load = async (when) => {
     if (state === "pending") {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      write(new Uint8Array(await response.arrayBuffer()), "background");
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      await when();
+      write(bytes, "background");
     }
     // Not from within an import (find_spec), which walks sys.meta_path.
     const metaPath = sys.meta_path;
@@ -484,6 +507,48 @@ function answerStandIn() {
   return () => {
     if (self.fetch === answering) self.fetch = native;
   };
+}
+
+// What the rehearsal sends: a first message that asks a question, on the offline model.
+const REHEARSAL = {
+  assistant_id: "agent",
+  input: { messages: [{ role: "user", content: "help me with email" }] },
+  stream_mode: ["values", "updates", "custom"],
+  on_disconnect: "cancel",
+  multitask_strategy: "reject",
+  if_not_exists: "create",
+  metadata: { title: "rehearsal" },
+  context: { model: { kind: "offline", token_delay_ms: 0 } },
+};
+
+/**
+ * Once ready, the worker runs a first turn that nobody sees, on a server in memory, through
+ * the page's way in (createAgentServerFetch to serveAgentServer, over a channel of its own):
+ * the browser compiles the WebAssembly and JavaScript of that path once, on first use, which
+ * the page's first turn then finds done. The memory snapshot keeps Python's state of such a
+ * rehearsal, not the browser's compiled code.
+ * @param {PyodideAPI} pyodide
+ */
+async function rehearse(pyodide) {
+  const workerMain = pyodide.pyimport("worker_main");
+  const server = workerMain.make_server();
+  const { port1, port2 } = new MessageChannel();
+  const host = serveAgentServer(pyodide, server, { endpoint: port2 });
+  try {
+    const send = createAgentServerFetch(port1, { base: "http://rehearsal/" });
+    const response = await send(`/threads/${crypto.randomUUID()}/runs/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(REHEARSAL),
+    });
+    await response.arrayBuffer();
+  } finally {
+    host.close();
+    port1.close();
+    port2.close();
+    server.destroy();
+    workerMain.destroy();
+  }
 }
 
 async function boot() {
@@ -598,18 +663,35 @@ async function boot() {
   });
   for (const data of queued.splice(0)) forward(data);
   prepareWorker?.();
-  // A restored worker loads its files now: the standard library's zip, then pyctx_web's wheel
-  // (for the modules the snapshot has not imported). The app's are all imported: it needs none.
+  // Then, whenever the page's fetch is quiet: the rehearsal, and a restored worker's files
+  // (the standard library's zip, then pyctx_web's wheel, for the modules the snapshot has not
+  // imported; the app's are all imported: it needs none). Each writes many files at once,
+  // which a request arriving meanwhile would wait for.
+  const rehearsed = quiet()
+    .then(() => rehearse(pyodide))
+    .catch((error) =>
+      console.warn(`The worker's rehearsal of a first turn failed: ${reasonOf(error)}`),
+    );
+  // The zip downloads now; each file is written once the fetch is quiet.
   if (stdlib) {
     const files = stdlib
-      .load()
+      .load(() => rehearsed.then(quiet))
       .catch((error) => {
         postMessage({
           type: "error",
           message: `The worker could not load the standard library: ${reasonOf(error)}`,
         });
       })
-      .then(install);
+      .then(async () => {
+        const bytes = await wheelURL
+          .then((url) => fetch(url))
+          .then(
+            /** @returns {Promise<Response | ArrayBuffer>} */
+            async (response) => (response.ok ? response.arrayBuffer() : response),
+          );
+        await quiet();
+        return loadPyctxWeb(pyodide, { wheelURL: await wheelURL, wheel: Promise.resolve(bytes) });
+      });
     files.catch((error) =>
       postMessage({
         type: "error",
