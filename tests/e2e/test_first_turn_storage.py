@@ -17,7 +17,8 @@ from .conftest import PageWatch
 from .test_chat import EMAIL_QUESTION, READY_TIMEOUT_MS, TURN_TIMEOUT_MS, chat, messages, wait_turn
 
 # Run first in the worker: lists in self.__storage each IndexedDB transaction it opens on
-# the checkpointer's stores (checkpoints, writes), each request of the page's fetch it takes
+# the checkpointer's stores (checkpoints, writes) and, as "server:STORES MODE", on the agent
+# server's records (threads, runs, events), each request of the page's fetch it takes
 # ("fetch:METHOD PATH") and each message type it posts. Once the `stopAfter`-th readwrite
 # transaction of the checkpointer after the first run's request has committed, the worker
 # says so on the BroadcastChannel "test-worker-stopped" and closes itself at once: its
@@ -28,12 +29,17 @@ self.__storage = [];
   const log = self.__storage;
   const stopAfter = STOP_AFTER;
   const saver = new Set(["checkpoints", "writes"]);
+  const records = new Set(["threads", "runs", "events"]);
   let writes = 0;
   let sent = false;
   const transaction = IDBDatabase.prototype.transaction;
   IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
     const tx = transaction.call(this, stores, mode, ...rest);
     const names = typeof stores === "string" ? [stores] : [...stores];
+    if (names.some((name) => records.has(name))) {
+      log.push("server:" + names.join("+") + " " + (mode || "readonly"));
+      return tx;
+    }
     if (!names.some((name) => saver.has(name))) return tx;
     log.push(mode || "readonly");
     if (sent && mode === "readwrite" && ++writes === stopAfter) {
@@ -108,16 +114,39 @@ def storage_log(page: Any) -> list[str]:
     return log
 
 
-def first_turn(log: list[str]) -> list[str]:
-    """The checkpointer's transactions from the first run's request to the page's next request
-    (the run's stream has ended: the question is stored)."""
+def log_after_the_first_run(page: Any) -> list[str]:
+    """The worker's log once the page has sent a request after the first run's: the card shows
+    as the run streams its question, a moment before the run (and its stream) ends."""
+    for _ in range(300):
+        log = storage_log(page)
+        if first_run(log) is not None:
+            return log
+        page.wait_for_timeout(50)
+    pytest.fail("the page sent no request after the first run's in 15 s")
+
+
+def first_run(log: list[str]) -> list[str] | None:
+    """The log from the first run's request to the page's next request (the run's stream has
+    ended: the question is stored)."""
     start = next(
         i
         for i, e in enumerate(log)
         if e.startswith("fetch:POST /threads/") and e.endswith("/runs/stream")
     )
-    end = next(i for i, e in enumerate(log) if i > start and e.startswith("fetch:"))
-    return [entry for entry in log[start:end] if not entry.startswith(("op:", "post:", "fetch:"))]
+    end = next((i for i, e in enumerate(log) if i > start and e.startswith("fetch:")), None)
+    return None if end is None else log[start:end]
+
+
+def first_turn(log: list[str]) -> list[str]:
+    """The checkpointer's transactions of the first run (see :func:`first_run`)."""
+    kinds = ("op:", "post:", "fetch:", "server:")
+    return [entry for entry in first_run(log) or [] if not entry.startswith(kinds)]
+
+
+def first_turn_records(log: list[str]) -> list[str]:
+    """The transactions of the first run on the agent server's records."""
+    run = first_run(log) or []
+    return [entry[len("server:") :] for entry in run if entry.startswith("server:")]
 
 
 def test_the_first_turn_reads_at_its_start_and_end_and_writes_once_per_step(
@@ -133,7 +162,36 @@ def test_the_first_turn_reads_at_its_start_and_end_and_writes_once_per_step(
     page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
     chat(page, "help me with email")
     wait_turn(page, "waiting")
-    assert first_turn(storage_log(page)) == ["readonly", *["readwrite"] * 4, "readonly"]
+    assert first_turn(log_after_the_first_run(page)) == ["readonly", *["readwrite"] * 4, "readonly"]
+    assert watched_page.console_errors == []
+
+
+def test_the_first_run_writes_its_thread_once_as_it_starts_and_once_as_it_ends(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """The first run's request makes the thread (no request of its own before it): the server
+    reads the thread, stores the run pending, reads the thread again and stores it busy once,
+    stores the run running and then ended, and reads the thread (with its runs, as it is
+    busy) and stores it with its state."""
+    page = watched_page.page
+    serve_worker_with_prologue(page)
+    page.goto(demo_url)
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    log = log_after_the_first_run(page)
+    assert not any(entry == "fetch:POST /threads" for entry in log)
+    assert first_turn_records(log) == [
+        "threads readonly",
+        "runs readwrite",
+        "threads readonly",
+        "threads readwrite",
+        "runs readwrite",
+        "runs readwrite",
+        "threads readonly",
+        "runs readonly",
+        "threads readwrite",
+    ]
     assert watched_page.console_errors == []
 
 
