@@ -73,7 +73,8 @@ class Run:
     step: int = -1
     """The step being run."""
     config: dict[str, Any] = field(default_factory=dict)
-    """The config the run was called with, as :func:`~pyctx_web.graph.config.get_config` shows."""
+    """The config the run was called with (a subgraph's: its calling task's); each task's
+    config, as :func:`~pyctx_web.graph.config.get_config` shows it, is made from it."""
     context: Any = None
     """The run's context (``invoke(..., context=...)``), as ``Runtime.context`` shows it."""
     namespace: tuple[str, ...] = ()
