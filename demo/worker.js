@@ -54,7 +54,7 @@ const AGENT_FETCH = "pyctx_web/agent-fetch";
 // What follows ready (a rehearsal, writing the files of a restored worker) waits until the
 // page's fetch has sent nothing for this long: the page's first requests go first.
 const QUIET_MS = 500;
-let lastFetch = performance.now();
+let lastFetch = 0;
 
 /** Resolves once the page's fetch has sent nothing for QUIET_MS. */
 async function quiet() {
@@ -663,6 +663,7 @@ async function boot() {
   });
   for (const data of queued.splice(0)) forward(data);
   prepareWorker?.();
+  lastFetch = performance.now(); // the page's first requests follow the ready message
   // Then, whenever the page's fetch is quiet: the rehearsal, and a restored worker's files
   // (the standard library's zip, then pyctx_web's wheel, for the modules the snapshot has not
   // imported; the app's are all imported: it needs none). Each writes many files at once,
