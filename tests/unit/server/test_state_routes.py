@@ -282,8 +282,8 @@ def test_state_over_http_replaces_nul() -> None:
     assert response.json()["values"] == {"log": ["a", "é\ufffd"]}
 
 
-def test_subgraph_states_only_when_asked() -> None:
-    """With subgraphs=true a task running a subgraph carries the subgraph's ThreadState."""
+def _paused_in_subgraph() -> tuple[AgentServer, str]:
+    """A server whose thread waits on a question asked inside the subgraph node ``child``."""
     child = StateGraph(Log)
     child.add_node("ask", lambda state: {"log": [interrupt("q?")]})
     child.add_edge(START, "ask")
@@ -294,6 +294,12 @@ def test_subgraph_states_only_when_asked() -> None:
     tid = _new_thread(server)
     run = {"assistant_id": "nested", "input": {"log": []}}
     assert _call(server, "POST", f"/threads/{tid}/runs/wait", run)[0] == 200
+    return server, tid
+
+
+def test_subgraph_states_only_when_asked() -> None:
+    """With subgraphs=true a task running a subgraph carries the subgraph's ThreadState."""
+    server, tid = _paused_in_subgraph()
     _, flat = _call(server, "GET", f"/threads/{tid}/state")
     assert flat["tasks"][0]["state"] is None
     _, deep = _call(server, "GET", f"/threads/{tid}/state", subgraphs="true")
@@ -306,16 +312,7 @@ def test_subgraph_states_only_when_asked() -> None:
 def test_subgraph_state_metadata_names_its_place() -> None:
     """A subgraph's state metadata has what the server's checkpointer stores for it: the
     thread, the subgraph's checkpoint_ns and checkpoint_map, the calling task's langgraph_*."""
-    child = StateGraph(Log)
-    child.add_node("ask", lambda state: {"log": [interrupt("q?")]})
-    child.add_edge(START, "ask")
-    parent = StateGraph(Log)
-    parent.add_node("child", child.compile())
-    parent.add_edge(START, "child")
-    server = AgentServer({"nested": parent.compile()})
-    tid = _new_thread(server)
-    run = {"assistant_id": "nested", "input": {"log": []}}
-    assert _call(server, "POST", f"/threads/{tid}/runs/wait", run)[0] == 200
+    server, tid = _paused_in_subgraph()
     _, deep = _call(server, "GET", f"/threads/{tid}/state", subgraphs="true")
     meta = deep["tasks"][0]["state"]["metadata"]
     namespace = deep["tasks"][0]["state"]["checkpoint"]["checkpoint_ns"]
