@@ -232,32 +232,19 @@ export async function graphOf() {
   return api.assistants.getGraph(await assistantId());
 }
 
-/** @type {Promise<{ keys: Set<string> | null, nodes: Set<string> | null }> | null} */
-let shape = null;
+/** @type {Promise<Set<string> | null> | null} */
+let nodes = null;
 
-/**
- * The graph's state keys (its schemas' state_schema) and nodes (its graph), as far as the
- * server describes them (null: it does not); read once.
- */
-export function graphShape() {
-  shape ??= (async () => {
+/** The graph's nodes, as far as the server describes them (null: it does not); read once. */
+export function graphNodes() {
+  nodes ??= (async () => {
     const api = await clientAskingOnce();
-    const id = await assistantId();
-    const [schemas, graph] = await Promise.allSettled([
-      api.assistants.getSchemas(id),
-      api.assistants.getGraph(id),
-    ]);
-    const properties =
-      schemas.status === "fulfilled" ? schemas.value?.state_schema?.properties : null;
-    const nodes = graph.status === "fulfilled" ? graph.value?.nodes : null;
-    return {
-      keys: properties && typeof properties === "object" ? new Set(Object.keys(properties)) : null,
-      nodes: Array.isArray(nodes)
-        ? new Set(nodes.map((/** @type {any} */ n) => String(n?.id)))
-        : null,
-    };
+    const listed = (await api.assistants.getGraph(await assistantId()))?.nodes;
+    return Array.isArray(listed)
+      ? new Set(listed.map((/** @type {any} */ n) => String(n?.id)))
+      : null;
   })();
-  return shape;
+  return nodes;
 }
 
 /** Whether the server answers (GET /ok); the page's boot waits for it under ?api. */

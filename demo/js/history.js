@@ -3,7 +3,7 @@
 // history handler with its entries, branches, pending card, records and runs. Only the
 // newest request of a thread is shown: an older answer that arrives late is dropped.
 
-import { graphShape, loadTree, statusOf, workerLost } from "./api.js";
+import { graphNodes, loadTree, statusOf, workerLost } from "./api.js";
 import { threadView } from "./conversation.js";
 import { announce, headOf } from "./store.js";
 
@@ -29,24 +29,20 @@ export const OTHER_VERSION =
   "Start a new chat to go on.";
 
 /**
- * Whether the checkpoint names state keys or nodes this graph does not have (a thread saved
- * by another version of the assistant: shown, never continued).
+ * Whether the checkpoint waits in nodes this graph does not have (a thread saved by another
+ * version of the assistant: shown, never continued). State keys of another version do not
+ * count: the graph reads only its own keys, as LangGraph's does, so such a thread goes on.
  * @param {import("./conversation.js").Snapshot | undefined} state
  */
 async function otherVersion(state) {
-  if (!state) return false;
+  if (!state || !Array.isArray(state.next) || state.next.length === 0) return false;
   let known;
   try {
-    known = await graphShape();
+    known = await graphNodes();
   } catch {
     return false; // a server that describes no graph: every thread is taken as this graph's
   }
-  const keys = Object.keys(state.values && typeof state.values === "object" ? state.values : {});
-  const next = Array.isArray(state.next) ? state.next : [];
-  return Boolean(
-    (known.keys && keys.some((k) => !known.keys?.has(k))) ||
-    (known.nodes && next.some((n) => !known.nodes?.has(String(n)))),
-  );
+  return Boolean(known && state.next.some((n) => !known.has(String(n))));
 }
 
 /**

@@ -149,8 +149,10 @@ def test_a_full_storage_quota_is_a_clear_error_and_the_thread_survives(
     assert not [t for t in stored if t.startswith("draft a reply x")], stored
 
 
-# Adds a state key the assistant does not have to the thread's latest checkpoint, as a
-# thread saved by another version of the assistant would hold.
+# Makes the thread's latest checkpoint wait in a node the assistant does not have, as a thread
+# saved by a version of the assistant whose node had another name would. (A state key of
+# another version alone does not: the graph reads only its own keys, as LangGraph's does,
+# and the thread goes on.)
 AGE_THREAD = """(threadId) => new Promise((ok, fail) => {
   const r = indexedDB.open("pyctx-demo");
   r.onerror = () => fail(r.error);
@@ -162,7 +164,7 @@ AGE_THREAD = """(threadId) => new Promise((ok, fail) => {
     cursor.onsuccess = () => {
       const record = cursor.result.value;
       const data = JSON.parse(record.data);
-      data.values.mood = "calm";
+      for (const task of data.tasks) task.name = `${task.name}_v1`;
       record.data = JSON.stringify(data);
       cursor.result.update(record);
     };
