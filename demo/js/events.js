@@ -9,7 +9,7 @@ import { renderPending } from "./cards.js";
 import { setState } from "./controls.js";
 import { firstNode, nextNode, renderGraph } from "./graph.js";
 import { addRecord, addRunStart, renderInspectorSummary } from "./inspector.js";
-import { requestHistory } from "./history.js";
+import { OTHER_VERSION, requestHistory } from "./history.js";
 import { app, saveThreads, setHead, thread, titleFrom, view } from "./store.js";
 import { onBusyElsewhere } from "./tabs.js";
 import { renderActive, renderThreads } from "./threads.js";
@@ -211,7 +211,8 @@ export function onHistory(msg) {
       })),
     ];
   }
-  v.notice = typeof msg.notice === "string" ? msg.notice : null;
+  v.notice =
+    typeof msg.notice === "string" ? msg.notice : v.refusedAsOtherVersion ? OTHER_VERSION : null;
   v.unfinished = msg.unfinished === true;
   settleHistoryState(v);
   const t = thread(id);
@@ -243,6 +244,17 @@ export function makeOnError(hooks) {
     const id = threadOf(msg);
     if (msg.code === "thread_busy" && id) {
       onBusyElsewhere(id);
+      return;
+    }
+    if (msg.code === "other_version" && id && app.views.has(id)) {
+      // Shown read only from now on, as what it stores (the refused answer is not).
+      const v = view(id);
+      finishStreaming(id, undefined, "stopped");
+      Object.assign(v, { refusedAsOtherVersion: true, notice: OTHER_VERSION, pending: null });
+      running(id, null);
+      setState(id, "outdated");
+      if (id === app.activeId) renderActive();
+      void requestHistory(id, null);
       return;
     }
     if (

@@ -272,6 +272,11 @@ function read(part, base, turn, from, seen, request) {
     // Another tab runs the thread (its Web Lock is held there): nothing was written.
     seen.failed = true;
     handlers.error({ ...base, type: "error", code: "thread_busy", message: failureText(data) });
+  } else if (event === "error" && data?.error === "GraphVersionError") {
+    // The thread was stored by another version of the assistant (a state key it lacks):
+    // nothing ran, and the thread is shown read only.
+    seen.failed = true;
+    handlers.error({ ...base, type: "error", code: "other_version", message: failureText(data) });
   } else if (event === "error") {
     seen.failed = true;
     // A refused resume: nothing ran, so the card comes back with the server's words.

@@ -47,6 +47,7 @@
  * @property {boolean} [busyElsewhere] another tab holds the thread
  * @property {boolean} [waitingForLock]
  * @property {string | null} [notice]
+ * @property {boolean} [refusedAsOtherVersion] a run of it was refused: another version stored it
  * @property {boolean} [unfinished] the thread's last turn stopped before its end
  *
  * @typedef {{ id: string, title: string, head: string | null }} Thread

@@ -195,3 +195,40 @@ def test_a_thread_of_another_assistant_version_opens_read_only_with_a_notice(
     assert page.locator("#send").is_disabled()
     assert page.locator("#error-banner").is_hidden()
     assert_clean(watched_page)
+
+
+# Adds a state key the assistant does not have to the thread's latest checkpoint, as a thread
+# saved by a version of the assistant with another state would hold.
+ADD_KEY = AGE_THREAD.replace(
+    "for (const task of data.tasks) task.name = `${task.name}_v1`;", 'data.values.mood = "calm";'
+)
+
+
+def test_an_answer_on_a_thread_with_another_versions_state_leaves_it_read_only(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """An answer the graph refuses for another version's state key shows the read-only notice."""
+    page = open_ready(watched_page, demo_url)
+    configure_offline(page, 0)
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    thread_id = page.evaluate("window.__demo.activeThreadId")
+    assert page.evaluate(ADD_KEY, thread_id) is True
+
+    page.reload()
+    page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    wait_turn(page, "waiting")
+    shown = messages(page)
+    answer(page, "draft a reply")
+    wait_turn(page, "outdated")
+    # The transcript is redrawn from what the thread stores: the refused answer is not.
+    for _ in range(100):
+        if messages(page) == shown:
+            break
+        page.wait_for_timeout(50)
+    assert messages(page) == shown
+    assert "another version of the assistant" in page.inner_text("#turn-status")
+    assert page.locator("#needs-input").is_hidden()
+    assert page.locator("#send").is_disabled()
+    assert page.locator("#error-banner").is_hidden()
+    assert_clean(watched_page)
