@@ -224,8 +224,10 @@ export function onHistory(msg) {
     }
     renderThreads();
   }
-  if (id === app.activeId) renderActive();
-  else renderInspectorSummary();
+  if (id === app.activeId) {
+    renderActive();
+    renderGraph(); // the node that asked: the history names it, the run's stream does not
+  } else renderInspectorSummary();
 }
 
 /** @param {WorkerMessage} msg */

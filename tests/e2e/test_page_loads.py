@@ -11,7 +11,6 @@ import pytest
 import pyctx_web
 
 from .conftest import DIST, ROOT, PageWatch
-from .test_chat import LISTEN
 
 READY_TIMEOUT_MS = 60_000
 
@@ -85,13 +84,15 @@ def _first_question(browser: Any, url: str, *, withhold_snapshot: bool) -> dict[
         page.on("console", console)
         page.goto(url)
         page.wait_for_selector("body[data-state=ready]", timeout=READY_TIMEOUT_MS)
-        page.evaluate(LISTEN, ["needs_input"])
         page.fill("#chat-input", "help me with email")
         page.press("#chat-input", "Enter")
         page.wait_for_selector("#needs-input-question", state="visible", timeout=READY_TIMEOUT_MS)
         log = page.evaluate("window.__workerLog")
         ready = next(m for m in log if m.get("type") == "ready")
-        asked = next(m for m in page.evaluate("window.__seen") if m["type"] == "needs_input")
+        # The question as the thread stores it (the card is drawn from the run's stream, which
+        # names no checkpoint): its kind, node and checkpoint.
+        stored = page.evaluate("() => window.__demo.history(window.__demo.activeThreadId)")
+        asked = {**stored["pending"], "checkpoint_id": stored["checkpoint_id"]}
         return {"ready": ready, "asked": asked, "errors": errors}
     finally:
         context.close()
