@@ -27,6 +27,7 @@ export function scrollToEnd() {
 export function renderTranscript() {
   const v = view(app.activeId);
   const transcript = $("transcript");
+  const editing = openEditor(transcript);
   transcript.replaceChildren();
   app.streamingEl = null;
   for (const entry of v.messages) transcript.append(entryElement(entry));
@@ -38,7 +39,38 @@ export function renderTranscript() {
     hint.textContent = "Ask for something, for example “help me with email”.";
     transcript.append(hint);
   }
-  scrollToEnd();
+  if (editing) reopenEditor(transcript, editing);
+  if (!editing?.focused) scrollToEnd();
+}
+
+/**
+ * The message editor open in the transcript, if any: its message's id, its text and cursor.
+ * @param {HTMLElement} transcript
+ */
+function openEditor(transcript) {
+  const text = transcript.querySelector(".msg-editor textarea");
+  const id = text?.closest(".msg")?.getAttribute("data-id");
+  if (!(text instanceof HTMLTextAreaElement) || !id) return null;
+  const focused = document.activeElement === text;
+  return { id, value: text.value, start: text.selectionStart, end: text.selectionEnd, focused };
+}
+
+/**
+ * Opens the editor again on the same message after a redraw (the thread's history read after
+ * a run can land while the user edits), with what was typed in it.
+ * @param {HTMLElement} transcript
+ * @param {NonNullable<ReturnType<typeof openEditor>>} editing
+ */
+function reopenEditor(transcript, editing) {
+  const el = transcript.querySelector(`.msg[data-id="${CSS.escape(editing.id)}"]`);
+  const edit = el?.querySelector("button.msg-edit");
+  if (!(edit instanceof HTMLButtonElement)) return;
+  edit.click();
+  const text = el?.querySelector(".msg-editor textarea");
+  if (!(text instanceof HTMLTextAreaElement)) return;
+  text.value = editing.value;
+  text.setSelectionRange(editing.start, editing.end);
+  if (!editing.focused) text.blur();
 }
 
 /** @param {string} text */

@@ -144,3 +144,29 @@ def test_every_user_message_can_be_edited_and_every_answer_regenerated(
         assert regenerate == (kind == "answer"), kinds
     assert {kind for kind, _, _ in kinds} >= {"message", "question", "reply", "answer"}
     assert_clean(watched_page)
+
+
+def test_an_open_editor_keeps_its_text_when_the_thread_is_redrawn(
+    watched_page: PageWatch, demo_url: str
+) -> None:
+    """A history read that lands while a message is being edited leaves the editor and its text."""
+    page = open_ready(watched_page, demo_url)
+    configure_offline(page, 0)
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    first = page.locator(FIRST)
+    first.locator("button.msg-edit").click()
+    editor = first.locator("form.msg-editor textarea")
+    editor.fill("help me with a")
+    page.evaluate(
+        """() => import(new URL("js/history.js", document.baseURI).href).then(
+          (history) => history.requestHistory(window.__demo.activeThreadId, null))"""
+    )
+    expect(editor).to_have_value("help me with a")
+    expect(editor).to_be_focused()
+    editor.press("End")
+    editor.type(" meeting")
+    first.locator("form.msg-editor button:text-is('Save')").click()
+    wait_turn(page, "waiting")
+    assert page.locator(FIRST).locator(".msg-body").inner_text() == "help me with a meeting"
+    assert_clean(watched_page)
