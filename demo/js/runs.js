@@ -332,17 +332,26 @@ async function ending(threadId, seen, answered) {
     // Shown already; again if a later event of the same run took it down.
     if (!view(threadId).pending) handlers.needs_input(seen.asked);
   } else {
-    const values = seen.values;
-    const messages = Array.isArray(values.messages) ? values.messages : [];
-    const answers = transcript(messages).filter((e) => e.kind === "answer");
-    handlers.done({
-      type: "done",
-      thread_id: threadId,
-      text: answers.length ? answers[answers.length - 1].content : "",
-      checkpoint_id: null,
-    });
+    finishedWithAnswer(threadId, seen.values, null);
   }
   void requestHistory(threadId, null);
+}
+
+/**
+ * The turn ended with an answer: the last one of the thread's messages in `values`.
+ * @param {string} threadId
+ * @param {any} values the thread's state values
+ * @param {string | null} head the checkpoint they are at, when known
+ */
+function finishedWithAnswer(threadId, values, head) {
+  const messages = Array.isArray(values?.messages) ? values.messages : [];
+  const answers = transcript(messages).filter((e) => e.kind === "answer");
+  handlers.done({
+    type: "done",
+    thread_id: threadId,
+    text: answers.length ? answers[answers.length - 1].content : "",
+    checkpoint_id: head,
+  });
 }
 
 /**
@@ -364,14 +373,7 @@ async function endingFromState(threadId, refused) {
     });
     return;
   }
-  const messages = Array.isArray(state?.values?.messages) ? state.values.messages : [];
-  const answers = transcript(messages).filter((e) => e.kind === "answer");
-  handlers.done({
-    type: "done",
-    thread_id: threadId,
-    text: answers.length ? answers[answers.length - 1].content : "",
-    checkpoint_id: head,
-  });
+  finishedWithAnswer(threadId, state?.values, head);
 }
 
 /**
