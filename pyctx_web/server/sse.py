@@ -124,7 +124,9 @@ async def with_heartbeats(
                 yield HEARTBEAT
                 continue
             if timer is None:
-                timer = loop.call_at(due, beat)
+                # A delay, not ``call_at(due)``: the clock has moved on since ``now``, and
+                # Pyodide's loop refuses a time in the past where asyncio's runs it at once.
+                timer = loop.call_later(max(0.0, due - loop.time()), beat)
             reader.ready.clear()
             await reader.ready.wait()
     finally:
