@@ -94,16 +94,18 @@
         });
       }),
 
-    // Stores payload {key, thread_id, status, data, only_if} in store `name`: only if the
-    // stored status is one of only_if when that is a list. Resolves with {written, created,
-    // stored: the record stored once done, or null}.
+    // Stores payload {key, thread_id, status, data, only_if, not_if} in store `name`: only if
+    // the stored status is one of only_if when that is a list, and never over a stored status
+    // in not_if. Resolves with {written, created, stored: the record stored once done, or null}.
     put: (/** @type {IDBConn} */ conn, /** @type {string} */ name, /** @type {string} */ payload) =>
       run(conn, name, "readwrite", (os, state, _stop, guard) => {
         const todo = JSON.parse(payload);
         const request = os.get(todo.key);
         request.onsuccess = guard(() => {
           const found = /** @type {Row | undefined} */ (request.result);
-          const allowed = todo.only_if === null || (found && todo.only_if.includes(found.status));
+          const allowed =
+            (todo.only_if === null || (found && todo.only_if.includes(found.status))) &&
+            !(found && (todo.not_if || []).includes(found.status));
           const kept = found === undefined ? "null" : dataOf(found);
           const text = allowed ? todo.data : kept;
           state.finish = () =>

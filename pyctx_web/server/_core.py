@@ -85,6 +85,11 @@ class ThreadStore(Protocol):
         """Store ``thread`` (a copy of it), replacing the record with its ``thread_id``."""
         ...
 
+    async def claim(self, thread: dict[str, Any]) -> bool:
+        """Store ``thread`` as :meth:`put` does unless the stored record is ``busy``, in one
+        transaction (a run taking an idle thread); False, storing nothing, when it is."""
+        ...
+
     async def delete(self, thread_id: str) -> bool:
         """Forget the thread; False when there was none."""
         ...
@@ -108,6 +113,14 @@ class MemoryThreadStore:
     async def put(self, thread: dict[str, Any]) -> None:
         """Store a copy of ``thread``, replacing the record with its ``thread_id``."""
         self._threads[thread["thread_id"]] = copy.deepcopy(thread)
+
+    async def claim(self, thread: dict[str, Any]) -> bool:
+        """Store a copy of ``thread`` unless the stored record is busy; False when it is."""
+        stored = self._threads.get(thread["thread_id"])
+        if stored is not None and stored.get("status") == "busy":
+            return False
+        self._threads[thread["thread_id"]] = copy.deepcopy(thread)
+        return True
 
     async def delete(self, thread_id: str) -> bool:
         """Forget the thread; False when there was none."""

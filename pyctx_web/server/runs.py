@@ -91,6 +91,13 @@ _REJECTED: Final = (
     " multitask strategy."
 )
 
+_ELSEWHERE: Final = (
+    "Thread is already running a task in another tab or process, which this server can"
+    " neither queue behind nor cancel. Wait for it to finish."
+)
+"""Why a run of a thread that a run of another server holds is refused, whatever its
+multitask strategy (a reject says :data:`_REJECTED`, as the LangGraph Server does)."""
+
 
 async def _start(
     server: ServerCore, request: Request, thread_id: str | None, kind: str
@@ -119,17 +126,20 @@ async def _start(
     if kind == "wait" and "values" not in plan.stream_modes:
         plan.stream_modes = [*plan.stream_modes, "values"]
     record = plan.record
-    thread_id = record["thread_id"]
-    earlier = inflight(server, thread_id)
-    # A thread busy with no run here runs in another tab or process (a shared store).
-    held = earlier or (not stateless and thread["status"] == "busy")
-    if held and record["multitask_strategy"] == "reject":
+    strategy = record["multitask_strategy"]
+    earlier = inflight(server, record["thread_id"])
+    if earlier and strategy == "reject":
         raise ApiError(409, _REJECTED)
+    # A thread busy with no run here runs in another tab or process (a shared store).
+    if not earlier and thread["status"] == "busy":
+        raise ApiError(409, _REJECTED if strategy == "reject" else _ELSEWHERE)
     await server.runs.put(record)
-    await _mark_busy(server, thread, plan, object_of(body, "config"))
+    if not await _mark_busy(server, thread, plan, object_of(body, "config"), claim=not earlier):
+        # Another tab or process took the thread since it was read: that run goes on.
+        await server.runs.delete(record["run_id"])
+        raise ApiError(409, _REJECTED if strategy == "reject" else _ELSEWHERE)
     active = launch(server, plan, stateless=stateless)
     queue = active.listen()
-    strategy = record["multitask_strategy"]
     if strategy in CANCEL_ACTIONS:  # interrupt or rollback: end the others
         for other in earlier:
             reason = f"superseded by run {record['run_id']} (multitask_strategy={strategy})"
@@ -138,13 +148,20 @@ async def _start(
 
 
 async def _mark_busy(
-    server: ServerCore, planned: dict[str, Any], plan: RunPlan, config: dict[str, Any]
-) -> None:
+    server: ServerCore,
+    planned: dict[str, Any],
+    plan: RunPlan,
+    config: dict[str, Any],
+    *,
+    claim: bool,
+) -> bool:
     """Store the run's thread busy, with the run's graph, assistant and config (one write).
 
     The thread is read again (a request may have changed it while the run was stored); one
     that is not stored yet is ``planned``, the record the run was planned on (a stateless
-    run's, or one made by ``if_not_exists``), stored here for the first time.
+    run's, or one made by ``if_not_exists``), stored here for the first time. With ``claim``
+    (no run of this server holds the thread) the write is refused, and False returned, when
+    the stored thread is busy: a run of another tab or process took it meanwhile.
     """
     record = plan.record
     thread = await server.threads.get(record["thread_id"])
@@ -152,7 +169,10 @@ async def _mark_busy(
         thread = planned
     graph_id = plan.config["configurable"]["graph_id"]
     note_run(thread, graph_id, record["assistant_id"], config, status="busy")
+    if claim:
+        return await server.threads.claim(thread)
     await server.threads.put(thread)
+    return True
 
 
 async def _thread_of(

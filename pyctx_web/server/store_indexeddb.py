@@ -124,15 +124,22 @@ class _Owners:
         return runs
 
     async def write(
-        self, name: str, key: str, record: dict[str, Any], only_if: tuple[str, ...] | None
+        self,
+        name: str,
+        key: str,
+        record: dict[str, Any],
+        only_if: tuple[str, ...] | None,
+        not_if: tuple[str, ...] = (),
     ) -> dict[str, Any]:
-        """Store ``record`` in ``name`` (only over a status in ``only_if``, when given)."""
+        """Store ``record`` in ``name`` (only over a status in ``only_if``, when given; never
+        over one in ``not_if``)."""
         payload = {
             "key": record[key],
             "thread_id": record.get("thread_id"),
             "status": record.get("status"),
             "data": json.dumps(record),
             "only_if": None if only_if is None else list(only_if),
+            "not_if": list(not_if),
         }
         done: dict[str, Any] = await self.call(
             "put", name, json.dumps(payload), what=f"write {key} {record[key]!r}"
@@ -169,6 +176,14 @@ class IndexedDBThreadStore:
         await self._owners.write("threads", "thread_id", thread, None)
         if thread.get("status") != "busy":
             self._owners.held_runs.release_ended(thread["thread_id"])
+
+    async def claim(self, thread: dict[str, Any]) -> bool:
+        """Store ``thread`` unless the stored record is busy; False when it is."""
+        done = await self._owners.write("threads", "thread_id", thread, None, not_if=("busy",))
+        written: bool = done["written"]
+        if written and thread.get("status") != "busy":
+            self._owners.held_runs.release_ended(thread["thread_id"])
+        return written
 
     async def delete(self, thread_id: str) -> bool:
         """Forget the thread; False when there was none."""

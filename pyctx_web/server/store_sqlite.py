@@ -58,8 +58,21 @@ class SqliteThreadStore:
 
     async def put(self, thread: dict[str, Any]) -> None:
         """Store ``thread``; once it is not busy, its ended runs stop being held here."""
+        self._write(thread, claim=False)
+
+    async def claim(self, thread: dict[str, Any]) -> bool:
+        """Store ``thread`` unless the stored record is busy; False when it is."""
+        return self._write(thread, claim=True)
+
+    def _write(self, thread: dict[str, Any], *, claim: bool) -> bool:
         thread_id, status = thread["thread_id"], thread.get("status")
         with self._db.transaction(f"write thread {thread_id!r}") as conn:
+            if claim:
+                row = conn.execute(
+                    "SELECT status FROM pyctx_server_threads WHERE thread_id = ?", (thread_id,)
+                ).fetchone()
+                if row is not None and row[0] == "busy":
+                    return False
             conn.execute(
                 "INSERT INTO pyctx_server_threads (thread_id, status, data) VALUES (?, ?, ?) "
                 "ON CONFLICT (thread_id) DO UPDATE SET status = excluded.status, "
@@ -68,6 +81,7 @@ class SqliteThreadStore:
             )
             if status != "busy":
                 release(conn, thread_id, self._db.owner)
+        return True
 
     async def delete(self, thread_id: str) -> bool:
         """Forget the thread; False when there was none."""

@@ -28,6 +28,11 @@ async def _contract(selenium: Any, contract: str, database: str) -> str:
     try:
         await checks["check_threads"](storage.threads)
         await checks["check_runs"](storage.runs)
+    finally:
+        storage.close()
+    storage = IndexedDBStorage(f"{database}-claims")
+    try:
+        await checks["check_claims"](storage.threads)
         await checks["check_events"](storage.events)
     finally:
         storage.close()
@@ -46,11 +51,13 @@ async def _drop(selenium: Any, database: str) -> None:
 
 
 def test_indexeddb_stores_keep_the_store_contract(pyctx: Any) -> None:
-    """IndexedDB thread, run and event stores give copies, keep first-stored order and replay
-    events after an id (none after an unknown one), as the memory stores do."""
+    """IndexedDB thread, run and event stores give copies, keep first-stored order, claim only
+    a thread not busy and replay events after an id (none after an unknown one), as the memory
+    stores do."""
     _chromium(pyctx)
     assert _contract(pyctx, CONTRACT, "pyctx_server_contract") == "kept"
     _drop(pyctx, "pyctx_server_contract")
+    _drop(pyctx, "pyctx_server_contract-claims")
 
 
 @run_in_pyodide

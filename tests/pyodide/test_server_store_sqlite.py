@@ -17,8 +17,9 @@ async def _contract(selenium: Any, contract: str) -> str:
 
     checks: dict[str, Any] = {"__name__": "store_contract"}
     exec(contract, checks)
-    for name, check in [("threads", "check_threads"), ("runs", "check_runs")]:
-        with SqliteStorage(f"/tmp/contract-{name}.db") as storage:
+    checked = [("threads", "check_threads"), ("threads", "check_claims"), ("runs", "check_runs")]
+    for name, check in checked:
+        with SqliteStorage(f"/tmp/contract-{check}.db") as storage:
             await checks[check](getattr(storage, name))
     with SqliteStorage(":memory:") as storage:
         await checks["check_events"](storage.events)

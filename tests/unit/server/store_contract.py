@@ -53,6 +53,16 @@ async def check_threads(store: ThreadStore) -> None:
     assert [t["thread_id"] for t in await store.all()] == ["t1", "t3"]
 
 
+async def check_claims(store: ThreadStore) -> None:
+    """A claim stores over no record and over one not busy, and refuses one that is busy."""
+    assert await store.claim(thread("t1", status="busy", metadata={"by": "first"})) is True
+    assert await store.claim(thread("t1", status="busy", metadata={"by": "second"})) is False
+    assert (await store.get("t1") or {})["metadata"] == {"by": "first"}
+    await store.put(thread("t1", status="interrupted"))
+    assert await store.claim(thread("t1", status="busy", metadata={"by": "third"})) is True
+    assert (await store.get("t1") or {})["metadata"] == {"by": "third"}
+
+
 async def check_runs(store: RunStore) -> None:
     """Copies in and out, replace in place, a thread's runs in first-stored order, delete."""
     assert await store.get("r1") is None

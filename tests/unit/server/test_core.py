@@ -16,12 +16,22 @@ from pyctx_web.server._core import (
     MemoryThreadStore,
 )
 from tests.unit.server.server_support import call_json, counter_graph
-from tests.unit.server.store_contract import check_events, check_runs, check_threads
+from tests.unit.server.store_contract import (
+    check_claims,
+    check_events,
+    check_runs,
+    check_threads,
+)
 
 
 def test_memory_thread_store_keeps_copies_in_first_stored_order() -> None:
     """MemoryThreadStore gives and keeps copies, in the order threads were first stored."""
     asyncio.run(check_threads(MemoryThreadStore()))
+
+
+def test_memory_thread_store_claims_only_a_thread_not_busy() -> None:
+    """MemoryThreadStore.claim() stores over no record or one not busy, never over a busy one."""
+    asyncio.run(check_claims(MemoryThreadStore()))
 
 
 def test_memory_run_store_keeps_copies_per_thread_in_order() -> None:

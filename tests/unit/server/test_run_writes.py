@@ -31,6 +31,10 @@ class _Threads(MemoryThreadStore):
         self.log.append(f"thread put {thread['status']}")
         await super().put(thread)
 
+    async def claim(self, thread: dict[str, Any]) -> bool:
+        self.log.append(f"thread claim {thread['status']}")
+        return await super().claim(thread)
+
 
 class _Runs(MemoryRunStore):
     """Memory run records; each put listed in ``log``."""
@@ -58,7 +62,7 @@ def _json(body: dict[str, Any]) -> bytes:
 
 def test_a_first_run_on_a_new_thread_stores_the_thread_once_as_it_starts() -> None:
     """A streamed run that makes its thread (if_not_exists create) reads the thread, stores its
-    run, reads the thread again and stores it busy once; stores the run running, then ended;
+    run, reads the thread again and claims it busy once; stores the run running, then ended;
     reads the thread and stores it idle."""
 
     async def main() -> None:
@@ -76,7 +80,7 @@ def test_a_first_run_on_a_new_thread_stores_the_thread_once_as_it_starts() -> No
             "thread get",
             "run put pending",
             "thread get",
-            "thread put busy",
+            "thread claim busy",
             "run put running",
             "run put success",
             "thread get",
@@ -94,7 +98,7 @@ def test_a_first_run_on_a_new_thread_stores_the_thread_once_as_it_starts() -> No
 
 
 def test_a_run_on_a_stored_thread_stores_it_busy_once() -> None:
-    """A run on a thread made by POST /threads writes the thread once as it starts."""
+    """A run on a thread made by POST /threads claims the thread once as it starts."""
 
     async def main() -> None:
         log: list[str] = []
@@ -108,7 +112,8 @@ def test_a_run_on_a_stored_thread_stores_it_busy_once() -> None:
         await _stream(
             server, f"/threads/{tid}/runs/stream", {"assistant_id": "agent", "input": {"count": 1}}
         )
-        assert log[:4] == ["thread get", "run put pending", "thread get", "thread put busy"]
-        assert log.count("thread put busy") == 1
+        assert log[:4] == ["thread get", "run put pending", "thread get", "thread claim busy"]
+        assert log.count("thread claim busy") == 1
+        assert log.count("thread put busy") == 0
 
     asyncio.run(main())

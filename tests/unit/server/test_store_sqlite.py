@@ -23,6 +23,7 @@ from pyctx_web.server.store_lost import LOST_ERROR
 from pyctx_web.server.store_sqlite import SqliteStorage
 from tests.unit.server.server_support import call_json, counter_graph
 from tests.unit.server.store_contract import (
+    check_claims,
     check_events,
     check_runs,
     check_threads,
@@ -42,6 +43,12 @@ def test_thread_store_contract(path: str) -> None:
     """SqliteThreadStore gives and keeps copies, in the order threads were first stored."""
     with SqliteStorage(path) as storage:
         asyncio.run(check_threads(storage.threads))
+
+
+def test_thread_store_claims_only_a_thread_not_busy(path: str) -> None:
+    """SqliteThreadStore.claim() stores over no record or one not busy, never over a busy one."""
+    with SqliteStorage(path) as storage:
+        asyncio.run(check_claims(storage.threads))
 
 
 def test_run_store_contract(path: str) -> None:
@@ -232,6 +239,58 @@ def _refused_then_taken(holder: subprocess.Popen[str], path: str, thread_id: str
         }
         status, values = call_json(server, "POST", f"/threads/{thread_id}/runs/wait", body)
         assert (status, values) == (200, {"count": 1})
+
+
+def test_a_thread_taken_by_another_process_after_it_was_read_refuses_the_run(path: str) -> None:
+    """A run whose idle thread another process makes busy between reading it and storing it
+    busy is refused (409) and its record removed; the other process's run keeps the thread."""
+    thread_id = "5d2a7c1e-3b4f-4a6d-8e9f-0a1b2c3d4e5f"
+    with SqliteStorage(path) as other, SqliteStorage(path) as storage:
+        server = AgentServer({"agent": counter_graph()}, storage=storage)
+        read = storage.threads.get
+
+        async def read_then_lose_the_thread(key: str) -> dict[str, object] | None:
+            found = await read(key)
+            if found is not None and found["status"] == "idle":
+                await _start_run(other, thread_id, "r-other")
+            return found
+
+        asyncio.run(other.threads.put(thread(thread_id)))
+        storage.threads.get = read_then_lose_the_thread  # type: ignore[method-assign]
+        body = {"assistant_id": "agent", "input": {"count": 0}, "multitask_strategy": "reject"}
+        refused = call_json(server, "POST", f"/threads/{thread_id}/runs/wait", body)
+        storage.threads.get = read  # type: ignore[method-assign]
+        runs = asyncio.run(storage.runs.of_thread(thread_id))
+        kept = asyncio.run(storage.threads.get(thread_id)) or {}
+    assert refused == (
+        409,
+        {
+            "detail": "Thread is already running a task. Wait for it to finish or choose a "
+            "different multitask strategy."
+        },
+    )
+    assert [r["run_id"] for r in runs] == ["r-other"]
+    assert kept == thread(thread_id, status="busy")
+
+
+def test_a_queued_run_of_a_thread_busy_in_another_process_is_refused(path: str) -> None:
+    """A run with multitask_strategy enqueue on a thread that another process's run holds is
+    refused (409), saying this server cannot queue behind that run."""
+    thread_id = "7e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
+    with SqliteStorage(path) as other, SqliteStorage(path) as storage:
+        asyncio.run(_start_run(other, thread_id, "r-other"))
+        server = AgentServer({"agent": counter_graph()}, storage=storage)
+        body = {"assistant_id": "agent", "input": {"count": 0}, "multitask_strategy": "enqueue"}
+        refused = call_json(server, "POST", f"/threads/{thread_id}/runs", body)
+        runs = asyncio.run(storage.runs.of_thread(thread_id))
+    assert refused == (
+        409,
+        {
+            "detail": "Thread is already running a task in another tab or process, which this "
+            "server can neither queue behind nor cancel. Wait for it to finish."
+        },
+    )
+    assert [r["run_id"] for r in runs] == ["r-other"]
 
 
 def test_storage_of_something_else_is_refused() -> None:
