@@ -12,6 +12,7 @@ import sys
 import textwrap
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -249,7 +250,7 @@ def test_a_thread_taken_by_another_process_after_it_was_read_refuses_the_run(pat
         server = AgentServer({"agent": counter_graph()}, storage=storage)
         read = storage.threads.get
 
-        async def read_then_lose_the_thread(key: str) -> dict[str, object] | None:
+        async def read_then_lose_the_thread(key: str) -> dict[str, Any] | None:
             found = await read(key)
             if found is not None and found["status"] == "idle":
                 await _start_run(other, thread_id, "r-other")
