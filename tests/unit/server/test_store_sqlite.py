@@ -242,7 +242,9 @@ def _refused_then_taken(holder: subprocess.Popen[str], path: str, thread_id: str
         assert (status, values) == (200, {"count": 1})
 
 
-def test_a_thread_taken_by_another_process_after_it_was_read_refuses_the_run(path: str) -> None:
+def test_a_thread_taken_by_another_process_after_it_was_read_refuses_the_run(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A run whose idle thread another process makes busy between reading it and storing it
     busy is refused (409) and its record removed; the other process's run keeps the thread."""
     thread_id = "5d2a7c1e-3b4f-4a6d-8e9f-0a1b2c3d4e5f"
@@ -257,10 +259,10 @@ def test_a_thread_taken_by_another_process_after_it_was_read_refuses_the_run(pat
             return found
 
         asyncio.run(other.threads.put(thread(thread_id)))
-        storage.threads.get = read_then_lose_the_thread  # type: ignore[method-assign]
+        monkeypatch.setattr(storage.threads, "get", read_then_lose_the_thread)
         body = {"assistant_id": "agent", "input": {"count": 0}, "multitask_strategy": "reject"}
         refused = call_json(server, "POST", f"/threads/{thread_id}/runs/wait", body)
-        storage.threads.get = read  # type: ignore[method-assign]
+        monkeypatch.undo()
         runs = asyncio.run(storage.runs.of_thread(thread_id))
         kept = asyncio.run(storage.threads.get(thread_id)) or {}
     assert refused == (
