@@ -11,7 +11,7 @@ import * as events from "./js/events.js";
 import { initGraph, isGraphNode, onGraph, setGraphOpen } from "./js/graph.js";
 import { initHistory } from "./js/history.js";
 import { initInspector, setInspectorOpen } from "./js/inspector.js";
-import { connect } from "./js/protocol.js";
+import { connect, post } from "./js/protocol.js";
 import { initRuns, setNodeTest } from "./js/runs.js";
 import { initSettings, onModel, setModelBadge } from "./js/settings.js";
 import { active, app, loadStored, STORE_KEY } from "./js/store.js";
@@ -43,6 +43,7 @@ function onReady(msg) {
   restoreThreads().then(() => {
     document.body.dataset.state = "ready";
     $("chat-input", HTMLTextAreaElement).focus();
+    post({ op: "settled" }); // the worker may now rehearse a first turn (worker.js)
   });
 }
 

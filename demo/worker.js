@@ -56,6 +56,14 @@ const AGENT_FETCH = "pyctx_web/agent-fetch";
 const QUIET_MS = 500;
 let lastFetch = 0;
 
+/** @type {() => void} */
+let settle = () => {};
+// The page posts {op: "settled"} once it has drawn what it restores after ready: its first
+// requests are answered, and the rehearsal starts then rather than after QUIET_MS more.
+const settled = new Promise((resolve) => {
+  settle = () => resolve(undefined);
+});
+
 /** Resolves once the page's fetch has sent nothing for QUIET_MS. */
 async function quiet() {
   for (;;) {
@@ -229,6 +237,10 @@ addEventListener("message", (event) => {
   const op = data?.op;
   if (op === "ping") {
     postMessage({ type: "pong" });
+    return;
+  }
+  if (op === "settled") {
+    settle();
     return;
   }
   if (op === "test_hang" && TEST_HOOKS) {
@@ -664,12 +676,16 @@ async function boot() {
   for (const data of queued.splice(0)) forward(data);
   prepareWorker?.();
   lastFetch = performance.now(); // the page's first requests follow the ready message
-  // Then, whenever the page's fetch is quiet: the rehearsal, and a restored worker's files
-  // (the standard library's zip, then pyctx_web's wheel, for the modules the snapshot has not
+  // Then the rehearsal, once the page has settled (or, from a page that never says so, once
+  // its fetch is quiet); then, whenever the fetch is quiet, a restored worker's files (the
+  // standard library's zip, then pyctx_web's wheel, for the modules the snapshot has not
   // imported; the app's are all imported: it needs none). Each writes many files at once,
   // which a request arriving meanwhile would wait for.
-  const rehearsed = quiet()
-    .then(() => rehearse(pyodide))
+  const rehearsed = Promise.race([settled.then(() => "settled"), quiet().then(() => "quiet")])
+    .then(async (after) => {
+      await rehearse(pyodide);
+      postMessage({ type: "rehearsed", after }); // what started it: for tests and benchmarks
+    })
     .catch((error) =>
       console.warn(`The worker's rehearsal of a first turn failed: ${reasonOf(error)}`),
     );

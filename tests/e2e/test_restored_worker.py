@@ -73,6 +73,19 @@ def _open(browser: Any, url: str, *, hold_stdlib: bool) -> tuple[Any, Any, list[
     return context, page, requested, errors
 
 
+def test_the_worker_rehearses_a_first_turn_once_the_page_has_settled(
+    browser: Any, demo_url: str
+) -> None:
+    """The worker rehearses a first turn as soon as the page says it has drawn what it
+    restores, not once the page's fetch has been quiet for a while."""
+    context, page, _, errors = _open(browser, demo_url, hold_stdlib=False)
+    try:
+        assert _worker_message(page, "rehearsed") == {"type": "rehearsed", "after": "settled"}
+        assert errors == []
+    finally:
+        context.close()
+
+
 def test_restored_worker_imports_a_new_stdlib_module_from_the_zip_loaded_after_ready(
     browser: Any, demo_url: str
 ) -> None:
