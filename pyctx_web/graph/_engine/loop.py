@@ -34,9 +34,8 @@ from pyctx_web.graph._engine.outcome import (
     failed_outcome,
     retake_input,
     runnable_tasks,
-    settled,
 )
-from pyctx_web.graph._engine.planner import Planner, start_order
+from pyctx_web.graph._engine.planner import Planner
 from pyctx_web.graph._engine.records import (
     NO_ARG,
     Checkpoint,
@@ -54,10 +53,14 @@ from pyctx_web.graph._engine.streams import (
     emit_task,
     emit_task_result,
 )
-from pyctx_web.graph.errors import GraphError, GraphInterrupt, GraphRecursionError
+from pyctx_web.graph.errors import (
+    GraphError,
+    GraphInterrupt,
+    GraphRecursionError,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Coroutine, Sequence
 
 __all__ = ["Engine"]
 
@@ -139,14 +142,16 @@ class Engine:
                 await self.checkpoints.save_writes(cp, [(None, "breakpoint", TaskRecord())])
                 self.run.emit("updates", {"__interrupt__": ()})
                 return EngineResult(cp, current_values(self.schema, cp, pending))
-            self._announce(cp, pending, runnable)
+            if runnable and len(runnable) < len(cp.tasks):
+                # As LangGraph, which reruns a waiting task: its question streams first.
+                emit_asked(self.run, self.schema, cp, pending)
             if len(runnable) == 1:
                 error = await ContextCoroutine(
                     self._one(cp, pending, runnable[0], lone=True), copy_context()
                 )
                 if error is not None:
                     raise error
-            elif errors := await self._run_step(cp, pending, start_order(runnable)):
+            elif errors := await self._run_step(cp, pending, runnable):
                 raise errors[0]
             if pending.waiting(cp.tasks):
                 return self.paused(cp, pending, told=True)
@@ -163,17 +168,6 @@ class Engine:
                     limit=self.recursion_limit,
                 )
             cp, pending, skip_breakpoint = new, Pending(), False
-
-    def _announce(self, cp: Checkpoint, pending: Pending, runnable: Sequence[TaskSpec]) -> None:
-        """Stream the step's tasks starting, as LangGraph does before any of them runs: all,
-        in its order (:func:`~.planner.start_order`); in a step under way, the finished ones
-        too, whose updates then stream again, and the questions still waiting."""
-        under_way = 0 < len(runnable) < len(cp.tasks)
-        starting = start_order(cp.tasks if under_way else runnable)
-        for task in starting if self.run.queue is not None else ():
-            emit_task(self.run, self.schema, cp, task)
-        if under_way:
-            emit_asked(self.run, self.schema, cp, pending, starting)
 
     async def _after_breakpoint(self, new: Checkpoint) -> EngineResult:
         """Pause after an ``interrupt_after`` node, once even if the next node is in
@@ -239,7 +233,7 @@ class Engine:
         self, cp: Checkpoint, pending: Pending, runnable: Sequence[TaskSpec]
     ) -> list[Exception]:
         """Run ``runnable`` concurrently and record their outcomes; return their errors."""
-        ended = await asyncio.gather(*(settled(self._one(cp, pending, t)) for t in runnable))
+        ended = await asyncio.gather(*(_settled(self._one(cp, pending, t)) for t in runnable))
         # Every task has ended before the step does, whatever one of them raised: a
         # sibling must not go on writing the thread after the run has stopped.
         for _, raised in ended:
@@ -268,6 +262,8 @@ class Engine:
         frame.edge_state = partial(self.calls.state_of, self.spec.nodes[task.name], cp.values)
         # Seen in this task's own context only: gather()'s task, or the lone task's copy.
         current_task.enter_with(frame)
+        if run.queue is not None:
+            emit_task(run, self.schema, cp, task)
         extension = run.extension
         if extension is None:
             out = await self._attempts(task, frame, cp)
@@ -388,3 +384,13 @@ class Engine:
                 if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
                     return TaskOutcome(error=exc)
                 await asyncio.sleep(policy.delay(attempt))
+
+
+async def _settled(
+    step: Coroutine[Any, Any, Exception | None],
+) -> tuple[Exception | None, BaseException | None]:
+    """Run a task of a step to its end: what it returned, or what it raised."""
+    try:
+        return await step, None
+    except BaseException as raised:  # re-raised by the step once all its tasks ended
+        return None, raised

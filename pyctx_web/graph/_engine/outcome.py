@@ -11,7 +11,7 @@ from pyctx_web.graph.constants import START
 from pyctx_web.graph.errors import CheckpointError
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine, Sequence
+    from collections.abc import Sequence
 
     from pyctx_web.graph._engine.channels import StateSchema
     from pyctx_web.graph._values import Interrupt
@@ -23,7 +23,6 @@ __all__ = [
     "failed_outcome",
     "retake_input",
     "runnable_tasks",
-    "settled",
     "state_values",
     "step_writes",
 ]
@@ -141,13 +140,3 @@ def runnable_tasks(cp: Checkpoint, pending: Pending) -> Sequence[TaskSpec]:
         for t in cp.tasks
         if (rec := pending.tasks.get(t.id)) is None or (rec.result is None and not rec.waiting)
     ]
-
-
-async def settled(
-    step: Coroutine[Any, Any, Exception | None],
-) -> tuple[Exception | None, BaseException | None]:
-    """Run a task of a step to its end: what it returned, or what it raised."""
-    try:
-        return await step, None
-    except BaseException as raised:  # re-raised by the step once all its tasks ended
-        return None, raised

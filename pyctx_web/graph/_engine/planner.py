@@ -7,13 +7,13 @@ from typing import Any, Final, TypeAlias
 
 from pyctx_web._records import record
 from pyctx_web.context import is_awaitable
-from pyctx_web.graph._engine.records import NO_ARG, TaskResult, TaskSpec, pull_task_id, task_id
+from pyctx_web.graph._engine.records import TaskResult, TaskSpec, pull_task_id, task_id
 from pyctx_web.graph._engine.spec import Branch, GraphSpec
 from pyctx_web.graph._values import Send
 from pyctx_web.graph.constants import END
 from pyctx_web.graph.errors import InvalidUpdateError
 
-__all__ = ["DEFERRED", "Planned", "Planner", "start_order"]
+__all__ = ["DEFERRED", "Planned", "Planner"]
 
 DEFERRED: Final = "__defer__"
 """The barrier that holds ``defer=True`` nodes until nothing else is left to run."""
@@ -219,10 +219,3 @@ def _copied(barriers: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]
     if not barriers:
         return {}
     return {key: list(sources) for key, sources in barriers.items()}
-
-
-def start_order(tasks: Sequence[TaskSpec]) -> list[TaskSpec]:
-    """``tasks`` of one step in the order LangGraph starts them: the ``Send`` tasks as they
-    were sent, then the nodes by name."""
-    pushed = [t for t in tasks if t.arg is not NO_ARG]
-    return [*pushed, *sorted((t for t in tasks if t.arg is NO_ARG), key=lambda t: t.name)]

@@ -12,7 +12,7 @@ saved result is returned) and ends each time it runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from pyctx_web.graph._engine.options import NAMESPACE_SEPARATOR
@@ -199,20 +199,13 @@ def emit_call_result(
     _emit(run, "task_result", run.step, payload)
 
 
-def emit_asked(
-    run: Run,
-    schema: StateSchema,
-    cp: Checkpoint,
-    pending: Pending,
-    order: Sequence[TaskSpec] | None = None,
-) -> None:
+def emit_asked(run: Run, schema: StateSchema, cp: Checkpoint, pending: Pending) -> None:
     """Stream what a step under way has done when it goes on, as LangGraph does when it runs
-    it again: each finished task's update marked ``cached`` (in ``order``, by default the
-    step's), then each waiting question."""
+    it again: each finished task's update marked ``cached``, then each waiting question."""
     if run.queue is None:
         return
     if run.listens("updates"):
-        for task in cp.tasks if order is None else order:
+        for task in cp.tasks:
             rec = pending.tasks.get(task.id)
             if task.name != START and rec is not None and rec.result is not None:
                 updates = dict(rec.result.updates)
