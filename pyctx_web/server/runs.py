@@ -130,14 +130,15 @@ async def _start(
     earlier = inflight(server, record["thread_id"])
     if earlier and strategy == "reject":
         raise ApiError(409, _REJECTED)
+    held_elsewhere = _REJECTED if strategy == "reject" else _ELSEWHERE
     # A thread busy with no run here runs in another tab or process (a shared store).
     if not earlier and thread["status"] == "busy":
-        raise ApiError(409, _REJECTED if strategy == "reject" else _ELSEWHERE)
+        raise ApiError(409, held_elsewhere)
     await server.runs.put(record)
     if not await _mark_busy(server, thread, plan, object_of(body, "config"), claim=not earlier):
         # Another tab or process took the thread since it was read: that run goes on.
         await server.runs.delete(record["run_id"])
-        raise ApiError(409, _REJECTED if strategy == "reject" else _ELSEWHERE)
+        raise ApiError(409, held_elsewhere)
     active = launch(server, plan, stateless=stateless)
     queue = active.listen()
     if strategy in CANCEL_ACTIONS:  # interrupt or rollback: end the others

@@ -173,13 +173,14 @@ class IndexedDBThreadStore:
 
     async def put(self, thread: dict[str, Any]) -> None:
         """Store ``thread``; once it is not busy, its ended runs stop being held here."""
-        await self._owners.write("threads", "thread_id", thread, None)
-        if thread.get("status") != "busy":
-            self._owners.held_runs.release_ended(thread["thread_id"])
+        await self._write(thread, not_if=())
 
     async def claim(self, thread: dict[str, Any]) -> bool:
         """Store ``thread`` unless the stored record is busy; False when it is."""
-        done = await self._owners.write("threads", "thread_id", thread, None, not_if=("busy",))
+        return await self._write(thread, not_if=("busy",))
+
+    async def _write(self, thread: dict[str, Any], *, not_if: tuple[str, ...]) -> bool:
+        done = await self._owners.write("threads", "thread_id", thread, None, not_if=not_if)
         written: bool = done["written"]
         if written and thread.get("status") != "busy":
             self._owners.held_runs.release_ended(thread["thread_id"])
