@@ -15,9 +15,8 @@ from .test_chat import (
     answer,
     assert_clean,
     chat,
-    configure_offline,
     messages,
-    open_ready,
+    open_asked,
     wait_turn,
 )
 from .ui_support import branch_position
@@ -44,10 +43,7 @@ def test_edit_a_message_then_switch_branches_and_reload(
     watched_page: PageWatch, demo_url: str
 ) -> None:
     """An edited message runs from before it; both branches stay; the one shown survives reload."""
-    page = open_ready(watched_page, demo_url)
-    configure_offline(page, 0)
-    chat(page, "help me with email")
-    wait_turn(page, "waiting")
+    page = open_asked(watched_page, demo_url)
     answer(page, "draft a reply")
     wait_turn(page, "done")
     email_branch = messages(page)
@@ -91,10 +87,7 @@ def test_regenerate_an_answer_adds_a_branch_and_a_new_turn_continues_the_one_sho
     watched_page: PageWatch, demo_url: str
 ) -> None:
     """Regenerate adds a branch of the answer; a new message continues the branch shown."""
-    page = open_ready(watched_page, demo_url)
-    configure_offline(page, 0)
-    chat(page, "help me with email")
-    wait_turn(page, "waiting")
+    page = open_asked(watched_page, demo_url)
     assert page.inner_text("#needs-input-question") == EMAIL_QUESTION
     answer(page, "draft a reply")
     wait_turn(page, "done")
@@ -125,10 +118,7 @@ def test_every_user_message_can_be_edited_and_every_answer_regenerated(
     watched_page: PageWatch, demo_url: str
 ) -> None:
     """Messages carry Edit, answers Regenerate, questions, replies and tools neither."""
-    page = open_ready(watched_page, demo_url)
-    configure_offline(page, 0)
-    chat(page, "help me with email")
-    wait_turn(page, "waiting")
+    page = open_asked(watched_page, demo_url)
     answer(page, "draft a reply")
     wait_turn(page, "done")
     page.wait_for_selector(
@@ -150,10 +140,7 @@ def test_an_open_editor_keeps_its_text_when_the_thread_is_redrawn(
     watched_page: PageWatch, demo_url: str
 ) -> None:
     """A history read that lands while a message is being edited leaves the editor and its text."""
-    page = open_ready(watched_page, demo_url)
-    configure_offline(page, 0)
-    chat(page, "help me with email")
-    wait_turn(page, "waiting")
+    page = open_asked(watched_page, demo_url)
     first = page.locator(FIRST)
     first.locator("button.msg-edit").click()
     editor = first.locator("form.msg-editor textarea")

@@ -71,6 +71,16 @@ def open_ready(watch: PageWatch, url: str) -> Any:
     return page
 
 
+def open_asked(watch: PageWatch, url: str) -> Any:
+    """A ready page on the offline model (no token delay) whose first message, "help me with
+    email", has been asked its question."""
+    page = open_ready(watch, url)
+    configure_offline(page, 0)
+    chat(page, "help me with email")
+    wait_turn(page, "waiting")
+    return page
+
+
 def wait_turn(page: Any, state: str) -> None:
     page.wait_for_selector(f"#transcript[data-thread-state={state}]", timeout=TURN_TIMEOUT_MS)
 

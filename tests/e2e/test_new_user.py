@@ -14,6 +14,7 @@ from .test_chat import (
     chat,
     configure_offline,
     messages,
+    open_asked,
     open_ready,
     wait_turn,
 )
@@ -163,10 +164,7 @@ def test_editing_the_first_message_renames_the_thread(
     watched_page: PageWatch, demo_url: str
 ) -> None:
     """The thread's title, in the sidebar and the header, follows an edit of its first message."""
-    page = open_ready(watched_page, demo_url)
-    configure_offline(page, 0)
-    chat(page, "help me with email")
-    wait_turn(page, "waiting")
+    page = open_asked(watched_page, demo_url)
     edit_first_message(page, "help me with a meeting")
     wait_turn(page, "waiting")
     assert page.inner_text("#thread-title") == "help me with a meeting"

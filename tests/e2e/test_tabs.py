@@ -13,6 +13,7 @@ from .test_chat import (
     configure_offline,
     history,
     messages,
+    open_asked,
     open_ready,
     wait_turn,
 )
@@ -178,10 +179,7 @@ def test_a_thread_of_another_assistant_version_opens_read_only_with_a_notice(
     watched_page: PageWatch, demo_url: str
 ) -> None:
     """A thread saved by another version shows its messages and says it cannot go on."""
-    page = open_ready(watched_page, demo_url)
-    configure_offline(page, 0)
-    chat(page, "help me with email")
-    wait_turn(page, "waiting")
+    page = open_asked(watched_page, demo_url)
     thread_id = page.evaluate("window.__demo.activeThreadId")
     shown = messages(page)
     assert page.evaluate(AGE_THREAD, thread_id) is True
@@ -208,10 +206,7 @@ def test_an_answer_on_a_thread_with_another_versions_state_leaves_it_read_only(
     watched_page: PageWatch, demo_url: str
 ) -> None:
     """An answer the graph refuses for another version's state key shows the read-only notice."""
-    page = open_ready(watched_page, demo_url)
-    configure_offline(page, 0)
-    chat(page, "help me with email")
-    wait_turn(page, "waiting")
+    page = open_asked(watched_page, demo_url)
     thread_id = page.evaluate("window.__demo.activeThreadId")
     assert page.evaluate(ADD_KEY, thread_id) is True
 
